@@ -1,0 +1,44 @@
+# perfmodel — the two set-up commands are `make demo` and `make test`; both create .venv.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PM     := $(BIN)/perfmodel
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint calibration clean help
+
+help:
+	@echo "make demo         install into .venv and run calibrate + network on the example data"
+	@echo "make test         install into .venv and run the test suite"
+	@echo "make lint         ruff and mypy"
+	@echo "make calibration  regenerate every profile in calibration/ from data/"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(PM) calibrate data/mpi4py/pingpong_mpich.csv --name demo-mpich --out build/demo-mpich.toml --force
+	$(PM) network build/demo-mpich.toml --size 1B,1KiB,64KiB,1MiB,16MiB
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check perfmodel tests
+	$(BIN)/mypy
+
+# One command regenerates every committed profile (inputs and sources are recorded inside each).
+calibration: $(STAMP)
+	$(PM) calibrate data/mpi4py/pingpong_mpich.csv --name mpi4py-mpich --force --quiet
+	$(PM) calibrate data/mpi4py/pingpong_ompi.csv --name mpi4py-ompi --force --quiet
+	$(PM) calibrate data/seeds/beowulf-1995-ethernet.csv --spec data/seeds/beowulf-1995-ethernet.spec.toml --name beowulf-1995 --force --quiet
+	$(PM) calibrate data/seeds/hyglac-mpi.csv --model hockney --name hyglac-mpi --force --quiet
+	$(PM) calibrate data/seeds/hyglac-sockets.csv --spec data/seeds/hyglac-sockets.spec.toml --name hyglac-sockets --force --quiet
+	$(PM) calibrate --spec data/seeds/sci-cluster.spec.toml --name sci-cluster --force --quiet
+	$(PM) calibrate --spec data/seeds/myrinet-cluster.spec.toml --name myrinet-cluster --force --quiet
+
+clean:
+	rm -rf build $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+from perfmodel.cli.app import main
+
+main()

@@ -1,0 +1,153 @@
+"""calibrate: measurement files (and specs) in, a fitted machine profile out.
+
+Reads each input, keeps its single-stream point-to-point rows, fits the requested model (or
+chooses one by BIC), and packages the result with its provenance.  Writing the profile is the
+caller's job (:func:`perfmodel.io.write_atomic` with :func:`perfmodel.profile.dumps`).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import numpy as np
+
+from perfmodel import __version__
+from perfmodel.errors import InputError
+from perfmodel.measurements import Measurements, concat
+from perfmodel.network import models as registry
+from perfmodel.network.fit import FitResult, NetworkModel, Selection, check_enough, fit
+from perfmodel.network.spec import NetworkSpec
+from perfmodel.profile import InputRecord, Profile, from_selection
+
+
+@dataclass(frozen=True)
+class Calibration:
+    selection: Selection
+    data: Measurements
+    profile: Profile
+    notes: tuple[str, ...] = ()
+
+
+def _versions() -> dict[str, str]:
+    out = {"tool": f"perfmodel {__version__}", "python": platform.python_version()}
+    for pkg in ("numpy", "scipy", "lmfit"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:  # pragma: no cover - installed with perfmodel
+            out[pkg] = "unknown"
+    return out
+
+
+def _created() -> str:
+    """UTC time of the calibration, or SOURCE_DATE_EPOCH when set (reproducible builds)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = datetime.fromtimestamp(int(epoch), UTC) if epoch else datetime.now(UTC)
+    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def gather(paths: Sequence[str | Path]) -> tuple[Measurements, tuple[InputRecord, ...], list[str]]:
+    """Read every input and keep its single-stream ping-pong rows."""
+    from perfmodel.readers import read
+
+    used: list[Measurements] = []
+    records: list[InputRecord] = []
+    notes: list[str] = []
+    for path in paths:
+        tables = read(path)
+        table = tables[0]
+        single = table.single_stream()
+        if len(single) == 0:
+            raise InputError("has no single-stream rows (pairs = 1, senders = 1)", file=path,
+                             fix="calibrate point-to-point models on a plain ping-pong")
+        if len(single) < len(table):
+            notes.append(f"{path}: {len(single)} of {len(table)} rows used (one pair, one "
+                         "sender, fewest channels)")
+        notes += [f"{path}: {n}" for n in table.notes]
+        used.append(single)
+        records.append(InputRecord(str(path), table.sha256, table.format, table.benchmark,
+                                   table.quantity, len(table), len(single), table.comments))
+    return concat(used), tuple(records), notes
+
+
+def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
+              fixed: Mapping[str, float] | None = None, spec: NetworkSpec | None = None,
+              name: str | None = None, command: str = "") -> Calibration:
+    """Fit a point-to-point model to ``paths`` and build the machine profile.
+
+    ``fixed`` holds parameters given on the command line (SI units); ``spec`` holds cited
+    ones from a spec file.  With a spec that fixes every parameter, ``paths`` may be empty:
+    the profile is then a specification, not a fit.
+    """
+    fixed = dict(fixed or {})
+    sources = {k: "given on the command line" for k in fixed}
+    if spec is not None:
+        if model not in (registry.AUTO, spec.model):
+            raise InputError(f"the spec is for model {spec.model}, not {model}", file=spec.path,
+                             fix=f"drop --model or use --model {spec.model}")
+        model = spec.model
+        clash = sorted(set(fixed) & set(spec.fixed))
+        if clash:
+            raise InputError(f"{clash[0]} is given both by --fix and by the spec", file=spec.path,
+                             fix="give it once")
+        fixed.update(spec.fixed)
+        sources.update(spec.sources)
+    provenance = {"created": _created(), **_versions()}
+    if command:
+        provenance["command"] = command
+    if spec is not None:
+        provenance["spec"] = spec.path
+    if not paths:
+        return _from_spec_only(model, fixed, sources, spec, name, provenance)
+    data, records, notes = gather(paths)
+    check_enough(data, minimum=_free_count(model, fixed))
+    selection = fit(data, model, fixed, sources)
+    if spec is not None and spec.notes:
+        selection = Selection(selection.best, selection.candidates, selection.reason,
+                              selection.notes + spec.notes)
+    name = name or Path(paths[0]).stem
+    profile = from_selection(name, selection, records, provenance)
+    return Calibration(selection, data, profile, tuple(notes))
+
+
+def _free_count(model: str, fixed: Mapping[str, float]) -> int:
+    """Distinct sizes a fit needs: one per free parameter (exactly determined is allowed, and
+    said); ``auto`` compares models, which needs residuals, so three."""
+    if model == registry.AUTO:
+        return 3
+    if model == "piecewise":
+        return 6
+    held = set(fixed) | ({"o"} if model == "loggp" else set())
+    return max(1, len([p for p in registry.spec(model).params if p.name not in held]))
+
+
+def _from_spec_only(model: str, fixed: dict[str, float], sources: dict[str, str],
+                    spec: NetworkSpec | None, name: str | None,
+                    provenance: dict[str, str]) -> Calibration:
+    if model == registry.AUTO:
+        raise InputError("no measurements given", fix="give measurement files, or --spec FILE")
+    params = registry.spec(model).params
+    missing = [p.name for p in params if p.name not in fixed]
+    if missing:
+        raise InputError(f"no measurements given, and {', '.join(missing)} not specified",
+                         fix="give measurement files to fit them, or specify them")
+    if model == "loggp" and "o" not in fixed:  # pragma: no cover - caught by missing above
+        fixed["o"] = 0.0
+    from perfmodel.network.fit import Estimate
+
+    estimates = tuple(Estimate(p.name, fixed[p.name], float("nan"), p.unit, "fixed",
+                               sources.get(p.name, "")) for p in params)
+    net = NetworkModel(model, estimates, np.zeros((0, 0)), float("nan"), 0, (0.0, float("inf")))
+    data = Measurements("", np.zeros(0), np.zeros(0), ())
+    result = FitResult(net, data, np.zeros(0), 0, 0.0)
+    notes = ("a specification, not a fit: every parameter is given, none measured here",)
+    selection = Selection(result, (result,), f"{model} as specified",
+                          notes + (spec.notes if spec else ()))
+    label = name or (Path(spec.path).stem if spec else model)
+    profile = from_selection(label, selection, (), provenance)
+    return Calibration(selection, data, profile, ())

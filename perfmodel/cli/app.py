@@ -1,0 +1,203 @@
+"""The command line: parses, calls one core function, renders.  Nothing else lives here.
+
+Heavy libraries (numpy, lmfit, scipy, sympy, matplotlib) are imported inside the commands
+that need them, so ``perfmodel --help`` and ``--version`` answer fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from perfmodel import __version__
+from perfmodel.errors import InputError, PerfModelError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+app = typer.Typer(
+    name="perfmodel",
+    help="Analytical performance models and capacity planning for parallel clusters.\n\n"
+         "Calibrate network models from ping-pong data, then predict from the saved profile.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+_state = {"debug": False}
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(message + "\n")
+
+
+def guarded(fn: F) -> F:
+    """Turn every PerfModelError into one line on stderr and exit code 2 (``--debug`` raises)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except PerfModelError as exc:
+            if _state["debug"]:
+                raise
+            _err(f"error: {exc.one_line()}")
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"perfmodel {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+) -> None:
+    _state["debug"] = debug
+
+
+# --- shared options ----------------------------------------------------------------------------
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (SI units) instead of tables.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
+LevelOpt = Annotated[float, typer.Option("--level", min=0.5, max=0.999,
+                                         help="Coverage of prediction intervals.")]
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _parse_fix(items: list[str] | None, model: str) -> dict[str, float]:
+    """``["beta=1.25MB/s", "o=1us"]`` -> SI values, parsed by each parameter's kind."""
+    from perfmodel.network import models as registry
+    from perfmodel.units import parse_quantity
+
+    out: dict[str, float] = {}
+    kinds = {p.name: p.kind for spec in registry.MODELS.values() for p in spec.params}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        name = name.strip()
+        if not sep or not value.strip():
+            raise InputError(f"--fix {item!r} is not NAME=VALUE", fix="e.g. --fix beta=1.25MB/s")
+        if name not in kinds:
+            raise InputError(f"--fix {name!r}: no model has that parameter",
+                             fix=f"parameters: {', '.join(sorted(kinds))}")
+        try:
+            out[name] = parse_quantity(value.strip(), kinds[name])
+        except PerfModelError as exc:
+            raise InputError(f"--fix {item!r}: {exc.what}", fix=exc.fix) from None
+    return out
+
+
+def _emit_json(doc: Any) -> None:
+    from perfmodel.cli.render import jsonable
+
+    sys.stdout.write(json.dumps(jsonable(doc), indent=2, ensure_ascii=False) + "\n")
+
+
+# --- commands ----------------------------------------------------------------------------------
+
+@app.command()
+@guarded
+def calibrate(
+    inputs: Annotated[list[Path] | None, typer.Argument(
+        help="Measurement files (perfmodel CSV; see README).", show_default=False)] = None,
+    model: Annotated[str, typer.Option(
+        "--model", "-m", help="auto | hockney | loggp | packet | piecewise.")] = "auto",
+    name: Annotated[str | None, typer.Option(
+        "--name", help="Profile name (default: the first input's stem).")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Profile path (default: calibration/NAME.toml).")] = None,
+    fix: Annotated[list[str] | None, typer.Option(
+        "--fix", help="Hold a parameter at a value: NAME=VALUE, e.g. beta=1.25MB/s. "
+                      "Repeatable.")] = None,
+    spec: Annotated[Path | None, typer.Option(
+        "--spec", help="Network spec file: cited parameter values to hold fixed.")] = None,
+    no_write: Annotated[bool, typer.Option(
+        "--no-write", help="Fit and show, but write no profile.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="Print one summary line instead of the tables.")] = False,
+    json_out: JsonOpt = False,
+    force: ForceOpt = False,
+) -> None:
+    """Fit a point-to-point network model to ping-pong measurements and save a profile."""
+    from perfmodel.network import models as registry
+
+    if model != registry.AUTO:
+        registry.spec(model)
+    if name is not None and not _NAME.match(name):
+        raise InputError(f"--name {name!r} is not a usable file name",
+                         fix="use letters, digits, '.', '-' and '_'")
+    fixed = _parse_fix(fix, model)
+    from perfmodel.calibrate import calibrate as run
+    from perfmodel.network.spec import load_spec
+    from perfmodel.profile import dumps
+
+    net_spec = load_spec(spec) if spec is not None else None
+    result = run(list(inputs or []), model=model, fixed=fixed, spec=net_spec, name=name,
+                 command=" ".join(["perfmodel", *sys.argv[1:]]))
+    path: Path | None = None
+    if not no_write:
+        from perfmodel.io import write_atomic
+
+        target = out or Path("calibration") / f"{result.profile.name}.toml"
+        path = write_atomic(target, dumps(result.profile), force=force)
+    from perfmodel.cli import render
+
+    if json_out:
+        _emit_json(render.calibration_doc(result, path))
+    elif quiet:
+        render.calibration_line(result, path)
+    else:
+        render.calibration(result, path)
+
+
+@app.command()
+@guarded
+def network(
+    profile: Annotated[Path, typer.Argument(help="A machine profile from calibrate.")],
+    size: Annotated[str, typer.Option(
+        "--size", "-s", help="Message sizes, comma-separated: 1B,8KiB,1MiB.")] = "1B,8KiB,1MiB",
+    level: LevelOpt = 0.95,
+    json_out: JsonOpt = False,
+) -> None:
+    """Predict one-way time and bandwidth at any message size, with intervals."""
+    from perfmodel.units import parse_list
+
+    sizes = parse_list(size, "size")
+    if any(s < 0 for s in sizes):
+        raise InputError(f"--size {size!r} has a negative size", fix="sizes are 0 or more bytes")
+    from perfmodel.network.predict import predict
+    from perfmodel.profile import load
+
+    prof = load(profile)
+    pred = predict(prof.network, sizes, level)
+    from perfmodel.cli import render
+
+    if json_out:
+        _emit_json(render.prediction_doc(prof, pred))
+    else:
+        render.prediction(prof, pred, str(profile))
+
+
+@app.command()
+def models() -> None:
+    """List the network models perfmodel can fit."""
+    from perfmodel.cli import render
+
+    render.models()
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,218 @@
+"""Rendering domain objects as Rich tables and as JSON documents (SI units)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from perfmodel.calibrate import Calibration
+from perfmodel.network import models as registry
+from perfmodel.network.fit import Estimate, derived_quantities
+from perfmodel.network.predict import Prediction
+from perfmodel.profile import Profile
+from perfmodel.units import format_rate, format_size, format_time
+
+_LABELS = {"r_inf": "r∞ (= β)", "n_half": "n½ (= αβ)", "L+2o": "L + 2o", "1/G": "1/G"}
+
+
+def console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def jsonable(obj: Any) -> Any:
+    """Plain JSON values: NumPy scalars and arrays unpacked, NaN and inf as null."""
+    if isinstance(obj, Mapping):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple | np.ndarray):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.bool_ | bool):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, float | np.floating):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    return obj
+
+
+def fmt(value: float, unit: str) -> str:
+    """A value in its SI unit, written for people."""
+    if not math.isfinite(value):
+        return "—" if math.isnan(value) else "∞"
+    if unit == "s":
+        return format_time(value)
+    if unit == "B/s":
+        return format_rate(value)
+    if unit == "B":
+        return format_size(value)
+    if unit == "s/B":
+        return f"{format_time(value)}/B"
+    return f"{value:.4g} {unit}".strip()
+
+
+def _pct(x: float) -> str:
+    return "—" if not math.isfinite(x) else f"{100 * x:.1f} %"
+
+
+def _param_row(p: Estimate) -> tuple[str, ...]:
+    err = "—" if not math.isfinite(p.stderr) else "± " + fmt(p.stderr, p.unit)
+    rel = _pct(p.rel_stderr) if math.isfinite(p.stderr) and p.value else "—"
+    note = p.status if not p.source else f"{p.status}: {p.source}"
+    return (_LABELS.get(p.name, p.name), fmt(p.value, p.unit), err, rel, note)
+
+
+def _params_table(params: tuple[Estimate, ...], derived: tuple[Estimate, ...]) -> Table:
+    t = Table(title="Parameters", title_justify="left")
+    for col in ("parameter", "value", "std. error", "rel.", "status"):
+        t.add_column(col, justify="right" if col in ("value", "std. error", "rel.") else "left")
+    for p in params:
+        t.add_row(*_param_row(p))
+    for d in derived:
+        row = _param_row(d)
+        t.add_row(*row[:4], "derived")
+    return t
+
+
+# --- calibrate ---------------------------------------------------------------------------------
+
+def calibration_doc(result: Calibration, path: Path | None) -> dict[str, Any]:
+    best = result.selection.best
+    model = best.model
+    spec = registry.spec(model.kind)
+    points = [
+        {"size": s, "measured": m, "fitted": f, "rel_err": f / m - 1.0, "source": result.data.source,
+         "line": ln}
+        for s, m, f, ln in zip(best.data.size, best.data.time, best.fitted, best.data.line,
+                               strict=True)
+    ]
+    return {
+        "model": model.kind,
+        "formula": spec.formula,
+        "latex": spec.latex,
+        "parameters": [{"name": p.name, "value": p.value, "stderr": p.stderr, "unit": p.unit,
+                        "status": p.status, "source": p.source} for p in model.params],
+        "derived": [{"name": d.name, "value": d.value, "stderr": d.stderr, "unit": d.unit}
+                    for d in best.derived],
+        "fit": {"n_points": best.n, "k": best.k, "dof": model.dof, "rss": best.rss,
+                "noise_rel": model.noise,
+                "median_rel_err": best.median_rel_err if best.n else None,
+                "max_rel_err": best.max_rel_err if best.n else None,
+                "aic": best.aic if best.n else None, "bic": best.bic if best.n else None},
+        "selection": {
+            "reason": result.selection.reason,
+            "candidates": [{"model": c.model.kind, "k": c.k, "aic": c.aic, "bic": c.bic,
+                            "median_rel_err": c.median_rel_err, "max_rel_err": c.max_rel_err}
+                           for c in result.selection.candidates if c.n],
+        },
+        "points": points,
+        "inputs": [vars(i) for i in result.profile.inputs],
+        "notes": list(result.notes) + list(result.profile.notes),
+        "profile": None if path is None else str(path),
+    }
+
+
+def calibration(result: Calibration, path: Path | None) -> None:
+    out = console()
+    best = result.selection.best
+    model = best.model
+    spec = registry.spec(model.kind)
+    source = result.data.source or "specification"
+    out.print(f"[bold]{model.kind}[/bold]  {spec.formula}   ({best.n} points from {source})")
+    out.print(_params_table(model.params, best.derived))
+    if best.n:
+        out.print(f"fit: median |rel. error| {_pct(best.median_rel_err)}, "
+                  f"max {_pct(best.max_rel_err)}; noise {_pct(model.noise)}; dof {model.dof}; "
+                  f"AIC {best.aic:.1f}; BIC {best.bic:.1f}")
+        out.print(f"choice: {result.selection.reason}")
+    fitted = [c for c in result.selection.candidates if c.n]
+    if len(fitted) > 1:
+        t = Table(title="Candidates", title_justify="left")
+        for col in ("model", "k", "BIC", "ΔBIC", "median err", "max err"):
+            t.add_column(col, justify="left" if col == "model" else "right")
+        low = min(c.bic for c in fitted)
+        for c in sorted(fitted, key=lambda c: c.bic):
+            t.add_row(c.model.kind, str(c.k), f"{c.bic:.1f}", f"{c.bic - low:.1f}",
+                      _pct(c.median_rel_err), _pct(c.max_rel_err))
+        out.print(t)
+    if best.n:
+        t = Table(title="Where it fits worst", title_justify="left")
+        for col in ("size", "measured", "fitted", "rel. error", "line"):
+            t.add_column(col, justify="right")
+        for i in best.worst(3):
+            t.add_row(format_size(best.data.size[i]), format_time(best.data.time[i]),
+                      format_time(best.fitted[i]), f"{100 * best.rel_err[i]:+.1f} %",
+                      str(best.data.line[i]))
+        out.print(t)
+    for note in (*result.notes, *result.profile.notes):
+        out.print(f"[dim]note:[/dim] {note}")
+    if path is not None:
+        out.print(f"profile written: {path}")
+
+
+def calibration_line(result: Calibration, path: Path | None) -> None:
+    best = result.selection.best
+    quality = (f"median |rel. error| {_pct(best.median_rel_err)} over {best.n} points"
+               if best.n else "specified, not fitted")
+    console().print(f"{path or result.profile.name}: {best.model.kind}, {quality}")
+
+
+# --- network -----------------------------------------------------------------------------------
+
+def prediction_doc(profile: Profile, pred: Prediction) -> dict[str, Any]:
+    rows = [
+        {"size": s, "time": t, "time_lo": lo, "time_hi": hi, "bandwidth": b,
+         "bandwidth_lo": blo, "bandwidth_hi": bhi, "extrapolated": x}
+        for s, t, lo, hi, b, blo, bhi, x in zip(
+            pred.size, pred.time, pred.time_lo, pred.time_hi, pred.bandwidth,
+            pred.bandwidth_lo, pred.bandwidth_hi, pred.extrapolated, strict=True)
+    ]
+    return {"profile": profile.name, "model": profile.network.kind, "level": pred.level,
+            "units": {"size": "B", "time": "s", "bandwidth": "B/s"}, "rows": rows}
+
+
+def prediction(profile: Profile, pred: Prediction, path: str) -> None:
+    out = console()
+    net = profile.network
+    out.print(f"[bold]{profile.name}[/bold]: {net.kind}, calibrated on "
+              f"{fmt(net.size_range[0], 'B')} … {fmt(net.size_range[1], 'B')}  ({path})")
+    lvl = f"{100 * pred.level:g} %"
+    t = Table()
+    for col in ("size", "one-way time", f"{lvl} interval", "bandwidth", f"{lvl} interval", ""):
+        t.add_column(col, justify="right")
+    for i in range(len(pred.size)):
+        ti = _interval(pred.time_lo[i], pred.time_hi[i], format_time)
+        bi = _interval(pred.bandwidth_lo[i], pred.bandwidth_hi[i], format_rate)
+        bw = format_rate(pred.bandwidth[i]) if pred.size[i] > 0 else "—"
+        t.add_row(format_size(pred.size[i]), format_time(pred.time[i]), ti, bw, bi,
+                  "extrapolated" if pred.extrapolated[i] else "")
+    out.print(t)
+    if not np.all(np.isfinite(pred.time_lo)):
+        out.print("[dim]note:[/dim] no interval where the profile carries no uncertainty "
+                  "(specified or exactly determined parameters)")
+
+
+def _interval(lo: float, hi: float, f: Any) -> str:
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "—"
+    return f"{f(lo)} … {f(hi)}"
+
+
+def models() -> None:
+    t = Table(title="Network models")
+    for col in ("name", "formula", "parameters", "about"):
+        t.add_column(col)
+    for spec in registry.MODELS.values():
+        t.add_row(spec.name, spec.formula, ", ".join(f"{p.name} [{p.unit}]" for p in spec.params),
+                  spec.description)
+    console().print(t)
+    console().print("auto: fit hockney, packet and piecewise; keep the lowest BIC.")
+
+
+__all__ = ["calibration", "calibration_doc", "derived_quantities", "prediction",
+           "prediction_doc"]

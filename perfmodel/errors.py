@@ -1,0 +1,53 @@
+"""One exception family.  The CLI translates it once into a single line and exit code 2.
+
+Every error carries what went wrong, where (file and line when known) and how to fix it::
+
+    error: data/x.csv:7: size is negative (-8) — sizes are message lengths in bytes, >= 0
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class PerfModelError(Exception):
+    """Base of every error perfmodel raises on purpose."""
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        fix: str = "",
+        file: str | Path | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.what = what
+        self.fix = fix
+        self.file = None if file is None else str(file)
+        self.line = line
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        """``<file>:<line>: <what> — <fix>``, leaving out the parts that are unknown."""
+        where = ""
+        if self.file is not None:
+            where = self.file if self.line is None else f"{self.file}:{self.line}"
+            where += ": "
+        tail = f" — {self.fix}" if self.fix else ""
+        return f"{where}{self.what}{tail}"
+
+
+class InputError(PerfModelError):
+    """A measurement, data or profile file (or a command-line value) cannot be used."""
+
+
+class UnitError(InputError):
+    """A quantity with a missing, unknown or ambiguous unit."""
+
+
+class FitError(PerfModelError):
+    """The data cannot determine the model that was asked for."""
+
+
+class OutputError(PerfModelError):
+    """An output cannot be written (exists without --force, unwritable place)."""

@@ -1,0 +1,38 @@
+"""Writing outputs safely: atomically (temporary file, then rename) and never over an existing
+file unless asked to."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from perfmodel.errors import OutputError
+
+
+def write_atomic(path: str | Path, text: str, *, force: bool = False) -> Path:
+    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half.
+
+    Refuses to replace an existing file unless ``force``; creates missing parent folders.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise OutputError("is a directory", file=p, fix="give a file name for the output")
+    if p.exists() and not force:
+        raise OutputError("exists already", file=p, fix="use --force to replace it, or --out")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as exc:
+        raise OutputError(f"cannot be written ({exc.strerror})", file=p,
+                          fix="choose a writable place with --out") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p

@@ -1,0 +1,465 @@
+"""Fit point-to-point models to measurements.
+
+Residuals are relative, ``fitted/measured − 1``, because times span orders of magnitude and
+their noise grows with them.  Every parameter is bounded to its physical range (no negative
+latency, no negative or zero bandwidth).  Each fit returns a frozen :class:`FitResult` with
+standard errors from the covariance, the median and maximum relative error, AIC and BIC;
+:func:`fit` with ``model="auto"`` chooses by BIC and says why.
+
+Discrete choices learnt from the data (a packet size, piecewise breakpoints) are counted as
+parameters in AIC and BIC, and are reported as *selected*, without a standard error.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from perfmodel.errors import FitError, InputError
+from perfmodel.measurements import Measurements
+from perfmodel.network import models as registry
+
+FloatArray = NDArray[np.float64]
+Status = Literal["fitted", "fixed", "selected"]
+
+PACKET_MTUS: tuple[float, ...] = (256, 512, 576, 1024, 1460, 1472, 1500, 2048, 4096, 8192, 9000,
+                                  16384, 32768, 65536)
+"""Payload sizes tried by the packet model: Ethernet, TCP segment, jumbo and page sizes."""
+
+MIN_SIZES_PER_SEGMENT = 3
+MAX_SEGMENTS = 5
+_LOWER = {"beta": 1.0}  # bytes/s; every other parameter is bounded below by 0
+
+
+def _lower(name: str) -> float:
+    return _LOWER.get(name.split("_")[0], 0.0)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A parameter value in SI units with its standard error (NaN when not estimable)."""
+
+    name: str
+    value: float
+    stderr: float
+    unit: str
+    status: Status = "fitted"
+    source: str = ""
+
+    @property
+    def rel_stderr(self) -> float:
+        return abs(self.stderr / self.value) if self.value else math.inf
+
+
+@dataclass(frozen=True)
+class NetworkModel:
+    """A point-to-point model with values, covariance and noise: everything to predict from.
+
+    covariance : over the *fitted* parameters, in the order of :attr:`fitted_names`
+    noise : standard deviation of the relative residuals (NaN when the fit has no dof)
+    size_range : smallest and largest size the model was calibrated on, bytes
+    """
+
+    kind: str
+    params: tuple[Estimate, ...]
+    covariance: FloatArray
+    noise: float
+    dof: int
+    size_range: tuple[float, float]
+
+    @property
+    def values(self) -> dict[str, float]:
+        return {p.name: p.value for p in self.params}
+
+    @property
+    def fitted_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.status == "fitted")
+
+    def estimate(self, name: str) -> Estimate:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def time(self, nbytes: ArrayLike) -> FloatArray:
+        """One-way time in seconds at ``nbytes``."""
+        return registry.evaluate(self.kind, nbytes, self.values)
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """One model fitted to one set of measurements."""
+
+    model: NetworkModel
+    data: Measurements
+    fitted: FloatArray
+    k: int
+    rss: float
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        return len(self.data)
+
+    @property
+    def rel_err(self) -> FloatArray:
+        """``fitted / measured − 1`` for every point."""
+        return np.asarray(self.fitted / self.data.time - 1.0, dtype=np.float64)
+
+    @property
+    def median_rel_err(self) -> float:
+        return float(np.median(np.abs(self.rel_err)))
+
+    @property
+    def max_rel_err(self) -> float:
+        return float(np.max(np.abs(self.rel_err)))
+
+    @property
+    def aic(self) -> float:
+        return _information(self.rss, self.n, self.k, 2.0)
+
+    @property
+    def bic(self) -> float:
+        return _information(self.rss, self.n, self.k, math.log(self.n))
+
+    def worst(self, count: int = 3) -> NDArray[np.intp]:
+        """Indices of the points the model fits worst, worst first."""
+        return np.argsort(-np.abs(self.rel_err), kind="stable")[:count]
+
+    @property
+    def derived(self) -> tuple[Estimate, ...]:
+        """Quantities people quote: r∞ and n½ (Hockney), L + 2o and 1/G (LogGP)."""
+        return derived_quantities(self.model)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The chosen fit, every candidate tried, and why the choice was made."""
+
+    best: FitResult
+    candidates: tuple[FitResult, ...]
+    reason: str
+    notes: tuple[str, ...] = field(default=())
+
+
+def _information(rss: float, n: int, k: int, penalty: float) -> float:
+    """Gaussian information criterion on relative residuals: n·ln(RSS/n) + penalty·k."""
+    return n * math.log(max(rss, 1e-300) / n) + penalty * k
+
+
+# --- derived quantities ------------------------------------------------------------------
+
+def _combine(model: NetworkModel, grad: Mapping[str, float]) -> float:
+    """Standard error of a function of the parameters from its gradient (delta method)."""
+    names = model.fitted_names
+    g = np.array([grad.get(n, 0.0) for n in names])
+    if not names or not np.any(g):
+        return math.nan
+    var = float(g @ model.covariance @ g)
+    return math.sqrt(var) if var >= 0 else math.nan
+
+
+def derived_quantities(model: NetworkModel) -> tuple[Estimate, ...]:
+    v = model.values
+    if model.kind == "hockney":
+        a, b = v["alpha"], v["beta"]
+        return (
+            Estimate("r_inf", b, model.estimate("beta").stderr, "B/s", "fitted"),
+            Estimate("n_half", a * b, _combine(model, {"alpha": b, "beta": a}), "B", "fitted"),
+        )
+    if model.kind == "loggp":
+        L, o, G = v["L"], v["o"], v["G"]  # noqa: N806
+        out = [Estimate("L+2o", L + 2 * o, _combine(model, {"L": 1.0, "o": 2.0}), "s")]
+        if G > 0:
+            out.append(Estimate("1/G", 1 / G, _combine(model, {"G": -1 / G**2}), "B/s"))
+        return tuple(out)
+    return ()
+
+
+# --- linear first guesses ------------------------------------------------------------------
+
+def _nnls_rel(design: FloatArray, y: FloatArray) -> tuple[FloatArray, float]:
+    """Non-negative x minimising Σ((A x)/y − 1)²; returns x and the residual sum of squares."""
+    from scipy.optimize import nnls
+
+    a = design / y[:, None]
+    x, norm = nnls(a, np.ones_like(y))
+    return x, float(norm) ** 2
+
+
+def _bandwidth_from_gap(gap: float, m: FloatArray, y: FloatArray) -> float:
+    """1/gap, or when the data show no size dependence a bandwidth far above what they probe."""
+    if gap > 0:
+        return 1.0 / gap
+    return float(max(m.max(), 1.0) / y.min() * 1e3)
+
+
+def _guess(kind: str, m: FloatArray, y: FloatArray, fixed: Mapping[str, float],
+           mtu: float | None = None) -> dict[str, float]:
+    one = np.ones_like(m)
+    if kind == "packet":
+        assert mtu is not None
+        packets = np.maximum(np.ceil(m / mtu), 1.0)
+        x, _ = _nnls_rel(np.column_stack([one, packets, m]), y)
+        return {"alpha": x[0], "t_pkt": x[1], "beta": _bandwidth_from_gap(x[2], m, y), "mtu": mtu}
+    x, _ = _nnls_rel(np.column_stack([one, m]), y)
+    alpha, gap = float(x[0]), float(x[1])
+    if kind == "hockney":
+        return {"alpha": alpha, "beta": _bandwidth_from_gap(gap, m, y)}
+    o = fixed.get("o", 0.0)
+    return {"L": max(alpha + gap - 2 * o, 0.0), "o": o, "G": gap}
+
+
+# --- the least-squares core ------------------------------------------------------------------
+
+def _least_squares(kind: str, data: Measurements, init: Mapping[str, float],
+                   fixed: Mapping[str, float], statuses: Mapping[str, Status],
+                   sources: Mapping[str, str], units: Mapping[str, str], k_extra: int = 0,
+                   notes: Sequence[str] = ()) -> FitResult:
+    """Refine ``init`` with lmfit (Levenberg–Marquardt on scaled parameters)."""
+    import lmfit
+
+    m, y = data.size, data.time
+    free = [n for n in init if n not in fixed and statuses.get(n, "fitted") == "fitted"]
+    base = {**init, **fixed}
+    scale = {n: abs(init[n]) if init[n] else 1.0 for n in free}
+    params = lmfit.Parameters()
+    for n in free:
+        params.add(n, value=init[n] / scale[n], min=_lower(n) / scale[n])
+
+    def values_of(p: lmfit.Parameters) -> dict[str, float]:
+        return {**base, **{n: p[n].value * scale[n] for n in free}}
+
+    def residual(p: lmfit.Parameters) -> FloatArray:
+        return registry.evaluate(kind, m, values_of(p)) / y - 1.0
+
+    n = len(m)
+    dof = n - len(free) - k_extra
+    cov = np.full((len(free), len(free)), math.nan)
+    if free:
+        res = lmfit.minimize(residual, params, method="leastsq")
+        final = values_of(res.params)
+        if res.covar is not None and dof > 0:
+            d = np.array([scale[k] for k in free])
+            cov = np.asarray(res.covar) * np.outer(d, d)
+    else:
+        final = dict(base)
+    fitted = registry.evaluate(kind, m, final)
+    rss = float(np.sum((fitted / y - 1.0) ** 2))
+    noise = math.sqrt(rss / dof) if dof > 0 else math.nan
+    errs = np.sqrt(np.clip(np.diag(cov), 0, None)) if free else np.array([])
+    out_notes = list(notes)
+    estimates: list[Estimate] = []
+    for name, value in final.items():
+        if name in free:
+            err = float(errs[free.index(name)])
+            est = Estimate(name, float(value), err, units[name], "fitted")
+            if not math.isfinite(err) and dof > 0:
+                out_notes.append(f"{name} is not determined by the data (no standard error)")
+            elif value > 0 and err > abs(value):
+                out_notes.append(f"{name} is poorly determined by the data (±{err / value:.0%})")
+            elif value == _lower(name) and dof > 0:
+                out_notes.append(f"{name} sits at its bound {value:g}: the data cannot tell it "
+                                 "from that bound")
+        else:
+            est = Estimate(name, float(value), math.nan, units[name],
+                           statuses.get(name, "fixed"), sources.get(name, ""))
+        estimates.append(est)
+    if free and dof <= 0:
+        out_notes.append(f"{len(free)} free parameter(s) from {n} point(s): exactly determined, "
+                         "no uncertainty can be estimated")
+    model = NetworkModel(kind, tuple(estimates), cov, noise, dof,
+                         (float(m.min()), float(m.max())))
+    return FitResult(model, data, fitted, len(free) + k_extra, rss, tuple(out_notes))
+
+
+def _units(params: Sequence[registry.Param]) -> dict[str, str]:
+    return {p.name: p.unit for p in params}
+
+
+# --- one model each ----------------------------------------------------------------------------
+
+def _check_fixed(kind: str, names: Sequence[str], fixed: Mapping[str, float]) -> None:
+    for name in fixed:
+        if name not in names:
+            raise InputError(f"model {kind} has no parameter {name!r}",
+                             fix=f"its parameters are {', '.join(names)}")
+
+
+def fit_model(data: Measurements, kind: str, fixed: Mapping[str, float] | None = None,
+              sources: Mapping[str, str] | None = None,
+              segments: int | None = None) -> FitResult:
+    """Fit one model family to ``data``; ``fixed`` holds parameters not to fit (SI units)."""
+    fixed = dict(fixed or {})
+    sources = dict(sources or {})
+    m, y = data.size, data.time
+    if kind == "piecewise":
+        return _fit_piecewise(data, fixed, sources, segments)
+    params = registry.spec(kind).params
+    names = [p.name for p in params]
+    _check_fixed(kind, names, fixed)
+    units = _units(params)
+    notes: list[str] = []
+    if kind == "loggp":
+        if "o" not in fixed:
+            fixed["o"] = 0.0
+            sources.setdefault("o", "held at 0: a ping-pong identifies only L + 2o")
+        notes.append("a ping-pong identifies only L + 2o; L and o apart need an overhead or "
+                     "message-rate measurement (give o with --fix o=...)")
+    if kind == "packet":
+        mtus = [fixed["mtu"]] if "mtu" in fixed else [u for u in PACKET_MTUS if u < m.max()]
+        if not mtus:
+            raise FitError("no message in the data is larger than one packet",
+                           fix="measure sizes above the MTU, or use --model hockney")
+        best: FitResult | None = None
+        for mtu in mtus:
+            init = _guess(kind, m, y, fixed, mtu)
+            statuses: dict[str, Status] = {"mtu": "fixed" if "mtu" in fixed else "selected"}
+            trial = _least_squares(kind, data, init, {**fixed, "mtu": mtu}, statuses, sources,
+                                   units, k_extra=0 if "mtu" in fixed else 1, notes=notes)
+            if best is None or trial.rss < best.rss:
+                best = trial
+        assert best is not None
+        return best
+    init = _guess(kind, m, y, fixed)
+    return _least_squares(kind, data, {n: init[n] for n in names}, fixed, {}, sources, units,
+                          notes=notes)
+
+
+# --- piecewise: exact segmentation by dynamic programming ------------------------------------
+
+def _segment_costs(m: FloatArray, y: FloatArray, sizes: FloatArray) -> FloatArray:
+    """cost[i, j]: RSS of one Hockney segment over distinct sizes i..j−1 (inf if too few)."""
+    u = len(sizes)
+    cost = np.full((u + 1, u + 1), math.inf)
+    starts = np.searchsorted(m, sizes, side="left")
+    ends = np.append(starts[1:], len(m))
+    for i in range(u):
+        for j in range(i + MIN_SIZES_PER_SEGMENT, u + 1):
+            lo, hi = starts[i], ends[j - 1]
+            mm, yy = m[lo:hi], y[lo:hi]
+            _, rss = _nnls_rel(np.column_stack([np.ones_like(mm), mm]), yy)
+            cost[i, j] = rss
+    return cost
+
+
+def _segment(cost: FloatArray, k: int) -> tuple[float, list[int]]:
+    """Best split of all distinct sizes into k segments: total RSS and the start indices."""
+    u = cost.shape[0] - 1
+    best = np.full((k + 1, u + 1), math.inf)
+    arg = np.zeros((k + 1, u + 1), dtype=int)
+    best[0, 0] = 0.0
+    for s in range(1, k + 1):
+        for j in range(1, u + 1):
+            totals = best[s - 1, :j] + cost[:j, j]
+            i = int(np.argmin(totals))
+            best[s, j], arg[s, j] = totals[i], i
+    starts, j = [], u
+    for s in range(k, 0, -1):
+        j = int(arg[s, j])
+        starts.append(j)
+    return float(best[k, u]), sorted(starts)[1:]
+
+
+def _fit_piecewise(data: Measurements, fixed: Mapping[str, float], sources: Mapping[str, str],
+                   segments: int | None) -> FitResult:
+    if fixed:
+        raise InputError("the piecewise model takes no fixed parameters",
+                         fix="drop --fix, or choose hockney, loggp or packet")
+    data = data.sorted_by_size()
+    m, y = data.size, data.time
+    sizes = np.unique(m)
+    most = min(MAX_SEGMENTS, len(sizes) // MIN_SIZES_PER_SEGMENT)
+    if most < 2:
+        raise FitError(f"{len(sizes)} distinct sizes cannot hold two segments of "
+                       f"{MIN_SIZES_PER_SEGMENT}", fix="measure more sizes, or use hockney")
+    cost = _segment_costs(m, y, sizes)
+    tries = range(2, most + 1) if segments is None else [segments]
+    if segments is not None and not 2 <= segments <= most:
+        raise FitError(f"{segments} segments need at least {segments * MIN_SIZES_PER_SEGMENT} "
+                       f"distinct sizes; the data have {len(sizes)}",
+                       fix="ask for fewer segments or measure more sizes")
+    results = []
+    for k in tries:
+        _, starts = _segment(cost, k)
+        breaks = [float(sizes[s]) for s in starts]
+        init: dict[str, float] = {}
+        seg = np.searchsorted(np.array(breaks), m, side="right")
+        for i in range(k):
+            mm, yy = m[seg == i], y[seg == i]
+            x, _ = _nnls_rel(np.column_stack([np.ones_like(mm), mm]), yy)
+            init[f"alpha_{i + 1}"] = float(x[0])
+            init[f"beta_{i + 1}"] = _bandwidth_from_gap(float(x[1]), mm, yy)
+        bp = {f"breakpoint_{i + 1}": b for i, b in enumerate(breaks)}
+        statuses: dict[str, Status] = dict.fromkeys(bp, "selected")
+        units = _units(registry.piecewise_params(k))
+        results.append(_least_squares("piecewise", data, {**init, **bp}, bp, statuses, sources,
+                                      units, k_extra=k - 1))
+    return min(results, key=lambda r: r.bic)
+
+
+# --- selection ------------------------------------------------------------------------------------
+
+def _evidence(delta: float) -> str:
+    """Kass & Raftery's reading of a BIC difference."""
+    if delta > 10:
+        return "very strong"
+    if delta > 6:
+        return "strong"
+    if delta > 2:
+        return "positive"
+    return "weak"
+
+
+AUTO_CANDIDATES = ("hockney", "packet", "piecewise")
+"""LogGP is left out of auto: on ping-pong data it is the same curve as Hockney."""
+
+
+def fit(data: Measurements, model: str = "auto", fixed: Mapping[str, float] | None = None,
+        sources: Mapping[str, str] | None = None) -> Selection:
+    """Fit ``model`` (or every candidate, for ``auto``) and return the selection."""
+    if model != registry.AUTO:
+        registry.spec(model)
+        result = fit_model(data, model, fixed, sources)
+        return Selection(result, (result,), f"{model} as asked")
+    candidates: list[FitResult] = []
+    skipped: list[str] = []
+    for kind in AUTO_CANDIDATES:
+        names = {p.name for p in registry.param_list(kind)}
+        if fixed and not set(fixed) <= names:
+            skipped.append(f"{kind} (has no {', '.join(sorted(set(fixed) - names))})")
+            continue
+        try:
+            candidates.append(fit_model(data, kind, fixed, sources))
+        except FitError as exc:
+            skipped.append(f"{kind} ({exc.what})")
+    if not candidates:
+        raise FitError("no model could be fitted: " + "; ".join(skipped),
+                       fix="give more points or choose --model")
+    ranked = sorted(candidates, key=lambda r: r.bic)  # stable: registry order breaks ties
+    best = ranked[0]
+    reason = f"lowest BIC: {best.model.kind} ({best.bic:.1f})"
+    if len(ranked) > 1:
+        nxt = ranked[1]
+        delta = nxt.bic - best.bic
+        reason += (f"; next {nxt.model.kind} is {delta:.1f} higher ({_evidence(delta)} "
+                   "evidence)")
+    notes = ["loggp is not a separate candidate: on ping-pong data it is Hockney's curve "
+             "(L + 2o − G = α, G = 1/β)"]
+    if skipped:
+        notes.append("not fitted: " + "; ".join(skipped))
+    return Selection(best, tuple(candidates), reason, tuple(notes))
+
+
+def check_enough(data: Measurements, minimum: int = 3) -> None:
+    """Refuse data with fewer distinct sizes than a fit needs, naming the file."""
+    if data.distinct_sizes < minimum:
+        raise InputError(f"{len(data)} point(s) at {data.distinct_sizes} distinct size(s); "
+                         f"this fit needs at least {minimum} distinct sizes",
+                         file=data.source, fix="add measurements at more message sizes, or hold "
+                         "parameters fixed with --fix / --spec")

@@ -1,0 +1,90 @@
+"""Predictions with intervals from a fitted (or saved) point-to-point model.
+
+The interval for a new measurement at size m combines the parameter uncertainty (delta
+method, J·Σ·Jᵀ, with J the gradient of T with respect to the fitted parameters) and the
+scatter of the calibration data (relative residual s, so a variance (s·T)²), scaled by
+Student's t at the fit's degrees of freedom.  Because the noise is relative, the interval is
+multiplicative, T/(1+h) … T·(1+h) with h = t·sqrt(J Σ Jᵀ + (sT)²)/T: it never goes negative.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from perfmodel.network import models as registry
+from perfmodel.network.fit import NetworkModel
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One-way time and bandwidth at each size, with a two-sided interval at ``level``.
+
+    All arrays have the shape of ``size``.  Interval bounds are NaN when the model carries no
+    uncertainty (exactly determined or specified, not fitted); ``extrapolated`` marks sizes
+    outside the calibrated range.
+    """
+
+    size: FloatArray
+    time: FloatArray
+    time_lo: FloatArray
+    time_hi: FloatArray
+    extrapolated: NDArray[np.bool_]
+    level: float
+
+    @property
+    def bandwidth(self) -> FloatArray:
+        return _rate(self.size, self.time)
+
+    @property
+    def bandwidth_lo(self) -> FloatArray:
+        return _rate(self.size, self.time_hi)
+
+    @property
+    def bandwidth_hi(self) -> FloatArray:
+        return _rate(self.size, self.time_lo)
+
+
+def _rate(size: FloatArray, time: FloatArray) -> FloatArray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.where(size > 0, size / time, np.nan), dtype=np.float64)
+
+
+def gradient(model: NetworkModel, sizes: FloatArray) -> FloatArray:
+    """dT/dθ for each fitted parameter θ, shape (len(sizes), k), by central differences."""
+    names = model.fitted_names
+    base = model.values
+    jac = np.zeros((len(sizes), len(names)))
+    for j, name in enumerate(names):
+        v = base[name]
+        h = abs(v) * 1e-6 if v else 1e-12
+        up = registry.evaluate(model.kind, sizes, {**base, name: v + h})
+        down = registry.evaluate(model.kind, sizes, {**base, name: max(v - h, 0.0)})
+        jac[:, j] = (up - down) / (v + h - max(v - h, 0.0))
+    return jac
+
+
+def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95) -> Prediction:
+    """Predict the one-way time at ``sizes`` (bytes) with a ``level`` prediction interval."""
+    if not 0 < level < 1:
+        raise ValueError("level must lie between 0 and 1")
+    m = np.atleast_1d(np.asarray(sizes, dtype=np.float64))
+    t = model.time(m)
+    lo = hi = np.full_like(t, math.nan)
+    cov = model.covariance
+    if model.dof > 0 and math.isfinite(model.noise) and (cov.size == 0 or np.all(np.isfinite(cov))):
+        from scipy.stats import t as student
+
+        jac = gradient(model, m)
+        var = np.einsum("ij,jk,ik->i", jac, cov, jac) if cov.size else np.zeros_like(t)
+        var = var + (model.noise * t) ** 2
+        h = student.ppf(0.5 + level / 2, model.dof) * np.sqrt(var) / t
+        lo, hi = t / (1 + h), t * (1 + h)
+    lo_size, hi_size = model.size_range
+    extrapolated = (m < lo_size) | (m > hi_size)
+    return Prediction(m, t, lo, hi, extrapolated, level)

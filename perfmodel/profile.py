@@ -1,0 +1,243 @@
+"""Machine profiles: what ``calibrate`` writes and ``network`` (later ``predict``) reads.
+
+A profile is plain TOML (no pickle, nothing executable) with a schema version and the
+provenance of every number: the inputs and their sha256, the tool and library versions, the
+date and the command, and for a parameter that was not fitted, where its value came from.
+Profiles of an older schema keep loading; a newer one is refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+from perfmodel import SCHEMA_VERSION
+from perfmodel.errors import InputError
+from perfmodel.network import models as registry
+from perfmodel.network.fit import Estimate, FitResult, NetworkModel, Selection
+
+KIND = "perfmodel machine profile"
+STATUSES = ("fitted", "fixed", "selected")
+
+
+@dataclass(frozen=True)
+class InputRecord:
+    """One input file as it was when calibrated."""
+
+    path: str
+    sha256: str
+    format: str
+    benchmark: str
+    quantity: str
+    rows: int
+    rows_used: int
+    comments: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A calibrated machine: for now its point-to-point network model and how it was got."""
+
+    name: str
+    network: NetworkModel
+    fit: Mapping[str, float] = field(default_factory=dict)
+    selection: str = ""
+    candidates: tuple[Mapping[str, Any], ...] = ()
+    notes: tuple[str, ...] = ()
+    inputs: tuple[InputRecord, ...] = ()
+    provenance: Mapping[str, str] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+
+def fit_summary(result: FitResult) -> dict[str, float]:
+    return {"n": result.n, "k": result.k, "rss": result.rss, "aic": result.aic,
+            "bic": result.bic, "median_rel_err": result.median_rel_err,
+            "max_rel_err": result.max_rel_err}
+
+
+def from_selection(name: str, selection: Selection, inputs: tuple[InputRecord, ...],
+                   provenance: Mapping[str, str]) -> Profile:
+    best = selection.best
+    return Profile(
+        name=name,
+        network=best.model,
+        fit=fit_summary(best) if best.n else {},
+        selection=selection.reason,
+        candidates=tuple({"model": c.model.kind, **fit_summary(c)} for c in selection.candidates
+                         if c.n),
+        notes=tuple(dict.fromkeys(best.notes + selection.notes)),
+        inputs=inputs,
+        provenance=dict(provenance),
+    )
+
+
+# --- to and from plain data -----------------------------------------------------------------
+
+def to_dict(profile: Profile) -> dict[str, Any]:
+    net = profile.network
+    return {
+        "kind": KIND,
+        "schema_version": profile.schema_version,
+        "name": profile.name,
+        "provenance": dict(profile.provenance),
+        "inputs": [vars(i) | {"comments": list(i.comments)} for i in profile.inputs],
+        "network": {
+            "model": net.kind,
+            "dof": net.dof,
+            "noise_rel": net.noise,
+            "size_min": net.size_range[0],
+            "size_max": net.size_range[1],
+            "fitted": list(net.fitted_names),
+            "covariance": net.covariance.tolist(),
+            "selection": profile.selection,
+            "notes": list(profile.notes),
+            "params": {p.name: {"value": p.value, "stderr": p.stderr, "unit": p.unit,
+                                "status": p.status, "source": p.source} for p in net.params},
+            "fit": dict(profile.fit),
+            "candidates": [dict(c) for c in profile.candidates],
+        },
+    }
+
+
+def dumps(profile: Profile) -> str:
+    from perfmodel import tomlw
+
+    header = (f"# perfmodel machine profile '{profile.name}': written by "
+              f"{profile.provenance.get('tool', 'perfmodel')}; plain data, safe to read and edit.\n")
+    return header + tomlw.dumps(to_dict(profile))
+
+
+class _Reader:
+    """Checks one loaded TOML document field by field, naming the key in every error."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, key: str, what: str, fix: str) -> InputError:
+        return InputError(f"{key}: {what}", file=self.path, fix=fix)
+
+    def table(self, doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+        v = doc.get(key)
+        if not isinstance(v, dict):
+            raise self.fail(key, "missing or not a table", "regenerate the profile with calibrate")
+        return v
+
+    def number(self, doc: Mapping[str, Any], key: str, finite: bool = True) -> float:
+        v = doc.get(key)
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise self.fail(key, f"is {v!r}, not a number", "give a number")
+        if finite and not math.isfinite(v):
+            raise self.fail(key, f"is {v}", "give a finite number")
+        return float(v)
+
+    def text(self, doc: Mapping[str, Any], key: str, default: str | None = None) -> str:
+        v = doc.get(key, default)
+        if not isinstance(v, str):
+            raise self.fail(key, f"is {v!r}, not text", "give a quoted string")
+        return v
+
+    def only(self, doc: Mapping[str, Any], where: str, allowed: set[str]) -> None:
+        unknown = sorted(set(doc) - allowed)
+        if unknown:
+            raise self.fail(f"{where}{unknown[0]}", "unknown key",
+                            f"remove it; known keys: {', '.join(sorted(allowed))}")
+
+
+_TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network"}
+_NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
+            "selection", "notes", "params", "fit", "candidates"}
+_PARAM = {"value", "stderr", "unit", "status", "source"}
+
+
+def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
+    r = _Reader(path)
+    r.only(doc, "", _TOP)
+    version = doc.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise r.fail("schema_version", f"is {version!r}", "a profile needs schema_version = 1")
+    if version > SCHEMA_VERSION:
+        raise r.fail("schema_version", f"{version} is newer than this perfmodel reads "
+                     f"({SCHEMA_VERSION})", "upgrade perfmodel to read this profile")
+    net = r.table(doc, "network")
+    r.only(net, "network.", _NETWORK)
+    kind = r.text(net, "model")
+    if kind not in registry.MODELS:
+        raise r.fail("network.model", f"unknown model {kind!r}",
+                     f"use one of {', '.join(registry.MODELS)}")
+    raw_params = r.table(net, "params")
+    values = {k: 0.0 for k in raw_params}
+    expected = [p.name for p in registry.param_list(kind, values)]
+    if sorted(expected) != sorted(raw_params):
+        raise r.fail("network.params", f"has {', '.join(raw_params)}; model {kind} needs "
+                     f"{', '.join(expected)}", "regenerate the profile with calibrate")
+    params = []
+    for name in expected:
+        p = raw_params[name]
+        if not isinstance(p, dict):
+            raise r.fail(f"network.params.{name}", "is not a table", "give value, stderr, unit")
+        r.only(p, f"network.params.{name}.", _PARAM)
+        status = r.text(p, "status", "fitted")
+        if status not in STATUSES:
+            raise r.fail(f"network.params.{name}.status", f"is {status!r}",
+                         f"use one of {', '.join(STATUSES)}")
+        value = r.number(p, "value")
+        if value < 0:
+            raise r.fail(f"network.params.{name}.value", f"is negative ({value})",
+                         "parameters are latencies, bandwidths and sizes: never negative")
+        stderr = r.number(p, "stderr", finite=False) if "stderr" in p else math.nan
+        params.append(Estimate(name, value, stderr, r.text(p, "unit", ""),
+                               cast(Any, status), r.text(p, "source", "")))
+    fitted = net.get("fitted", [])
+    if not isinstance(fitted, list) or any(f not in expected for f in fitted):
+        raise r.fail("network.fitted", f"is {fitted!r}", "list the fitted parameters' names")
+    cov = np.array(net.get("covariance", []), dtype=np.float64).reshape(len(fitted), len(fitted)) \
+        if fitted else np.zeros((0, 0))
+    dof = int(r.number(net, "dof")) if "dof" in net else 0
+    noise = r.number(net, "noise_rel", finite=False) if "noise_rel" in net else math.nan
+    size_range = (r.number(net, "size_min"), r.number(net, "size_max", finite=False))
+    if not size_range[0] <= size_range[1]:
+        raise r.fail("network.size_max", f"is {size_range[1]}, below size_min",
+                     "size_max is the largest calibrated size (inf for a specification)")
+    model = NetworkModel(kind, tuple(params), cov, noise, dof, size_range)
+    inputs = tuple(InputRecord(**{**i, "comments": tuple(i.get("comments", ()))})
+                   for i in doc.get("inputs", []))
+    return Profile(
+        name=r.text(doc, "name"),
+        network=model,
+        fit=dict(net.get("fit", {})),
+        selection=str(net.get("selection", "")),
+        candidates=tuple(net.get("candidates", [])),
+        notes=tuple(net.get("notes", [])),
+        inputs=inputs,
+        provenance=dict(doc.get("provenance", {})),
+        schema_version=version,
+    )
+
+
+def load(path: str | Path) -> Profile:
+    """Read and check a profile file."""
+    from perfmodel.readers import read_text
+
+    text, _ = read_text(path)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        at = re.search(r"at line (\d+)", str(exc))
+        raise InputError(f"not valid TOML ({str(exc).split(' (at')[0]})", file=path,
+                         line=int(at[1]) if at else None,
+                         fix="fix the syntax, or regenerate the profile with calibrate") from None
+    if doc.get("kind") != KIND:
+        raise InputError("is not a perfmodel machine profile", file=path,
+                         fix="give a profile written by 'perfmodel calibrate'")
+    try:
+        return from_dict(doc, str(path))
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"malformed profile ({exc})", file=path,
+                         fix="regenerate it with 'perfmodel calibrate'") from None

@@ -1,0 +1,258 @@
+"""perfmodel's own CSV: one row per message size, units in the column names.
+
+    # source: mpiexec -n 2 python pingpong.py on node01, 2026-11-01
+    size_bytes,one_way_us,reps,statistic
+    1,1.43,10000,median
+    8192,6.41,10000,median
+
+Columns (names are case-insensitive; the unit after the underscore is read as written):
+
+=====================  =============================================================
+``size_<unit>``        message size (``size_bytes``, ``size_B``, ``size_KiB``; also
+                       plain ``bytes``, ``nbytes`` or ``size``, meaning bytes). Required.
+``one_way_<unit>``     one-way time (``one_way_us``, ``one_way_s``; ``latency_<unit>``)
+``round_trip_<unit>``  round-trip time, halved on reading (``rtt_<unit>``)
+``bandwidth_<unit>``   bandwidth of one stream (``bandwidth_MBps``, ``bw_Gbps``, or a bare
+                       rate unit such as ``MBps``), turned into size / bandwidth
+``aggregate_bandwidth_<unit>``  bandwidth summed over every pair (or sender) in flight;
+                       one stream's time is size × pairs × senders / aggregate
+``pairs``              pairs exchanging at the same time (default 1)
+``channels``           network channels (NICs, rails) in use (default 1)
+``senders``            senders into one receiver (default 1)
+``processes``          processes in the job (``ranks``, ``np``)
+``placement``          free text, e.g. ``intra-node`` or ``inter-node``
+``reps``               repetitions behind the row (``iters``, ``iterations``, ``samples``)
+``statistic``          ``min``, ``median``, ``mean`` or ``max`` of those repetitions
+``source``             free-text provenance of the row (``note``); never read as a number
+=====================  =============================================================
+
+One of the time or bandwidth columns is required; when several are present the first of
+one-way, round-trip, bandwidth, aggregate bandwidth is used and the reader says so.  Lines starting with ``#``
+are comments (provenance).  Sizes must be >= 0 (a zero-byte ping-pong is a real
+measurement) and times and bandwidths > 0; a zero size cannot be read from a bandwidth.
+"""
+
+from __future__ import annotations
+
+import csv as _csv
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfmodel.errors import InputError, UnitError
+from perfmodel.measurements import CONCURRENCY, STATISTICS, Measurements, Quantity
+from perfmodel.units import Kind, unit_factor
+
+NAME = "csv"
+DESCRIPTION = "perfmodel canonical CSV (size_bytes, one_way_us | round_trip_us | bandwidth_MBps …)"
+
+# role -> (column prefixes, unit kind)
+_PREFIXED: dict[str, tuple[tuple[str, ...], Kind]] = {
+    "size": (("message_size_", "msg_size_", "size_"), "size"),
+    "one_way": (("one_way_", "oneway_", "latency_"), "time"),
+    "round_trip": (("round_trip_", "roundtrip_", "rtt_"), "time"),
+    "bandwidth": (("bandwidth_", "bw_", "throughput_"), "rate"),
+    "aggregate": (("aggregate_bandwidth_", "aggregate_bw_", "agg_bw_"), "rate"),
+}
+_PLAIN: dict[str, str] = {
+    "bytes": "size", "nbytes": "size", "size": "size",
+    "pairs": "pairs", "channels": "channels", "senders": "senders",
+    "processes": "processes", "ranks": "processes", "np": "processes",
+    "placement": "placement",
+    "reps": "reps", "iters": "reps", "iterations": "reps", "repetitions": "reps",
+    "samples": "reps",
+    "statistic": "statistic", "stat": "statistic",
+    "source": "source", "note": "source", "notes": "source",
+}
+_TIME_ROLES: tuple[Quantity, ...] = ("one_way", "round_trip", "bandwidth", "aggregate")
+_KNOWN = ("size_bytes, one_way_us, round_trip_us, bandwidth_MBps, aggregate_bandwidth_MBps, "
+          "pairs, channels, senders, "
+          "processes, placement, reps, statistic, source")
+_HEADER_FIELD = re.compile(r"^[A-Za-z_µμ][\w/µμ.\- ()]*$")
+
+
+@dataclass(frozen=True)
+class Column:
+    index: int
+    name: str
+    role: str
+    factor: float = 1.0
+
+
+def classify(name: str) -> tuple[str, float]:
+    """``(role, SI factor)`` of a column name; raises for names perfmodel does not know.
+
+    >>> classify("one_way_us"), classify("MBps"), classify("size_KiB")
+    (('one_way', 1e-06), ('bandwidth', 1000000.0), ('size', 1024.0))
+    """
+    low = name.lower()
+    if low in _PLAIN:
+        return _PLAIN[low], 1.0
+    for role, (prefixes, kind) in _PREFIXED.items():
+        for prefix in prefixes:
+            if low.startswith(prefix):
+                unit = name[len(prefix):]
+                return role, unit_factor(unit, kind)
+    try:
+        return "bandwidth", unit_factor(name, "rate")
+    except UnitError:
+        pass
+    raise InputError(f"unknown column {name!r}", fix=f"known columns: {_KNOWN}")
+
+
+def _split(line: str) -> list[str]:
+    """Cells of one CSV line, stripped; quoted cells may hold commas."""
+    return [c.strip() for c in next(_csv.reader([line], skipinitialspace=True))]
+
+
+def _content_lines(text: str) -> list[tuple[int, str]]:
+    """Non-blank, non-comment lines with their 1-based line numbers."""
+    return [(i, ln.strip()) for i, ln in enumerate(text.splitlines(), start=1)
+            if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def sniff(text: str) -> bool:
+    """A header line of names separated by commas (or, to report it, by ; or tabs)."""
+    lines = _content_lines(text)
+    if not lines:
+        return False
+    fields = [f.strip().strip('"') for f in re.split(r"[,;\t]", lines[0][1])]
+    return len(fields) >= 2 and all(_HEADER_FIELD.match(f) for f in fields if f)
+
+
+def _columns(source: str, header: str, lineno: int) -> list[Column]:
+    if "," not in header:
+        sep = ";" if ";" in header else "tab" if "\t" in header else "spaces"
+        raise InputError(f"columns are separated by {sep}, not commas", file=source, line=lineno,
+                         fix="perfmodel's CSV uses commas: size_bytes,one_way_us")
+    cols: list[Column] = []
+    seen: dict[str, str] = {}
+    for i, raw in enumerate(_split(header)):
+        name = raw
+        if not name:
+            raise InputError(f"column {i + 1} has no name", file=source, line=lineno,
+                             fix=f"name every column; known columns: {_KNOWN}")
+        try:
+            role, factor = classify(name)
+        except InputError as exc:
+            raise InputError(exc.what, file=source, line=lineno, fix=exc.fix) from None
+        if role in seen:
+            raise InputError(f"columns {seen[role]!r} and {name!r} both give the {role}",
+                             file=source, line=lineno, fix="keep one of them")
+        seen[role] = name
+        cols.append(Column(i, name, role, factor))
+    return cols
+
+
+def _number(cell: str, col: Column, source: str, lineno: int) -> float:
+    try:
+        value = float(cell)
+    except ValueError:
+        raise InputError(f"{col.name} is {cell!r}, not a number", file=source, line=lineno,
+                         fix="write a plain number; the unit is in the column name") from None
+    if not math.isfinite(value):
+        raise InputError(f"{col.name} is {cell}", file=source, line=lineno,
+                         fix="remove the row or give the measured value")
+    return value
+
+
+def read(source: str, text: str) -> tuple[Measurements, ...]:
+    """Parse the canonical CSV ``text`` (from ``source``) into one Measurements table."""
+    lines = _content_lines(text)
+    comments = tuple(ln.strip().lstrip("#").strip() for ln in text.splitlines()
+                     if ln.lstrip().startswith("#"))
+    if not lines:
+        raise InputError("has comments but no header", file=source,
+                         fix=f"add a header line such as {_KNOWN.split(', ')[0]},one_way_us")
+    header_no, header = lines[0]
+    cols = _columns(source, header, header_no)
+    by_role = {c.role: c for c in cols}
+    if "size" not in by_role:
+        raise InputError("no size column", file=source, line=header_no,
+                         fix="add a column size_bytes (or size_KiB, bytes)")
+    present = [r for r in _TIME_ROLES if r in by_role]
+    if not present:
+        raise InputError("no time or bandwidth column", file=source, line=header_no,
+                         fix="add one_way_us, round_trip_us or bandwidth_MBps")
+    quantity: Quantity = present[0]
+    notes: list[str] = []
+    if len(present) > 1:
+        notes.append(f"{by_role[quantity].name} used; {', '.join(by_role[r].name for r in present[1:])}"
+                     " ignored")
+    rows = lines[1:]
+    if not rows:
+        raise InputError("has a header but no data rows", file=source, line=header_no,
+                         fix="add one row per message size")
+
+    values: dict[str, list[float]] = {c.role: [] for c in cols if c.role not in
+                                      ("placement", "statistic", "source")}
+    texts: dict[str, list[str]] = {"placement": [], "statistic": []}
+    line_nos: list[int] = []
+    for lineno, row in rows:
+        cells = _split(row)
+        if len(cells) != len(cols):
+            raise InputError(f"{len(cells)} cells, the header has {len(cols)}", file=source,
+                             line=lineno, fix="give one value per column")
+        for col in cols:
+            cell = cells[col.index]
+            if col.role == "source":
+                continue
+            if col.role in texts:
+                if col.role == "statistic" and cell.lower() not in STATISTICS:
+                    raise InputError(f"statistic {cell!r} is not one of {', '.join(STATISTICS)}",
+                                     file=source, line=lineno, fix="write min, median, mean or max")
+                texts[col.role].append(cell.lower() if col.role == "statistic" else cell)
+                continue
+            if cell == "":
+                raise InputError(f"{col.name} is empty", file=source, line=lineno,
+                                 fix="fill the cell or remove the row")
+            v = _number(cell, col, source, lineno)
+            if col.role == "size" and v < 0:
+                raise InputError(f"size is negative ({cell})", file=source, line=lineno,
+                                 fix="sizes are message lengths, 0 or more")
+            if (col.role == quantity and v <= 0) or (col.role in _TIME_ROLES and v < 0):
+                raise InputError(f"{col.name} is {cell}; it must be positive", file=source,
+                                 line=lineno, fix="remove the row or give the measured value")
+            if col.role in CONCURRENCY + ("reps",) and (v < 1 or not v.is_integer()):
+                raise InputError(f"{col.name} is {cell}; it must be a whole number >= 1",
+                                 file=source, line=lineno, fix="count pairs, channels, senders, "
+                                 "processes and repetitions in whole numbers")
+            values[col.role].append(v * col.factor)
+        line_nos.append(lineno)
+
+    size = np.array(values["size"])
+    raw = np.array(values[quantity])
+    if quantity in ("bandwidth", "aggregate"):
+        zero = np.flatnonzero(size == 0)
+        if zero.size:
+            raise InputError("a zero-byte message has no bandwidth to read a time from",
+                             file=source, line=line_nos[zero[0]],
+                             fix="remove the row, or give its time in a one_way_us column")
+        streams = np.ones_like(size)
+        if quantity == "aggregate":
+            for key in ("pairs", "senders"):
+                if key in values:
+                    streams = streams * np.array(values[key])
+        time = size * streams / raw
+    elif quantity == "round_trip":
+        time = raw / 2.0
+    else:
+        time = raw
+    return (
+        Measurements(
+            source=source,
+            size=size,
+            time=time,
+            line=tuple(line_nos),
+            quantity=quantity,
+            format=NAME,
+            concurrency={k: np.array(values[k]) for k in CONCURRENCY if k in values},
+            placement=tuple(texts["placement"]) if "placement" in by_role else None,
+            reps=np.array(values["reps"]) if "reps" in values else None,
+            statistic=tuple(texts["statistic"]) if "statistic" in by_role else None,
+            comments=comments,
+            notes=tuple(notes),
+        ),
+    )

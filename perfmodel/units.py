@@ -1,0 +1,187 @@
+"""Quantities as people type them, converted to SI: bytes, seconds, bytes per second.
+
+Prefixes are read exactly as written: ``k``/``K`` = 10^3, ``M`` = 10^6, ``G`` = 10^9,
+``T`` = 10^12; ``Ki`` = 2^10, ``Mi`` = 2^20, ``Gi`` = 2^30, ``Ti`` = 2^40.  A capital ``B`` is
+a byte and a lower-case ``b`` a bit, so ``Mbps`` and ``Mb/s`` are 10^6 bit/s = 125 000 B/s
+while ``MBps`` and ``MB/s`` are 10^6 B/s.  ``GbE`` / ``MbE`` name an Ethernet line rate in
+bits.  Lower-case ``m`` is milli, which no size or rate means, so ``mbps`` is refused with a
+suggestion rather than guessed.
+
+>>> parse_rate("10Mbps")
+1250000.0
+>>> parse_rate("1GbE")
+125000000.0
+>>> parse_size("8KiB"), parse_size("4K")
+(8192.0, 4000.0)
+>>> parse_time("2us"), parse_time("1.5ms")
+(2e-06, 0.0015)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Literal
+
+from perfmodel.errors import UnitError
+
+Kind = Literal["size", "time", "rate"]
+
+DECIMAL_PREFIXES: dict[str, float] = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+                                      "P": 1e15}
+BINARY_PREFIXES: dict[str, float] = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40,
+                                     "Pi": 2.0**50}
+PREFIXES: dict[str, float] = {**DECIMAL_PREFIXES, **BINARY_PREFIXES}
+
+# base unit -> factor to bytes (size) or bytes per second (rate)
+SIZE_BASES: dict[str, float] = {"B": 1.0, "byte": 1.0, "bytes": 1.0, "b": 0.125, "bit": 0.125,
+                                "bits": 0.125}
+RATE_BASES: dict[str, float] = {
+    "B/s": 1.0, "Bps": 1.0, "byte/s": 1.0, "bytes/s": 1.0,
+    "b/s": 0.125, "bps": 0.125, "bit/s": 0.125, "bits/s": 0.125, "bE": 0.125,
+}
+TIME_UNITS: dict[str, float] = {
+    "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
+    "ms": 1e-3, "msec": 1e-3, "us": 1e-6, "usec": 1e-6, "µs": 1e-6, "μs": 1e-6,
+    "ns": 1e-9, "nsec": 1e-9, "min": 60.0, "h": 3600.0,
+}
+
+_NUMBER = re.compile(
+    r"^\s*(?P<num>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>[^\s\d].*?)?\s*$"
+)
+
+_EXAMPLES: dict[Kind, str] = {
+    "size": "8KiB, 4K, 1MiB, 512B",
+    "time": "2us, 1.5ms, 0.3s",
+    "rate": "10Mbps, 100Mb/s, 1GbE, 12.5GB/s",
+}
+
+
+def _prefixed(unit: str, bases: dict[str, float]) -> float | None:
+    """Factor of ``<prefix><base>`` or None when the text is not of that form."""
+    for base, factor in bases.items():
+        if unit.endswith(base):
+            prefix = unit[: len(unit) - len(base)]
+            if prefix in PREFIXES:
+                return PREFIXES[prefix] * factor
+    return None
+
+
+def unit_factor(unit: str, kind: Kind) -> float:
+    """SI factor of a unit text: bytes, seconds or bytes per second for one of it.
+
+    >>> unit_factor("MBps", "rate"), unit_factor("KiB", "size"), unit_factor("us", "time")
+    (1000000.0, 1024.0, 1e-06)
+    """
+    u = unit.strip()
+    factor: float | None
+    if kind == "time":
+        factor = TIME_UNITS.get(u)
+    elif kind == "size":
+        factor = 1.0 if u == "" else (PREFIXES.get(u) or _prefixed(u, SIZE_BASES))
+    else:
+        factor = _prefixed(u, RATE_BASES)
+    if factor is None:
+        raise UnitError(f"unknown {kind} unit {unit!r}", fix=_suggest(u, kind))
+    return factor
+
+
+def _suggest(unit: str, kind: Kind) -> str:
+    hint = f"write it like {_EXAMPLES[kind]}"
+    if unit[:1] == "m" and kind in ("size", "rate"):
+        return f"lower-case 'm' is milli; for mega write {'M' + unit[1:]!r} ({hint})"
+    if unit[:1] in ("g", "t") and kind in ("size", "rate"):
+        return f"did you mean {unit[:1].upper() + unit[1:]!r}? ({hint})"
+    return hint
+
+
+def parse_quantity(text: str, kind: Kind) -> float:
+    """Parse ``text`` as a size, time or rate; return bytes, seconds or bytes/s.
+
+    A bare number is a size in bytes; times and rates must carry a unit.
+    """
+    if not isinstance(text, str):
+        raise UnitError(f"expected a {kind} as text, got {text!r}", fix=_EXAMPLES[kind])
+    m = _NUMBER.match(text)
+    if m is None:
+        raise UnitError(f"cannot read {text!r} as a {kind}", fix=f"write it like {_EXAMPLES[kind]}")
+    value = float(m["num"])
+    unit = m["unit"] or ""
+    if unit == "" and kind != "size":
+        raise UnitError(f"{text!r} has no unit", fix=f"give a {kind} unit, like {_EXAMPLES[kind]}")
+    result = value * unit_factor(unit, kind)
+    if not math.isfinite(result):
+        raise UnitError(f"{text!r} is not a finite {kind}", fix=f"write it like {_EXAMPLES[kind]}")
+    return result
+
+
+def parse_size(text: str) -> float:
+    """Message or buffer size in bytes (``8KiB`` -> 8192.0; a bare number is bytes)."""
+    return parse_quantity(text, "size")
+
+
+def parse_time(text: str) -> float:
+    """Duration in seconds (``2us`` -> 2e-6)."""
+    return parse_quantity(text, "time")
+
+
+def parse_rate(text: str) -> float:
+    """Bandwidth in bytes per second (``10Mbps`` -> 1.25e6)."""
+    return parse_quantity(text, "rate")
+
+
+PARSERS: dict[Kind, Callable[[str], float]] = {
+    "size": parse_size, "time": parse_time, "rate": parse_rate,
+}
+
+
+def parse_list(text: str, kind: Kind) -> list[float]:
+    """Comma-separated quantities: ``"1B,8KiB,1MiB"`` -> ``[1.0, 8192.0, 1048576.0]``."""
+    items = [t for t in (s.strip() for s in text.split(",")) if t]
+    if not items:
+        raise UnitError(f"empty list {text!r}", fix=f"give one or more values like {_EXAMPLES[kind]}")
+    return [parse_quantity(t, kind) for t in items]
+
+
+# --- formatting for people ------------------------------------------------------------------
+
+def _sig(x: float, digits: int = 3) -> str:
+    return f"{x:.{digits}g}"
+
+
+def format_size(nbytes: float) -> str:
+    """``8192`` -> ``'8 KiB'``; sizes that are not whole binary multiples stay in bytes."""
+    if nbytes >= 1024 and float(nbytes).is_integer():
+        for prefix in ("Pi", "Ti", "Gi", "Mi", "Ki"):
+            f = BINARY_PREFIXES[prefix]
+            if nbytes >= f and nbytes % f == 0:
+                return f"{int(nbytes // f)} {prefix}B"
+    return f"{_sig(nbytes, 6)} B"
+
+
+def format_time(seconds: float) -> str:
+    """``2e-6`` -> ``'2 µs'``, with three significant digits."""
+    if not math.isfinite(seconds):
+        return "—"
+    a = abs(float(_sig(seconds)))
+    for unit, f in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if a >= f:
+            return f"{_sig(seconds / f)} {unit}"
+    return f"{_sig(seconds / 1e-9)} ns"
+
+
+def format_rate(bytes_per_s: float) -> str:
+    """``1.25e6`` -> ``'1.25 MB/s'`` (decimal bytes per second, as MPI benchmarks print)."""
+    if not math.isfinite(bytes_per_s):
+        return "—"
+    a = abs(float(_sig(bytes_per_s)))
+    for prefix in ("T", "G", "M", "k"):
+        f = DECIMAL_PREFIXES[prefix]
+        if a >= f:
+            return f"{_sig(bytes_per_s / f)} {prefix}B/s"
+    return f"{_sig(bytes_per_s)} B/s"
+
+
+def format_quantity(value: float, kind: Kind) -> str:
+    return {"size": format_size, "time": format_time, "rate": format_rate}[kind](value)
