@@ -79,8 +79,8 @@ class Measurements:
 
     def take(self, rows: NDArray[np.bool_] | NDArray[np.intp]) -> Measurements:
         """The rows a boolean mask selects, or the rows at the given indices, in that order."""
-        rows = np.asarray(rows)
-        idx = np.flatnonzero(rows) if rows.dtype == bool else rows.astype(np.intp)
+        arr = np.asarray(rows)
+        idx = np.flatnonzero(arr) if arr.dtype == bool else arr.astype(np.intp)
         return replace(
             self,
             size=self.size[idx],

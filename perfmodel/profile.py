@@ -110,7 +110,8 @@ def dumps(profile: Profile) -> str:
     from perfmodel import tomlw
 
     header = (f"# perfmodel machine profile '{profile.name}': written by "
-              f"{profile.provenance.get('tool', 'perfmodel')}; plain data, safe to read and edit.\n")
+              f"{profile.provenance.get('tool', 'perfmodel')}; plain data, safe to read "
+              "and edit.\n")
     return header + tomlw.dumps(to_dict(profile))
 
 

@@ -51,7 +51,7 @@ def _value(v: Any) -> str:
 def _leaf(v: Any) -> bool:
     """A table of scalars only, written inline when nested two deep or more."""
     return isinstance(v, Mapping) and not any(
-        isinstance(x, Mapping) or isinstance(x, list) and x and isinstance(x[0], list | Mapping)
+        isinstance(x, Mapping) or (isinstance(x, list) and x and isinstance(x[0], list | Mapping))
         for x in v.values())
 
 

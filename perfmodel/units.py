@@ -140,7 +140,8 @@ def parse_list(text: str, kind: Kind) -> list[float]:
     """Comma-separated quantities: ``"1B,8KiB,1MiB"`` -> ``[1.0, 8192.0, 1048576.0]``."""
     items = [t for t in (s.strip() for s in text.split(",")) if t]
     if not items:
-        raise UnitError(f"empty list {text!r}", fix=f"give one or more values like {_EXAMPLES[kind]}")
+        raise UnitError(f"empty list {text!r}",
+                        fix=f"give one or more values like {_EXAMPLES[kind]}")
     return [parse_quantity(t, kind) for t in items]
 
 

@@ -86,8 +86,8 @@ def calibration_doc(result: Calibration, path: Path | None) -> dict[str, Any]:
     model = best.model
     spec = registry.spec(model.kind)
     points = [
-        {"size": s, "measured": m, "fitted": f, "rel_err": f / m - 1.0, "source": result.data.source,
-         "line": ln}
+        {"size": s, "measured": m, "fitted": f, "rel_err": f / m - 1.0,
+         "source": result.data.source, "line": ln}
         for s, m, f, ln in zip(best.data.size, best.data.time, best.fitted, best.data.line,
                                strict=True)
     ]

@@ -1,10 +1,12 @@
 """Fit point-to-point models to measurements.
 
-Residuals are relative, ``fitted/measured − 1``, because times span orders of magnitude and
-their noise grows with them.  Every parameter is bounded to its physical range (no negative
-latency, no negative or zero bandwidth).  Each fit returns a frozen :class:`FitResult` with
-standard errors from the covariance, the median and maximum relative error, AIC and BIC;
-:func:`fit` with ``model="auto"`` chooses by BIC and says why.
+Residuals are relative because times span orders of magnitude and their noise grows with
+them: each fit minimises Σ ln(fitted/measured)², the log ratio being the symmetric form of the
+relative error (≈ fitted/measured − 1 when small, without that form's bias of order σ²).
+Every parameter is bounded to its physical range (no negative latency, no negative or zero
+bandwidth).  Each fit returns a frozen :class:`FitResult` with standard errors from the
+covariance, the median and maximum relative error, AIC and BIC; :func:`fit` with
+``model="auto"`` chooses by BIC and says why.
 
 Discrete choices learnt from the data (a packet size, piecewise breakpoints) are counted as
 parameters in AIC and BIC, and are reported as *selected*, without a standard error.
@@ -61,7 +63,7 @@ class NetworkModel:
     """A point-to-point model with values, covariance and noise: everything to predict from.
 
     covariance : over the *fitted* parameters, in the order of :attr:`fitted_names`
-    noise : standard deviation of the relative residuals (NaN when the fit has no dof)
+    noise : standard deviation of the log-ratio residuals, ≈ relative (NaN when no dof)
     size_range : smallest and largest size the model was calibrated on, bytes
     """
 
@@ -147,8 +149,13 @@ class Selection:
     notes: tuple[str, ...] = field(default=())
 
 
+def log_ratio(fitted: FloatArray, measured: FloatArray) -> FloatArray:
+    """The residual every fit minimises: ln(fitted / measured), a symmetric relative error."""
+    return np.asarray(np.log(np.maximum(fitted, 1e-300) / measured), dtype=np.float64)
+
+
 def _information(rss: float, n: int, k: int, penalty: float) -> float:
-    """Gaussian information criterion on relative residuals: n·ln(RSS/n) + penalty·k."""
+    """Gaussian information criterion on log-ratio residuals: n·ln(RSS/n) + penalty·k."""
     return n * math.log(max(rss, 1e-300) / n) + penalty * k
 
 
@@ -173,7 +180,7 @@ def derived_quantities(model: NetworkModel) -> tuple[Estimate, ...]:
             Estimate("n_half", a * b, _combine(model, {"alpha": b, "beta": a}), "B", "fitted"),
         )
     if model.kind == "loggp":
-        L, o, G = v["L"], v["o"], v["G"]  # noqa: N806
+        L, o, G = v["L"], v["o"], v["G"]
         out = [Estimate("L+2o", L + 2 * o, _combine(model, {"L": 1.0, "o": 2.0}), "s")]
         if G > 0:
             out.append(Estimate("1/G", 1 / G, _combine(model, {"G": -1 / G**2}), "B/s"))
@@ -236,10 +243,10 @@ def _least_squares(kind: str, data: Measurements, init: Mapping[str, float],
         return {**base, **{n: p[n].value * scale[n] for n in free}}
 
     def residual(p: lmfit.Parameters) -> FloatArray:
-        return registry.evaluate(kind, m, values_of(p)) / y - 1.0
+        return log_ratio(registry.evaluate(kind, m, values_of(p)), y)
 
-    n = len(m)
-    dof = n - len(free) - k_extra
+    npts = len(m)
+    dof = npts - len(free) - k_extra
     cov = np.full((len(free), len(free)), math.nan)
     if free:
         res = lmfit.minimize(residual, params, method="leastsq")
@@ -250,7 +257,7 @@ def _least_squares(kind: str, data: Measurements, init: Mapping[str, float],
     else:
         final = dict(base)
     fitted = registry.evaluate(kind, m, final)
-    rss = float(np.sum((fitted / y - 1.0) ** 2))
+    rss = float(np.sum(log_ratio(fitted, y) ** 2))
     noise = math.sqrt(rss / dof) if dof > 0 else math.nan
     errs = np.sqrt(np.clip(np.diag(cov), 0, None)) if free else np.array([])
     out_notes = list(notes)
@@ -271,8 +278,8 @@ def _least_squares(kind: str, data: Measurements, init: Mapping[str, float],
                            statuses.get(name, "fixed"), sources.get(name, ""))
         estimates.append(est)
     if free and dof <= 0:
-        out_notes.append(f"{len(free)} free parameter(s) from {n} point(s): exactly determined, "
-                         "no uncertainty can be estimated")
+        out_notes.append(f"{len(free)} free parameter(s) from {npts} point(s): exactly "
+                         "determined, no uncertainty can be estimated")
     model = NetworkModel(kind, tuple(estimates), cov, noise, dof,
                          (float(m.min()), float(m.max())))
     return FitResult(model, data, fitted, len(free) + k_extra, rss, tuple(out_notes))
@@ -316,6 +323,10 @@ def fit_model(data: Measurements, kind: str, fixed: Mapping[str, float] | None =
         if not mtus:
             raise FitError("no message in the data is larger than one packet",
                            fix="measure sizes above the MTU, or use --model hockney")
+        if len(mtus) > 3:  # rank by the linear first guess; refine the three best
+            one = np.ones_like(m)
+            mtus = sorted(mtus, key=lambda u: _nnls_rel(
+                np.column_stack([one, np.maximum(np.ceil(m / u), 1.0), m]), y)[1])[:3]
         best: FitResult | None = None
         for mtu in mtus:
             init = _guess(kind, m, y, fixed, mtu)
@@ -334,18 +345,34 @@ def fit_model(data: Measurements, kind: str, fixed: Mapping[str, float] | None =
 # --- piecewise: exact segmentation by dynamic programming ------------------------------------
 
 def _segment_costs(m: FloatArray, y: FloatArray, sizes: FloatArray) -> FloatArray:
-    """cost[i, j]: RSS of one Hockney segment over distinct sizes i..j−1 (inf if too few)."""
-    u = len(sizes)
-    cost = np.full((u + 1, u + 1), math.inf)
+    """cost[i, j]: relative RSS of one Hockney segment over distinct sizes i..j−1.
+
+    Every segment at once: with u = 1/y and v = m/y, the segment minimises Σ(a·u + b·v − 1)²
+    over a, b ≥ 0, whose sums come from cumulative sums; the 2×2 non-negative least squares is
+    solved in closed form.  Segments with fewer than MIN_SIZES_PER_SEGMENT sizes cost inf.
+    """
+    u, v = 1.0 / y, m / y
+    def csum(x: FloatArray) -> FloatArray:
+        return np.concatenate([[0.0], np.cumsum(x)])
+    cols = [csum(x) for x in (u * u, u * v, v * v, u, v, np.ones_like(u))]
     starts = np.searchsorted(m, sizes, side="left")
-    ends = np.append(starts[1:], len(m))
-    for i in range(u):
-        for j in range(i + MIN_SIZES_PER_SEGMENT, u + 1):
-            lo, hi = starts[i], ends[j - 1]
-            mm, yy = m[lo:hi], y[lo:hi]
-            _, rss = _nnls_rel(np.column_stack([np.ones_like(mm), mm]), yy)
-            cost[i, j] = rss
-    return cost
+    edges = np.append(starts, len(m))  # points of sizes i..j-1 are edges[i]:edges[j]
+    lo, hi = np.meshgrid(edges, edges, indexing="ij")
+    suu, suv, svv, su, sv, n = (c[hi] - c[lo] for c in cols)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        det = suu * svv - suv**2
+        a = (svv * su - suv * sv) / det
+        b = (suu * sv - suv * su) / det
+        rss_free = n - 2 * (a * su + b * sv) + a * a * suu + 2 * a * b * suv + b * b * svv
+        a_only = su / suu  # b = 0
+        rss_a = n - a_only * su
+        b_only = sv / svv  # a = 0
+        rss_b = n - b_only * sv
+    rss = np.where((a >= 0) & (b >= 0), rss_free, np.minimum(rss_a, rss_b))
+    idx = np.arange(len(sizes) + 1)
+    too_few = idx[None, :] - idx[:, None] < MIN_SIZES_PER_SEGMENT
+    return np.asarray(np.where(too_few | ~np.isfinite(rss), math.inf, np.maximum(rss, 0.0)),
+                      dtype=np.float64)
 
 
 def _segment(cost: FloatArray, k: int) -> tuple[float, list[int]]:

@@ -29,7 +29,7 @@ def hockney(nbytes: ArrayLike, alpha: float, beta: float) -> FloatArray:
     return alpha + m / beta
 
 
-def loggp(nbytes: ArrayLike, L: float, o: float, G: float) -> FloatArray:  # noqa: N803
+def loggp(nbytes: ArrayLike, L: float, o: float, G: float) -> FloatArray:
     """LogGP: T = L + 2o + (m−1)·G for m ≥ 1 (a zero-byte message costs L + 2o).
 
     L : float — network latency, seconds

@@ -58,7 +58,8 @@ MODELS: dict[str, ModelSpec] = {
     "packet": ModelSpec(
         "packet", "latency + per-packet cost + size / bandwidth",
         "T = alpha + ceil(m/mtu)*t_pkt + m/beta",
-        r"T(m) = \alpha + \left\lceil \frac{m}{\mathrm{MTU}} \right\rceil t_{pkt} + \frac{m}{\beta}",
+        r"T(m) = \alpha + \left\lceil \frac{m}{\mathrm{MTU}} \right\rceil t_{pkt}"
+        r" + \frac{m}{\beta}",
         (_ALPHA, Param("t_pkt", "s", "time", "cost per packet"), _BETA,
          Param("mtu", "B", "size", "payload per packet")),
         laws.packet),

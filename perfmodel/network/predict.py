@@ -1,10 +1,10 @@
 """Predictions with intervals from a fitted (or saved) point-to-point model.
 
-The interval for a new measurement at size m combines the parameter uncertainty (delta
-method, J·Σ·Jᵀ, with J the gradient of T with respect to the fitted parameters) and the
-scatter of the calibration data (relative residual s, so a variance (s·T)²), scaled by
-Student's t at the fit's degrees of freedom.  Because the noise is relative, the interval is
-multiplicative, T/(1+h) … T·(1+h) with h = t·sqrt(J Σ Jᵀ + (sT)²)/T: it never goes negative.
+Fits minimise log-ratio residuals, so the interval is built for ln T: the parameter
+uncertainty (delta method, g·Σ·gᵀ with g = ∂ln T/∂θ over the fitted parameters) plus the
+scatter of the calibration data (s², the residual variance), scaled by Student's t at the
+fit's degrees of freedom: T·exp(±t·sqrt(g Σ gᵀ + s²)).  It is multiplicative and never
+reaches zero or below.
 """
 
 from __future__ import annotations
@@ -80,11 +80,10 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95) -> Predi
     if model.dof > 0 and math.isfinite(model.noise) and (cov.size == 0 or np.all(np.isfinite(cov))):
         from scipy.stats import t as student
 
-        jac = gradient(model, m)
-        var = np.einsum("ij,jk,ik->i", jac, cov, jac) if cov.size else np.zeros_like(t)
-        var = var + (model.noise * t) ** 2
-        h = student.ppf(0.5 + level / 2, model.dof) * np.sqrt(var) / t
-        lo, hi = t / (1 + h), t * (1 + h)
+        g = gradient(model, m) / t[:, None]
+        var = np.einsum("ij,jk,ik->i", g, cov, g) if cov.size else np.zeros_like(t)
+        h = student.ppf(0.5 + level / 2, model.dof) * np.sqrt(var + model.noise**2)
+        lo, hi = t * np.exp(-h), t * np.exp(h)
     lo_size, hi_size = model.size_range
     extrapolated = (m < lo_size) | (m > hi_size)
     return Prediction(m, t, lo, hi, extrapolated, level)

@@ -39,7 +39,8 @@ def read_text(path: str | Path) -> tuple[str, bytes]:
         raise InputError(f"is {len(raw)} bytes, more than a measurement file can be", file=p,
                          fix="split it or give the right file")
     if b"\x00" in raw[:65536]:
-        raise InputError("is binary, not text", file=p, fix="give the benchmark's text output or a CSV")
+        raise InputError("is binary, not text", file=p,
+                         fix="give the benchmark's text output or a CSV")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -5,31 +5,30 @@
     1,1.43,10000,median
     8192,6.41,10000,median
 
-Columns (names are case-insensitive; the unit after the underscore is read as written):
+Columns (names are case-insensitive; the unit after the prefix is read as written, by
+:mod:`perfmodel.units`):
 
-=====================  =============================================================
-``size_<unit>``        message size (``size_bytes``, ``size_B``, ``size_KiB``; also
-                       plain ``bytes``, ``nbytes`` or ``size``, meaning bytes). Required.
-``one_way_<unit>``     one-way time (``one_way_us``, ``one_way_s``; ``latency_<unit>``)
-``round_trip_<unit>``  round-trip time, halved on reading (``rtt_<unit>``)
-``bandwidth_<unit>``   bandwidth of one stream (``bandwidth_MBps``, ``bw_Gbps``, or a bare
-                       rate unit such as ``MBps``), turned into size / bandwidth
-``aggregate_bandwidth_<unit>``  bandwidth summed over every pair (or sender) in flight;
-                       one stream's time is size × pairs × senders / aggregate
-``pairs``              pairs exchanging at the same time (default 1)
-``channels``           network channels (NICs, rails) in use (default 1)
-``senders``            senders into one receiver (default 1)
-``processes``          processes in the job (``ranks``, ``np``)
-``placement``          free text, e.g. ``intra-node`` or ``inter-node``
-``reps``               repetitions behind the row (``iters``, ``iterations``, ``samples``)
-``statistic``          ``min``, ``median``, ``mean`` or ``max`` of those repetitions
-``source``             free-text provenance of the row (``note``); never read as a number
-=====================  =============================================================
+- ``size_<unit>``: message size (``size_bytes``, ``size_B``, ``size_KiB``; also plain
+  ``bytes``, ``nbytes`` or ``size``, meaning bytes).  Required.
+- ``one_way_<unit>``: one-way time (``one_way_us``, ``one_way_s``; also ``latency_<unit>``).
+- ``round_trip_<unit>``: round-trip time, halved on reading (also ``rtt_<unit>``).
+- ``bandwidth_<unit>``: bandwidth of one stream (``bandwidth_MBps``, ``bw_Gbps``, or a bare
+  rate unit such as ``MBps``); the time is size / bandwidth.
+- ``aggregate_bandwidth_<unit>``: bandwidth summed over every pair (or sender) in flight;
+  one stream's time is size × pairs × senders / aggregate.
+- ``pairs``, ``channels``, ``senders``: pairs exchanging at once, network channels (NICs,
+  rails) in use, senders into one receiver; whole numbers, 1 when absent.
+- ``processes`` (``ranks``, ``np``): processes in the job.
+- ``placement``: free text, e.g. ``intra-node`` or ``inter-node``.
+- ``reps`` (``iters``, ``iterations``, ``samples``): repetitions behind the row.
+- ``statistic``: ``min``, ``median``, ``mean`` or ``max`` of those repetitions.
+- ``source`` (``note``): free-text provenance of the row; never read as a number.
 
-One of the time or bandwidth columns is required; when several are present the first of
-one-way, round-trip, bandwidth, aggregate bandwidth is used and the reader says so.  Lines starting with ``#``
-are comments (provenance).  Sizes must be >= 0 (a zero-byte ping-pong is a real
-measurement) and times and bandwidths > 0; a zero size cannot be read from a bandwidth.
+One time or bandwidth column is required; when several are present the first of one-way,
+round-trip, bandwidth, aggregate bandwidth is used and the reader says so.  Lines starting
+with ``#`` are comments (provenance).  Sizes must be >= 0 (a zero-byte ping-pong is a real
+measurement) and the time or bandwidth used > 0; a zero size cannot be read from a bandwidth.
+Any other column name is an error.
 """
 
 from __future__ import annotations
@@ -179,8 +178,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     quantity: Quantity = present[0]
     notes: list[str] = []
     if len(present) > 1:
-        notes.append(f"{by_role[quantity].name} used; {', '.join(by_role[r].name for r in present[1:])}"
-                     " ignored")
+        ignored = ", ".join(by_role[r].name for r in present[1:])
+        notes.append(f"{by_role[quantity].name} used; {ignored} ignored")
     rows = lines[1:]
     if not rows:
         raise InputError("has a header but no data rows", file=source, line=header_no,
@@ -215,7 +214,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             if (col.role == quantity and v <= 0) or (col.role in _TIME_ROLES and v < 0):
                 raise InputError(f"{col.name} is {cell}; it must be positive", file=source,
                                  line=lineno, fix="remove the row or give the measured value")
-            if col.role in CONCURRENCY + ("reps",) and (v < 1 or not v.is_integer()):
+            if col.role in (*CONCURRENCY, "reps") and (v < 1 or not v.is_integer()):
                 raise InputError(f"{col.name} is {cell}; it must be a whole number >= 1",
                                  file=source, line=lineno, fix="count pairs, channels, senders, "
                                  "processes and repetitions in whole numbers")

@@ -1,0 +1,43 @@
+"""Shared fixtures: paths to the project's data and small helpers for synthetic data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perfmodel.measurements import Measurements
+from perfmodel.network import models as registry
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data"
+CALIBRATION = ROOT / "calibration"
+MPICH = DATA / "mpi4py" / "pingpong_mpich.csv"
+OMPI = DATA / "mpi4py" / "pingpong_ompi.csv"
+
+
+def log_grid() -> np.ndarray:
+    """1 B to 4 MiB at half powers of two: how ping-pong benchmarks space their sizes."""
+    return np.unique(np.round(2.0 ** (np.arange(45) / 2)))
+
+
+def packet_grid() -> np.ndarray:
+    """The log grid plus every 64 bytes up to 16 KiB, so packet steps are visible."""
+    return np.unique(np.concatenate([log_grid(), 64.0 * np.arange(1, 257)]))
+
+
+def synthetic(kind: str, truth: dict[str, float], seed: int, sizes: np.ndarray | None = None,
+              reps: int = 4, noise: float = 0.05) -> Measurements:
+    """Times from ``kind`` at ``truth`` with multiplicative Gaussian noise of ``noise``."""
+    rng = np.random.default_rng(seed)
+    m = np.repeat(log_grid() if sizes is None else sizes, reps)
+    t = registry.evaluate(kind, m, truth) * (1 + noise * rng.standard_normal(m.size))
+    return Measurements(f"synthetic-{kind}-{seed}", m, t, tuple(range(2, m.size + 2)))
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run in an empty temporary folder (calibrate writes calibration/ relative to it)."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -1,0 +1,91 @@
+"""The committed profiles: current with their data, and true to the seeds' numbers."""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from perfmodel.cli.app import app
+from perfmodel.network.predict import predict
+from perfmodel.profile import load
+from tests.conftest import CALIBRATION, ROOT
+
+
+def _makefile_commands() -> list[list[str]]:
+    """The `perfmodel calibrate` lines of `make calibration`, as argument lists."""
+    text = (ROOT / "Makefile").read_text()
+    block = text.split("\ncalibration:", 1)[1].split("\n\n", 1)[0]
+    return [shlex.split(ln.strip().replace("$(PM) ", ""))
+            for ln in block.splitlines() if "$(PM) calibrate" in ln]
+
+
+def test_every_committed_profile_comes_from_make_calibration() -> None:
+    names = {re.search(r"--name (\S+)", " ".join(c))[1] for c in _makefile_commands()}  # type: ignore[index]
+    assert names == {p.stem for p in CALIBRATION.glob("*.toml")}
+
+
+@pytest.mark.parametrize("command", _makefile_commands(), ids=lambda c: c[c.index("--name") + 1])
+def test_committed_profile_is_current(command: list[str], tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    name = command[command.index("--name") + 1]
+    out = tmp_path / f"{name}.toml"
+    result = CliRunner().invoke(app, [*command, "--out", str(out)])
+    assert result.exit_code == 0, result.stderr
+    fresh, committed = load(out).network, load(CALIBRATION / f"{name}.toml").network
+    assert fresh.kind == committed.kind
+    for p, q in zip(fresh.params, committed.params, strict=True):
+        assert p.name == q.name and p.status == q.status and p.source == q.source
+        assert p.value == pytest.approx(q.value, rel=1e-6), p.name
+
+
+def _bandwidth(name: str, sizes: list[float]) -> np.ndarray:
+    return predict(load(CALIBRATION / f"{name}.toml").network, sizes).bandwidth
+
+
+def test_beowulf_channel_one_token_saturates_at_8k() -> None:
+    # seed 000 §3: one token, one channel, 8 KB tokens reach the ~1 MB/s saturation level,
+    # against a 1.25 MB/s peak (the line rate, held fixed)
+    prof = load(CALIBRATION / "beowulf-1995.toml")
+    assert prof.network.estimate("beta").value == 1.25e6
+    assert _bandwidth("beowulf-1995", [8192])[0] == pytest.approx(1.0e6, rel=1e-6)
+    assert prof.inputs[0].rows == 4 and prof.inputs[0].rows_used == 1
+
+
+def test_hyglac_mpi_steady_7_above_8k_and_8_3_at_256k() -> None:
+    # seed 004 §2.1: ~7 MB/s from 8 KB, maximum 8.3 MB/s at 256 KB
+    bw = _bandwidth("hyglac-mpi", [8192, 32768, 65536, 131072, 262144])
+    assert bw[0] == pytest.approx(7.0e6, rel=1e-6) and bw[-1] == pytest.approx(8.3e6, rel=1e-6)
+    assert np.all(np.diff(bw) > 0) and np.all((bw >= 7.0e6 * 0.999) & (bw <= 8.3e6 * 1.001))
+    # and the start-up cost it implies is that of MPICH ch_p4 over TCP: a few hundred µs
+    alpha = load(CALIBRATION / "hyglac-mpi.toml").network.estimate("alpha").value
+    assert 100e-6 < alpha < 300e-6
+
+
+def test_hyglac_sockets_steady_11_8_from_512_bytes() -> None:
+    bw = _bandwidth("hyglac-sockets", [512, 4096, 65536, 1 << 20])
+    assert np.allclose(bw, 11.8e6, rtol=1e-3)
+    # sockets beat MPI everywhere the paper compares them
+    assert np.all(bw > _bandwidth("hyglac-mpi", [512, 4096, 65536, 1 << 20]))
+
+
+def test_sci_and_myrinet_specifications() -> None:
+    sci = load(CALIBRATION / "sci-cluster.toml").network
+    myri = load(CALIBRATION / "myrinet-cluster.toml").network
+    assert sci.values == {"alpha": pytest.approx(2e-6), "beta": pytest.approx(5.33e9 / 8)}
+    assert myri.values == {"alpha": pytest.approx(10e-6), "beta": pytest.approx(1.28e9 / 8)}
+    assert all(p.status == "fixed" and "seed 003" in p.source for p in sci.params + myri.params)
+    # specified, not fitted: no interval is invented
+    assert math.isnan(predict(sci, [1024.0]).time_lo[0])
+
+
+def test_mpi4py_profiles_meet_the_5_percent_target() -> None:
+    for name in ("mpi4py-mpich", "mpi4py-ompi"):
+        fit = load(CALIBRATION / f"{name}.toml").fit
+        assert fit["median_rel_err"] <= 0.05, name

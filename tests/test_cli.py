@@ -1,0 +1,129 @@
+"""The command line: fast start, JSON contracts in SI units, safe writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfmodel import __version__
+from perfmodel.cli.app import app
+from tests.conftest import DATA, MPICH
+
+runner = CliRunner(env={"COLUMNS": "200"})
+HEAVY = ("lmfit", "scipy", "sympy", "matplotlib", "numpy")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["calibrate", "--help"]])
+def test_help_and_version_load_no_heavy_library(args: list[str]) -> None:
+    code = (
+        "import sys\n"
+        "from perfmodel.cli.app import app\n"
+        f"try:\n    app({args!r})\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"perfmodel {__version__}"
+
+
+def test_calibrate_json_contract(in_tmp: Path) -> None:
+    result = runner.invoke(app, ["calibrate", str(MPICH), "--name", "m", "--json"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["model"] == "piecewise" and doc["profile"] == "calibration/m.toml"
+    assert (in_tmp / "calibration" / "m.toml").is_file()
+    units = {p["name"]: p["unit"] for p in doc["parameters"]}
+    assert units["alpha_1"] == "s" and units["beta_1"] == "B/s" and units["breakpoint_1"] == "B"
+    for p in doc["parameters"]:
+        assert set(p) == {"name", "value", "stderr", "unit", "status", "source"}
+    fit = doc["fit"]
+    assert fit["median_rel_err"] <= 0.05 and fit["n_points"] == 24
+    assert {"aic", "bic", "max_rel_err", "dof"} <= set(fit)
+    assert len(doc["points"]) == 24
+    last = doc["points"][-1]
+    assert last["size"] == 4194304 and last["measured"] == pytest.approx(461.695e-6)
+    assert last["fitted"] > 0 and last["line"] == 30
+    models = {c["model"] for c in doc["selection"]["candidates"]}
+    assert models == {"hockney", "packet", "piecewise"}
+    assert "lowest BIC" in doc["selection"]["reason"]
+
+
+def test_calibrate_table_and_refusal_to_overwrite(in_tmp: Path) -> None:
+    first = runner.invoke(app, ["calibrate", str(MPICH), "--model", "hockney", "--name", "h"])
+    assert first.exit_code == 0
+    assert "alpha" in first.stdout and "profile written: calibration/h.toml" in first.stdout
+    before = (in_tmp / "calibration" / "h.toml").read_text()
+    again = runner.invoke(app, ["calibrate", str(MPICH), "--name", "h"])
+    assert again.exit_code == 2
+    assert again.stderr.strip() == ("error: calibration/h.toml: exists already — use --force "
+                                    "to replace it, or --out")
+    assert (in_tmp / "calibration" / "h.toml").read_text() == before
+    forced = runner.invoke(app, ["calibrate", str(MPICH), "--name", "h", "--force", "--quiet"])
+    assert forced.exit_code == 0 and "piecewise" in forced.stdout
+
+
+def test_network_json_in_si(in_tmp: Path) -> None:
+    runner.invoke(app, ["calibrate", str(MPICH), "--name", "m", "--quiet"])
+    result = runner.invoke(app, ["network", "calibration/m.toml", "--size", "1B,8KiB,1MiB,16MiB",
+                                 "--json"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    rows = doc["rows"]
+    assert [r["size"] for r in rows] == [1, 8192, 1048576, 16777216]
+    for r in rows:
+        assert 0 < r["time_lo"] < r["time"] < r["time_hi"]
+        assert r["bandwidth"] == pytest.approx(r["size"] / r["time"])
+    assert [r["extrapolated"] for r in rows] == [False, False, False, True]
+    # the measured 1 MiB one-way time is 129.13 us; the model must be close
+    assert rows[2]["time"] == pytest.approx(129.13e-6, rel=0.05)
+
+
+def test_network_table(in_tmp: Path) -> None:
+    runner.invoke(app, ["calibrate", str(MPICH), "--name", "m", "--quiet"])
+    result = runner.invoke(app, ["network", "calibration/m.toml", "--size", "8KiB"])
+    assert result.exit_code == 0 and "8 KiB" in result.stdout and "95 % interval" in result.stdout
+
+
+def test_spec_only_profile(in_tmp: Path) -> None:
+    spec = DATA / "seeds" / "sci-cluster.spec.toml"
+    result = runner.invoke(app, ["calibrate", "--spec", str(spec), "--name", "sci", "--json"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert [p["status"] for p in doc["parameters"]] == ["fixed", "fixed"]
+    assert doc["fit"]["n_points"] == 0 and doc["points"] == []
+    net = runner.invoke(app, ["network", "calibration/sci.toml", "--size", "0", "--json"])
+    assert json.loads(net.stdout)["rows"][0]["time"] == pytest.approx(2e-6)
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["calibrate"], "no measurements given"),
+    (["network", "nope.toml"], "nope.toml: no such file"),
+    (["network", str(MPICH)], "not valid TOML"),
+    (["network", "x.toml", "--size", "1 parsec"], "unknown size unit"),
+])
+def test_usage_errors_are_one_line(in_tmp: Path, args: list[str], fragment: str) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and fragment in result.stderr
+
+
+def test_models_lists_the_registry() -> None:
+    result = runner.invoke(app, ["models"])
+    assert result.exit_code == 0
+    for name in ("hockney", "loggp", "packet", "piecewise"):
+        assert name in result.stdout
+
+
+def test_console_script_runs() -> None:
+    exe = Path(sys.executable).parent / "perfmodel"
+    out = subprocess.run([str(exe), "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == f"perfmodel {__version__}"

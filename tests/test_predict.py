@@ -1,0 +1,62 @@
+"""Prediction intervals hold what they promise, never go negative, and flag extrapolation."""
+
+import math
+
+import numpy as np
+import pytest
+
+from perfmodel.network.fit import NetworkModel, fit_model
+from perfmodel.network.predict import predict
+from tests.conftest import log_grid, synthetic
+
+TRUTH = {"alpha": 5e-6, "beta": 1e9}
+
+
+def test_95_percent_intervals_cover_about_95_percent_of_new_measurements() -> None:
+    rng = np.random.default_rng(7)
+    inside = total = 0
+    for seed in range(20):
+        model = fit_model(synthetic("hockney", TRUTH, seed, reps=2), "hockney").model
+        sizes = log_grid()
+        pred = predict(model, sizes, 0.95)
+        noise = 1 + 0.05 * rng.standard_normal(sizes.size)
+        new = (TRUTH["alpha"] + sizes / TRUTH["beta"]) * noise
+        inside += int(np.sum((new >= pred.time_lo) & (new <= pred.time_hi)))
+        total += sizes.size
+    assert 0.92 <= inside / total <= 0.98, inside / total
+
+
+def test_wider_level_wider_interval_and_bandwidth_consistent() -> None:
+    model = fit_model(synthetic("hockney", TRUTH, 1), "hockney").model
+    p90, p99 = predict(model, [1024.0], 0.90), predict(model, [1024.0], 0.99)
+    assert p99.time_lo[0] < p90.time_lo[0] < p90.time[0] < p90.time_hi[0] < p99.time_hi[0]
+    assert p90.bandwidth[0] == pytest.approx(1024 / p90.time[0])
+    assert p90.bandwidth_lo[0] == pytest.approx(1024 / p90.time_hi[0])
+
+
+def test_never_negative_and_extrapolation_flagged() -> None:
+    model = fit_model(synthetic("hockney", TRUTH, 2, sizes=np.array([64.0, 512, 4096]),
+                                reps=1, noise=0.3), "hockney").model
+    pred = predict(model, [0.0, 64.0, 4096.0, 1e9], 0.999)
+    assert np.all(pred.time > 0) and np.all(pred.time_lo > 0)
+    assert pred.extrapolated.tolist() == [True, False, False, True]
+    assert math.isnan(pred.bandwidth[0])  # no bandwidth for a zero-byte message
+
+
+def test_uncertainty_grows_away_from_the_data() -> None:
+    model = fit_model(synthetic("hockney", TRUTH, 3, sizes=np.geomspace(1e3, 1e5, 12)),
+                      "hockney").model
+    pred = predict(model, [1e4, 1e8])
+    width = np.log(pred.time_hi / pred.time_lo)
+    assert width[1] > width[0]
+
+
+def test_a_model_without_uncertainty_gives_no_interval() -> None:
+    from perfmodel.network.fit import Estimate
+
+    model = NetworkModel("hockney", (Estimate("alpha", 2e-6, math.nan, "s", "fixed"),
+                                     Estimate("beta", 5.33e9 / 8, math.nan, "B/s", "fixed")),
+                         np.zeros((0, 0)), math.nan, 0, (0.0, math.inf))
+    pred = predict(model, [1024.0])
+    assert pred.time[0] == pytest.approx(2e-6 + 1024 / (5.33e9 / 8))
+    assert math.isnan(pred.time_lo[0]) and not pred.extrapolated[0]

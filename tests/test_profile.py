@@ -1,0 +1,129 @@
+"""Profiles are plain TOML with a schema version and provenance, and load back exactly."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perfmodel import SCHEMA_VERSION, tomlw
+from perfmodel.calibrate import calibrate
+from perfmodel.errors import InputError, OutputError
+from perfmodel.io import write_atomic
+from perfmodel.network.spec import load_spec
+from perfmodel.profile import dumps, load
+from tests.conftest import DATA, MPICH
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def test_round_trip_is_exact(tmp_path: Path) -> None:
+    cal = calibrate([MPICH], name="rt")
+    path = write_atomic(tmp_path / "rt.toml", dumps(cal.profile))
+    back = load(path)
+    a, b = cal.profile.network, back.network
+    assert a.kind == b.kind and a.dof == b.dof and a.size_range == b.size_range
+    assert [(p.name, p.unit, p.status) for p in a.params] == [(p.name, p.unit, p.status)
+                                                              for p in b.params]
+    assert all(_same(p.value, q.value) and _same(p.stderr, q.stderr)
+               for p, q in zip(a.params, b.params, strict=True))
+    assert np.array_equal(a.covariance, b.covariance)
+    sizes = np.geomspace(1, 2**24, 50)
+    assert np.array_equal(a.time(sizes), b.time(sizes))
+
+
+def test_provenance_is_recorded(tmp_path: Path) -> None:
+    cal = calibrate([MPICH], name="p", command="perfmodel calibrate x")
+    doc = tomllib.loads(dumps(cal.profile))
+    assert doc["schema_version"] == SCHEMA_VERSION and doc["kind"] == "perfmodel machine profile"
+    prov = doc["provenance"]
+    assert prov["tool"].startswith("perfmodel ") and prov["command"] == "perfmodel calibrate x"
+    assert {"numpy", "scipy", "lmfit", "python", "created"} <= set(prov)
+    (inp,) = doc["inputs"]
+    import hashlib
+
+    assert inp["sha256"] == hashlib.sha256(MPICH.read_bytes()).hexdigest()
+    assert inp["rows"] == 24 and any("mpi4py" in c for c in inp["comments"])
+
+
+def test_source_date_epoch_makes_output_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    a = dumps(calibrate([MPICH], name="x").profile)
+    b = dumps(calibrate([MPICH], name="x").profile)
+    assert a == b and 'created = "1970-01-01T00:00:00Z"' in a
+
+
+def _edit(tmp_path: Path, old: str, new: str) -> Path:
+    text = dumps(calibrate([MPICH], name="e").profile)
+    assert old in text
+    p = tmp_path / "edited.toml"
+    p.write_text(text.replace(old, new, 1))
+    return p
+
+
+@pytest.mark.parametrize(("old", "new", "fragment"), [
+    ("schema_version = 1", "schema_version = 99", "newer than this perfmodel reads"),
+    ('model = "piecewise"', 'model = "magic"', "unknown model 'magic'"),
+    ("dof = ", "surprise = 1\ndof = ", "network.surprise: unknown key"),
+    ('kind = "perfmodel machine profile"', 'kind = "something else"', "not a perfmodel machine"),
+    ("alpha_1 = { value = ", "alpha_1 = { value = -", "is negative"),
+    ("[network.params]", "[network.params", "not valid TOML"),
+])
+def test_bad_profiles_are_refused(tmp_path: Path, old: str, new: str, fragment: str) -> None:
+    with pytest.raises(InputError) as info:
+        load(_edit(tmp_path, old, new))
+    assert fragment in info.value.one_line()
+
+
+def test_atomic_write_refuses_overwrite_and_keeps_old_file(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    p = tmp_path / "x.toml"
+    write_atomic(p, "old\n")
+    with pytest.raises(OutputError, match="exists already"):
+        write_atomic(p, "new\n")
+    import os
+
+    def crash(src: str, dst: str) -> None:
+        raise KeyboardInterrupt  # interrupted between writing and renaming
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(p, "new\n", force=True)
+    assert p.read_text() == "old\n"
+    assert [q.name for q in tmp_path.iterdir()] == ["x.toml"]  # no temporary left behind
+
+
+def test_toml_writer_round_trips() -> None:
+    doc = {"a": 1, "b": [1.5, float("inf")], "c": {"d": "é \"q\"", "e": {"f": float("nan")}},
+           "g": [{"h": 1}, {"h": 2}], "m": [[1.0, 2.0], [3.0, 4.0]], "weird key": True}
+    back = tomllib.loads(tomlw.dumps(doc))
+    assert back["a"] == 1 and back["b"][1] == math.inf and math.isnan(back["c"]["e"]["f"])
+    assert back["c"]["d"] == 'é "q"' and back["g"] == [{"h": 1}, {"h": 2}]
+    assert back["m"] == [[1.0, 2.0], [3.0, 4.0]] and back["weird key"] is True
+
+
+def test_spec_files_parse_units_and_keep_sources() -> None:
+    spec = load_spec(DATA / "seeds" / "sci-cluster.spec.toml")
+    assert spec.model == "hockney"
+    assert spec.fixed == {"alpha": pytest.approx(2e-6), "beta": pytest.approx(5.33e9 / 8)}
+    assert "as low as 2" in spec.sources["alpha"]
+
+
+@pytest.mark.parametrize(("body", "fragment"), [
+    ('model = "hockney"\n[params.alpha]\nvalue = "2 parsecs"\nsource = "x"\n', "unknown time unit"),
+    ('model = "hockney"\n[params.zeta]\nvalue = "2us"\nsource = "x"\n', "no parameter 'zeta'"),
+    ('model = "hockney"\n[params.alpha]\nvalue = "2us"\n', "needs value and source"),
+    ('model = "piecewise"\n', "model is 'piecewise'"),
+    ('model = "hockney"\nrun = "import os"\n', "unknown key 'run'"),
+])
+def test_bad_specs(tmp_path: Path, body: str, fragment: str) -> None:
+    p = tmp_path / "s.spec.toml"
+    p.write_text('kind = "perfmodel network spec"\nschema_version = 1\n' + body)
+    with pytest.raises(InputError) as info:
+        load_spec(p)
+    assert fragment in info.value.one_line()
