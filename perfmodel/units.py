@@ -184,5 +184,15 @@ def format_rate(bytes_per_s: float) -> str:
     return f"{_sig(bytes_per_s)} B/s"
 
 
+def format_range(lo: float, hi: float, kind: Literal["time", "rate"]) -> str:
+    """``(1.25e-6, 1.63e-6, "time")`` -> ``'1.25–1.63 µs'``: both ends in the unit of ``hi``."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "—"
+    text = format_time(hi) if kind == "time" else format_rate(hi)
+    unit = text.split(" ", 1)[1]
+    factor = parse_time(f"1{unit}") if kind == "time" else parse_rate(f"1{unit}")
+    return f"{_sig(lo / factor)}–{_sig(hi / factor)} {unit}"
+
+
 def format_quantity(value: float, kind: Kind) -> str:
     return {"size": format_size, "time": format_time, "rate": format_rate}[kind](value)

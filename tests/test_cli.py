@@ -90,7 +90,7 @@ def test_network_json_in_si(in_tmp: Path) -> None:
 def test_network_table(in_tmp: Path) -> None:
     runner.invoke(app, ["calibrate", str(MPICH), "--name", "m", "--quiet"])
     result = runner.invoke(app, ["network", "calibration/m.toml", "--size", "8KiB"])
-    assert result.exit_code == 0 and "8 KiB" in result.stdout and "95 % interval" in result.stdout
+    assert result.exit_code == 0 and "8 KiB" in result.stdout and "95 % range" in result.stdout
 
 
 def test_spec_only_profile(in_tmp: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -16,7 +17,7 @@ from perfmodel.network import models as registry
 from perfmodel.network.fit import Estimate, derived_quantities
 from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
-from perfmodel.units import format_rate, format_size, format_time
+from perfmodel.units import format_range, format_rate, format_size, format_time
 
 _LABELS = {"r_inf": "r∞ (= β)", "n_half": "n½ (= αβ)", "L+2o": "L + 2o", "1/G": "1/G"}
 
@@ -179,28 +180,25 @@ def prediction_doc(profile: Profile, pred: Prediction) -> dict[str, Any]:
 def prediction(profile: Profile, pred: Prediction, path: str) -> None:
     out = console()
     net = profile.network
-    out.print(f"[bold]{profile.name}[/bold]: {net.kind}, calibrated on "
-              f"{fmt(net.size_range[0], 'B')} … {fmt(net.size_range[1], 'B')}  ({path})")
+    if net.fitted_names or profile.inputs:
+        where = f"calibrated on {fmt(net.size_range[0], 'B')} … {fmt(net.size_range[1], 'B')}"
+    else:
+        where = "specified, not calibrated"
+    out.print(f"[bold]{profile.name}[/bold]: {net.kind}, {where}  ({path})")
     lvl = f"{100 * pred.level:g} %"
-    t = Table()
-    for col in ("size", "one-way time", f"{lvl} interval", "bandwidth", f"{lvl} interval", ""):
-        t.add_column(col, justify="right")
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in ("size", "one-way", f"{lvl} range", "bandwidth", f"{lvl} range", ""):
+        t.add_column(col, justify="right", no_wrap=True)
     for i in range(len(pred.size)):
-        ti = _interval(pred.time_lo[i], pred.time_hi[i], format_time)
-        bi = _interval(pred.bandwidth_lo[i], pred.bandwidth_hi[i], format_rate)
         bw = format_rate(pred.bandwidth[i]) if pred.size[i] > 0 else "—"
-        t.add_row(format_size(pred.size[i]), format_time(pred.time[i]), ti, bw, bi,
+        t.add_row(format_size(pred.size[i]), format_time(pred.time[i]),
+                  format_range(pred.time_lo[i], pred.time_hi[i], "time"), bw,
+                  format_range(pred.bandwidth_lo[i], pred.bandwidth_hi[i], "rate"),
                   "extrapolated" if pred.extrapolated[i] else "")
     out.print(t)
     if not np.all(np.isfinite(pred.time_lo)):
         out.print("[dim]note:[/dim] no interval where the profile carries no uncertainty "
                   "(specified or exactly determined parameters)")
-
-
-def _interval(lo: float, hi: float, f: Any) -> str:
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return "—"
-    return f"{f(lo)} … {f(hi)}"
 
 
 def models() -> None:
