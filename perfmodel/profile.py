@@ -9,8 +9,6 @@ Profiles of an older schema keep loading; a newer one is refused with a clear me
 from __future__ import annotations
 
 import math
-import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -224,16 +222,9 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
 
 def load(path: str | Path) -> Profile:
     """Read and check a profile file."""
-    from perfmodel.readers import read_text
+    from perfmodel.readers import read_toml
 
-    text, _ = read_text(path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        at = re.search(r"at line (\d+)", str(exc))
-        raise InputError(f"not valid TOML ({str(exc).split(' (at')[0]})", file=path,
-                         line=int(at[1]) if at else None,
-                         fix="fix the syntax, or regenerate the profile with calibrate") from None
+    doc, _ = read_toml(path)
     if doc.get("kind") != KIND:
         raise InputError("is not a perfmodel machine profile", file=path,
                          fix="give a profile written by 'perfmodel calibrate'")

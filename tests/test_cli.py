@@ -127,3 +127,35 @@ def test_console_script_runs() -> None:
     exe = Path(sys.executable).parent / "perfmodel"
     out = subprocess.run([str(exe), "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == f"perfmodel {__version__}"
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["network", "x.toml", "--level", "2"], "Invalid value for '--level'"),
+    (["calibrate", "--bogus"], "No such option: --bogus"),
+    (["network"], "Missing argument"),
+])
+def test_option_errors_from_the_console_script_are_one_line(args: list[str],
+                                                            fragment: str) -> None:
+    exe = Path(sys.executable).parent / "perfmodel"
+    out = subprocess.run([str(exe), *args], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0]
+    assert "--help'" in lines[0]
+
+
+def test_no_arguments_shows_help() -> None:
+    exe = Path(sys.executable).parent / "perfmodel"
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0 and "calibrate" in out.stdout and out.stderr == ""
+
+
+def test_several_inputs_are_fitted_together(in_tmp: Path) -> None:
+    from tests.conftest import OMPI
+
+    result = runner.invoke(app, ["calibrate", str(MPICH), str(OMPI), "--model", "hockney",
+                                 "--name", "both", "--json"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["fit"]["n_points"] == 48 and len(doc["inputs"]) == 2
+    assert [i["path"] for i in doc["inputs"]] == [str(MPICH), str(OMPI)]

@@ -200,4 +200,26 @@ def models() -> None:
 
 
 def main() -> None:
-    app()
+    """Console entry point: usage errors, like every other error, are one line and exit 2."""
+    # typer's click (vendored in recent typer) is reached through its public BadParameter
+    usage_error: type[Exception] = next(
+        c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+    try:
+        code = app(standalone_mode=False)
+    except usage_error as exc:
+        ctx = getattr(exc, "ctx", None)
+        message = str(getattr(exc, "format_message", lambda: str(exc))())
+        if not message and ctx is not None:  # no arguments at all: show the help
+            help_text = ctx.get_help()
+            if help_text:
+                typer.echo(help_text)
+            sys.exit(0)
+        command = ctx.command_path if ctx is not None else "perfmodel"
+        _err(f"error: {message} — see '{command} --help'")
+        sys.exit(2)
+    except Exception as exc:
+        if type(exc).__name__ != "Abort":  # interrupted (Ctrl-C) or end of input
+            raise
+        _err("error: interrupted")
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

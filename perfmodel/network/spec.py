@@ -18,7 +18,6 @@ given (if any), and copies each source into the profile.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,15 +45,9 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def load_spec(path: str | Path) -> NetworkSpec:
-    from perfmodel.readers import read_text
+    from perfmodel.readers import read_toml
 
-    text, _ = read_text(path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        at = re.search(r"at line (\d+)", str(exc))
-        raise InputError(f"not valid TOML ({str(exc).split(' (at')[0]})", file=path,
-                         line=int(at[1]) if at else None, fix="fix the syntax") from None
+    doc, text = read_toml(path)
     if doc.get("kind") != KIND:
         raise InputError("is not a network spec", file=path, line=1,
                          fix=f'start it with kind = "{KIND}"')

@@ -8,9 +8,11 @@ they are tried; the canonical CSV comes last because it is the most permissive.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
@@ -48,6 +50,19 @@ def read_text(path: str | Path) -> tuple[str, bytes]:
         raise InputError("is not UTF-8 text", file=p, line=line,
                          fix="save it as UTF-8 (or give the benchmark's original output)") from None
     return text, raw
+
+
+def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
+    """A TOML file's document and text; a syntax error names its line."""
+    import tomllib
+
+    text, _ = read_text(path)
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as exc:
+        at = re.search(r"at line (\d+)", str(exc))
+        raise InputError(f"not valid TOML ({str(exc).split(' (at')[0]})", file=path,
+                         line=int(at[1]) if at else None, fix="fix the syntax") from None
 
 
 def sniff(text: str) -> ModuleType | None:
