@@ -208,7 +208,7 @@ def main() -> None:
         code = app(standalone_mode=False)
     except usage_error as exc:
         ctx = getattr(exc, "ctx", None)
-        message = str(getattr(exc, "format_message", lambda: str(exc))())
+        message = str(exc.format_message()) if hasattr(exc, "format_message") else str(exc)
         if not message and ctx is not None:  # no arguments at all: show the help
             help_text = ctx.get_help()
             if help_text:
