@@ -68,6 +68,10 @@ def gather(paths: Sequence[str | Path]) -> tuple[Measurements, tuple[InputRecord
         if len(single) < len(table):
             notes.append(f"{path}: {len(single)} of {len(table)} rows used (one pair, one "
                          "sender, fewest channels)")
+        channels = single.concurrency.get("channels")
+        if channels is not None and channels.min() > 1:
+            notes.append(f"{path}: every row uses {int(channels.min())} channels, so the model "
+                         "describes the bonded link, not one channel")
         notes += [f"{path}: {n}" for n in table.notes]
         used.append(single)
         records.append(InputRecord(str(path), table.sha256, table.format, table.benchmark,

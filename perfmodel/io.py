@@ -31,8 +31,16 @@ def write_atomic(path: str | Path, text: str, *, force: bool = False) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, p)
+        if force:
+            os.replace(tmp, p)
+        else:  # link, unlike rename, fails if the name appeared since the check above
+            try:
+                os.link(tmp, p)
+            except FileExistsError:
+                raise OutputError("exists already", file=p,
+                                  fix="use --force to replace it, or --out") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    Path(tmp).unlink(missing_ok=True)
     return p

@@ -8,6 +8,7 @@ Profiles of an older schema keep loading; a newer one is refused with a clear me
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from perfmodel.network import models as registry
 from perfmodel.network.fit import Estimate, FitResult, NetworkModel, Selection
 
 KIND = "perfmodel machine profile"
-STATUSES = ("fitted", "fixed", "selected")
+STATUSES = ("fitted", "fixed", "selected", "bound")
 
 
 @dataclass(frozen=True)
@@ -116,11 +117,15 @@ def dumps(profile: Profile) -> str:
 class _Reader:
     """Checks one loaded TOML document field by field, naming the key in every error."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, prefix: str = "") -> None:
         self.path = path
+        self.prefix = prefix
+
+    def at(self, prefix: str) -> _Reader:
+        return _Reader(self.path, prefix)
 
     def fail(self, key: str, what: str, fix: str) -> InputError:
-        return InputError(f"{key}: {what}", file=self.path, fix=fix)
+        return InputError(f"{self.prefix}{key}: {what}", file=self.path, fix=fix)
 
     def table(self, doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
         v = doc.get(key)
@@ -142,10 +147,10 @@ class _Reader:
             raise self.fail(key, f"is {v!r}, not text", "give a quoted string")
         return v
 
-    def only(self, doc: Mapping[str, Any], where: str, allowed: set[str]) -> None:
+    def only(self, doc: Mapping[str, Any], allowed: set[str]) -> None:
         unknown = sorted(set(doc) - allowed)
         if unknown:
-            raise self.fail(f"{where}{unknown[0]}", "unknown key",
+            raise self.fail(unknown[0], "unknown key",
                             f"remove it; known keys: {', '.join(sorted(allowed))}")
 
 
@@ -157,7 +162,7 @@ _PARAM = {"value", "stderr", "unit", "status", "source"}
 
 def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
     r = _Reader(path)
-    r.only(doc, "", _TOP)
+    r.only(doc, _TOP)
     version = doc.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise r.fail("schema_version", f"is {version!r}", "a profile needs schema_version = 1")
@@ -165,50 +170,69 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
         raise r.fail("schema_version", f"{version} is newer than this perfmodel reads "
                      f"({SCHEMA_VERSION})", "upgrade perfmodel to read this profile")
     net = r.table(doc, "network")
-    r.only(net, "network.", _NETWORK)
+    top, r = r, r.at("network.")
+    r.only(net, _NETWORK)
     kind = r.text(net, "model")
     if kind not in registry.MODELS:
-        raise r.fail("network.model", f"unknown model {kind!r}",
+        raise r.fail("model", f"unknown model {kind!r}",
                      f"use one of {', '.join(registry.MODELS)}")
     raw_params = r.table(net, "params")
     values = {k: 0.0 for k in raw_params}
     expected = [p.name for p in registry.param_list(kind, values)]
     if sorted(expected) != sorted(raw_params):
-        raise r.fail("network.params", f"has {', '.join(raw_params)}; model {kind} needs "
+        raise r.fail("params", f"has {', '.join(raw_params)}; model {kind} needs "
                      f"{', '.join(expected)}", "regenerate the profile with calibrate")
     params = []
     for name in expected:
         p = raw_params[name]
+        rp = r.at(f"network.params.{name}.")
         if not isinstance(p, dict):
-            raise r.fail(f"network.params.{name}", "is not a table", "give value, stderr, unit")
-        r.only(p, f"network.params.{name}.", _PARAM)
-        status = r.text(p, "status", "fitted")
+            raise rp.fail("", "is not a table", "give value, stderr, unit")
+        rp.only(p, _PARAM)
+        status = rp.text(p, "status", "fitted")
         if status not in STATUSES:
-            raise r.fail(f"network.params.{name}.status", f"is {status!r}",
-                         f"use one of {', '.join(STATUSES)}")
-        value = r.number(p, "value")
-        if value < 0:
-            raise r.fail(f"network.params.{name}.value", f"is negative ({value})",
-                         "parameters are latencies, bandwidths and sizes: never negative")
-        stderr = r.number(p, "stderr", finite=False) if "stderr" in p else math.nan
-        params.append(Estimate(name, value, stderr, r.text(p, "unit", ""),
-                               cast(Any, status), r.text(p, "source", "")))
+            raise rp.fail("status", f"is {status!r}", f"use one of {', '.join(STATUSES)}")
+        value = rp.number(p, "value")
+        why = registry.check_value(name, value)
+        if why:
+            raise rp.fail("value", f"is {value}: {why}",
+                          "give a physical value, or regenerate the profile with calibrate")
+        stderr = rp.number(p, "stderr", finite=False) if "stderr" in p else math.nan
+        params.append(Estimate(name, value, stderr, rp.text(p, "unit", ""),
+                               cast(Any, status), rp.text(p, "source", "")))
     fitted = net.get("fitted", [])
-    if not isinstance(fitted, list) or any(f not in expected for f in fitted):
-        raise r.fail("network.fitted", f"is {fitted!r}", "list the fitted parameters' names")
-    cov = np.array(net.get("covariance", []), dtype=np.float64).reshape(len(fitted), len(fitted)) \
-        if fitted else np.zeros((0, 0))
-    dof = int(r.number(net, "dof")) if "dof" in net else 0
+    by_status = [p.name for p in params if p.status == "fitted"]
+    if fitted != by_status:
+        raise r.fail("fitted", f"is {fitted!r}, but the parameters with status "
+                     f"'fitted' are {by_status!r}", "list them in the same order")
+    k = len(fitted)
+    cov = np.array(net.get("covariance", [] if k else [[]]), dtype=np.float64)
+    if cov.size == 0:
+        cov = np.zeros((0, 0))
+    if cov.shape != (k, k) or np.any(np.diag(cov) < 0) or \
+            not (np.all(np.isfinite(cov)) or np.all(np.isnan(cov))):
+        raise r.fail("covariance", f"is not a valid {k}×{k} covariance matrix",
+                     "regenerate the profile with calibrate")
+    dof = r.number(net, "dof") if "dof" in net else 0.0
+    if not (dof.is_integer() and 0 <= dof <= 1e9):
+        raise r.fail("dof", f"is {dof}", "degrees of freedom are a whole number >= 0")
     noise = r.number(net, "noise_rel", finite=False) if "noise_rel" in net else math.nan
+    if noise < 0 or math.isinf(noise):
+        raise r.fail("noise_rel", f"is {noise}", "a standard deviation is >= 0")
+    if kind == "piecewise":
+        bps = [p.value for p in params if p.name.startswith("breakpoint_")]
+        if any(b >= c for b, c in itertools.pairwise(bps)):
+            raise r.fail("params", "breakpoints do not increase",
+                         "give breakpoint_1 < breakpoint_2 < …")
     size_range = (r.number(net, "size_min"), r.number(net, "size_max", finite=False))
     if not size_range[0] <= size_range[1]:
-        raise r.fail("network.size_max", f"is {size_range[1]}, below size_min",
+        raise r.fail("size_max", f"is {size_range[1]}, below size_min",
                      "size_max is the largest calibrated size (inf for a specification)")
-    model = NetworkModel(kind, tuple(params), cov, noise, dof, size_range)
+    model = NetworkModel(kind, tuple(params), cov, noise, int(dof), size_range)
     inputs = tuple(InputRecord(**{**i, "comments": tuple(i.get("comments", ()))})
                    for i in doc.get("inputs", []))
     return Profile(
-        name=r.text(doc, "name"),
+        name=top.text(doc, "name"),
         network=model,
         fit=dict(net.get("fit", {})),
         selection=str(net.get("selection", "")),

@@ -60,3 +60,15 @@ def test_a_model_without_uncertainty_gives_no_interval() -> None:
     pred = predict(model, [1024.0])
     assert pred.time[0] == pytest.approx(2e-6 + 1024 / (5.33e9 / 8))
     assert math.isnan(pred.time_lo[0]) and not pred.extrapolated[0]
+
+
+def test_interval_uses_student_t_at_the_fit_dof() -> None:
+    from scipy import stats
+
+    data = synthetic("hockney", TRUTH, 8, sizes=np.array([10.0, 1e3, 1e5, 1e6, 4e6]), reps=1)
+    model = fit_model(data, "hockney").model
+    assert model.dof == 3
+    pred = predict(model, [1e4], 0.95)
+    g = np.array([1.0, -1e4 / model.values["beta"] ** 2]) / pred.time[0]
+    h = stats.t.ppf(0.975, 3) * np.sqrt(g @ model.covariance @ g + model.noise**2)
+    assert pred.time_hi[0] == pytest.approx(pred.time[0] * np.exp(h), rel=1e-4)

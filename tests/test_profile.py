@@ -71,8 +71,14 @@ def _edit(tmp_path: Path, old: str, new: str) -> Path:
     ('model = "piecewise"', 'model = "magic"', "unknown model 'magic'"),
     ("dof = ", "surprise = 1\ndof = ", "network.surprise: unknown key"),
     ('kind = "perfmodel machine profile"', 'kind = "something else"', "not a perfmodel machine"),
-    ("alpha_1 = { value = ", "alpha_1 = { value = -", "is negative"),
+    ("alpha_1 = { value = ", "alpha_1 = { value = -", "cannot be negative"),
     ("[network.params]", "[network.params", "not valid TOML"),
+    ('fitted = ["alpha_1", "beta_1"', 'fitted = ["beta_1", "alpha_1"', "network.fitted: is"),
+    ("dof = ", "dof = 1e300\nx_dof = ", "network.x_dof: unknown key"),
+    ("noise_rel = ", "noise_rel = -1.0\nold_noise = ", "unknown key"),
+    ("breakpoint_1 = { value = ", "breakpoint_1 = { value = 1e12 + ", "not valid TOML"),
+    ('status = "fitted"', 'status = "guessed"', "status: is 'guessed'"),
+    ('beta_1 = { value = ', 'beta_1 = { value = 0.0, old = ', "unknown key"),
 ])
 def test_bad_profiles_are_refused(tmp_path: Path, old: str, new: str, fragment: str) -> None:
     with pytest.raises(InputError) as info:
@@ -80,6 +86,50 @@ def test_bad_profiles_are_refused(tmp_path: Path, old: str, new: str, fragment: 
     assert fragment in info.value.one_line()
 
 
+@pytest.mark.parametrize(("key", "value", "fragment"), [
+    ("dof", "1e300", "network.dof: is 1e+300"),
+    ("dof", "-5", "network.dof: is -5"),
+    ("noise_rel", "-1.0", "network.noise_rel: is -1.0"),
+    ("noise_rel", "inf", "network.noise_rel: is inf"),
+])
+def test_bad_numbers_in_profiles(tmp_path: Path, key: str, value: str, fragment: str) -> None:
+    import re
+
+    text = dumps(calibrate([MPICH], name="e").profile)
+    p = tmp_path / "bad.toml"
+    p.write_text(re.sub(rf"^{key} = .*$", f"{key} = {value}", text, count=1, flags=re.M))
+    with pytest.raises(InputError) as info:
+        load(p)
+    assert fragment in info.value.one_line()
+
+
+def test_breakpoints_must_increase(tmp_path: Path) -> None:
+    import re
+
+    text = dumps(calibrate([MPICH], name="e").profile)
+    text = re.sub(r"(breakpoint_2 = \{ value = )[0-9.e+]+", r"\g<1>1.0", text)
+    p = tmp_path / "bp.toml"
+    p.write_text(text)
+    with pytest.raises(InputError, match="breakpoints do not increase"):
+        load(p)
+
+
+def test_no_clobber_even_if_the_file_appears_while_writing(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    p = tmp_path / "race.toml"
+    real_exists = Path.exists
+
+    def late(self: Path) -> bool:  # the check passes, then someone writes the file
+        if self == p and not real_exists(self):
+            self.write_text("theirs\n")
+            return False
+        return real_exists(self)
+
+    monkeypatch.setattr(Path, "exists", late)
+    with pytest.raises(OutputError, match="exists already"):
+        write_atomic(p, "ours\n")
+    assert p.read_text() == "theirs\n"
+    assert [q.name for q in tmp_path.iterdir()] == ["race.toml"]
 def test_atomic_write_refuses_overwrite_and_keeps_old_file(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     p = tmp_path / "x.toml"

@@ -13,7 +13,7 @@ def test_mpich_file_in_si() -> None:
     assert t.size[0] == 0 and t.time[0] == pytest.approx(1.442e-6)
     assert t.size[-1] == 4194304 and t.time[-1] == pytest.approx(461.695e-6)
     assert t.reps is not None and t.reps[0] == 10000 and t.reps[-1] == 100
-    assert t.line[0] == 7  # five provenance comments, then the header on line 6
+    assert t.line[0] == 9  # seven provenance comment lines, then the header on line 8
     assert any("mpi4py" in c for c in t.comments)
     assert t.notes == ("one_way_us used; MBps ignored",)
     assert len(t.sha256) == 64

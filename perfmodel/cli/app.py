@@ -97,6 +97,9 @@ def _parse_fix(items: list[str] | None, model: str) -> dict[str, float]:
             out[name] = parse_quantity(value.strip(), kinds[name])
         except PerfModelError as exc:
             raise InputError(f"--fix {item!r}: {exc.what}", fix=exc.fix) from None
+        why = registry.check_value(name, out[name])
+        if why:
+            raise InputError(f"--fix {item!r}: {why}", fix="give a physical value")
     return out
 
 

@@ -6,6 +6,7 @@ Thin descriptions around the laws in :mod:`perfmodel.network.laws`; the CLI's ch
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -71,6 +72,24 @@ MODELS: dict[str, ModelSpec] = {
         laws.piecewise),
 }
 AUTO = "auto"
+
+
+def check_value(name: str, value: float) -> str | None:
+    """Why ``value`` cannot be parameter ``name`` (SI units), or None when it can.
+
+    Latencies, overheads, per-packet costs and gaps are >= 0; bandwidths >= 1 B/s; packet sizes
+    and breakpoints >= 1 byte.  Every value must be finite.
+    """
+    base = name.split("_")[0]
+    if not math.isfinite(value):
+        return f"{name} must be finite"
+    if base == "beta" and value < 1:
+        return f"{name} is a bandwidth and must be at least 1 B/s"
+    if base in ("mtu", "breakpoint") and value < 1:
+        return f"{name} is a size and must be at least 1 byte"
+    if value < 0:
+        return f"{name} is a time and cannot be negative"
+    return None
 
 
 def spec(name: str) -> ModelSpec:

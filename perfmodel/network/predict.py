@@ -78,11 +78,11 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95) -> Predi
     lo = hi = np.full_like(t, math.nan)
     cov = model.covariance
     if model.dof > 0 and math.isfinite(model.noise) and (cov.size == 0 or np.all(np.isfinite(cov))):
-        from scipy.stats import t as student
+        from scipy.special import stdtrit  # Student's t quantile; scipy.stats is slow to import
 
         g = gradient(model, m) / t[:, None]
         var = np.einsum("ij,jk,ik->i", g, cov, g) if cov.size else np.zeros_like(t)
-        h = student.ppf(0.5 + level / 2, model.dof) * np.sqrt(var + model.noise**2)
+        h = stdtrit(model.dof, 0.5 + level / 2) * np.sqrt(var + model.noise**2)
         lo, hi = t * np.exp(-h), t * np.exp(h)
     lo_size, hi_size = model.size_range
     extrapolated = (m < lo_size) | (m > hi_size)

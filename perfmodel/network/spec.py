@@ -9,7 +9,7 @@ records the value, its unit as written, and where it comes from::
 
     [params.alpha]
     value = "2us"
-    source = "003_5868b74c6f2bf5e8.txt: 'one-way latencies as low as 2 μs'"
+    source = "seed 003 §3: 'providing one-way latencies as low as 2 μ s' (sic)"
 
 ``calibrate --spec FILE`` holds these parameters fixed, fits the rest to the measurements
 given (if any), and copies each source into the profile.
@@ -81,6 +81,10 @@ def load_spec(path: str | Path) -> NetworkSpec:
             fixed[name] = parse_quantity(entry["value"], params[name].kind)
         except UnitError as exc:
             raise InputError(exc.what, file=path, line=line, fix=exc.fix) from None
+        why = registry.check_value(name, fixed[name])
+        if why:
+            raise InputError(f"params.{name}: {why}", file=path, line=line,
+                             fix="give a physical value")
         sources[name] = entry["source"]
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):

@@ -118,11 +118,11 @@ def sniff(text: str) -> bool:
     if not lines:
         return False
     fields = [f.strip().strip('"') for f in re.split(r"[,;\t]", lines[0][1])]
-    return len(fields) >= 2 and all(_HEADER_FIELD.match(f) for f in fields if f)
+    return all(_HEADER_FIELD.match(f) for f in fields if f) and any(fields)
 
 
 def _columns(source: str, header: str, lineno: int) -> list[Column]:
-    if "," not in header:
+    if "," not in header and re.search(r"[;\t ]", header):
         sep = ";" if ";" in header else "tab" if "\t" in header else "spaces"
         raise InputError(f"columns are separated by {sep}, not commas", file=source, line=lineno,
                          fix="perfmodel's CSV uses commas: size_bytes,one_way_us")
@@ -145,8 +145,15 @@ def _columns(source: str, header: str, lineno: int) -> list[Column]:
     return cols
 
 
+# What a point-to-point measurement can be, in SI units: anything outside is a wrong unit.
+SIZE_MAX = 1e15                 # bytes (1 PB)
+TIME_RANGE = (1e-12, 1e6)       # one-way seconds (1 ps … 11.6 days)
+
+
 def _number(cell: str, col: Column, source: str, lineno: int) -> float:
     try:
+        if "_" in cell:
+            raise ValueError(cell)
         value = float(cell)
     except ValueError:
         raise InputError(f"{col.name} is {cell!r}, not a number", file=source, line=lineno,
@@ -218,7 +225,13 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 raise InputError(f"{col.name} is {cell}; it must be a whole number >= 1",
                                  file=source, line=lineno, fix="count pairs, channels, senders, "
                                  "processes and repetitions in whole numbers")
-            values[col.role].append(v * col.factor)
+            si = v * col.factor
+            if col.role == "size" and (si > SIZE_MAX or abs(si - round(si)) > 1e-6 * max(si, 1)):
+                said = f"{col.name} is {cell}" + (f", {si:g} bytes" if col.factor != 1 else "")
+                raise InputError(said,
+                                 file=source, line=lineno,
+                                 fix="sizes are whole bytes up to 1 PB; check the column's unit")
+            values[col.role].append(si)
         line_nos.append(lineno)
 
     size = np.array(values["size"])
@@ -239,6 +252,12 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         time = raw / 2.0
     else:
         time = raw
+    outside = np.flatnonzero(~((time >= TIME_RANGE[0]) & (time <= TIME_RANGE[1])))
+    if outside.size:
+        i = int(outside[0])
+        raise InputError(f"{by_role[quantity].name} gives a one-way time of {time[i]:g} s",
+                         file=source, line=line_nos[i],
+                         fix="times must lie between 1 ps and 11.6 days; check the column's unit")
     return (
         Measurements(
             source=source,
