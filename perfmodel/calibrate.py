@@ -140,8 +140,6 @@ def _from_spec_only(model: str, fixed: dict[str, float], sources: dict[str, str]
     if missing:
         raise InputError(f"no measurements given, and {', '.join(missing)} not specified",
                          fix="give measurement files to fit them, or specify them")
-    if model == "loggp" and "o" not in fixed:  # pragma: no cover - caught by missing above
-        fixed["o"] = 0.0
     from perfmodel.network.fit import Estimate
 
     estimates = tuple(Estimate(p.name, fixed[p.name], float("nan"), p.unit, "fixed",

@@ -78,7 +78,7 @@ LevelOpt = Annotated[float, typer.Option("--level", min=0.5, max=0.999,
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
-def _parse_fix(items: list[str] | None, model: str) -> dict[str, float]:
+def _parse_fix(items: list[str] | None) -> dict[str, float]:
     """``["beta=1.25MB/s", "o=1us"]`` -> SI values, parsed by each parameter's kind."""
     from perfmodel.network import models as registry
     from perfmodel.units import parse_quantity
@@ -142,7 +142,7 @@ def calibrate(
     if name is not None and not _NAME.match(name):
         raise InputError(f"--name {name!r} is not a usable file name",
                          fix="use letters, digits, '.', '-' and '_'")
-    fixed = _parse_fix(fix, model)
+    fixed = _parse_fix(fix)
     from perfmodel.calibrate import calibrate as run
     from perfmodel.network.spec import load_spec
     from perfmodel.profile import dumps

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from perfmodel.calibrate import Calibration
 from perfmodel.network import models as registry
-from perfmodel.network.fit import Estimate, derived_quantities
+from perfmodel.network.fit import Estimate
 from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
 from perfmodel.units import format_range, format_rate, format_size, format_time
@@ -211,6 +211,3 @@ def models() -> None:
     console().print(t)
     console().print("auto: fit hockney, packet and piecewise; keep the lowest BIC.")
 
-
-__all__ = ["calibration", "calibration_doc", "derived_quantities", "prediction",
-           "prediction_doc"]
