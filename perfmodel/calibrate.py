@@ -21,7 +21,14 @@ from perfmodel import __version__
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements, concat
 from perfmodel.network import models as registry
-from perfmodel.network.fit import FitResult, NetworkModel, Selection, check_enough, fit
+from perfmodel.network.fit import (
+    Estimate,
+    FitResult,
+    NetworkModel,
+    Selection,
+    check_enough,
+    fit,
+)
 from perfmodel.network.spec import NetworkSpec
 from perfmodel.profile import InputRecord, Profile, from_selection
 
@@ -140,8 +147,6 @@ def _from_spec_only(model: str, fixed: dict[str, float], sources: dict[str, str]
     if missing:
         raise InputError(f"no measurements given, and {', '.join(missing)} not specified",
                          fix="give measurement files to fit them, or specify them")
-    from perfmodel.network.fit import Estimate
-
     estimates = tuple(Estimate(p.name, fixed[p.name], float("nan"), p.unit, "fixed",
                                sources.get(p.name, "")) for p in params)
     net = NetworkModel(model, estimates, np.zeros((0, 0)), float("nan"), 0, (0.0, float("inf")))

@@ -14,7 +14,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 Quantity = Literal["one_way", "round_trip", "bandwidth", "aggregate"]
-Statistic = Literal["min", "median", "mean", "max"]
 STATISTICS: tuple[str, ...] = ("min", "median", "mean", "max")
 
 CONCURRENCY = ("pairs", "channels", "senders", "processes")
@@ -109,8 +108,6 @@ class Measurements:
     def sorted_by_size(self) -> Measurements:
         return self.take(np.argsort(self.size, kind="stable"))
 
-    def with_notes(self, *notes: str) -> Measurements:
-        return replace(self, notes=self.notes + tuple(notes))
 
 
 def concat(tables: Sequence[Measurements]) -> Measurements:

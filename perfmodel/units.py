@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from typing import Literal
 
 from perfmodel.errors import UnitError
@@ -131,11 +130,6 @@ def parse_rate(text: str) -> float:
     return parse_quantity(text, "rate")
 
 
-PARSERS: dict[Kind, Callable[[str], float]] = {
-    "size": parse_size, "time": parse_time, "rate": parse_rate,
-}
-
-
 def parse_list(text: str, kind: Kind) -> list[float]:
     """Comma-separated quantities: ``"1B,8KiB,1MiB"`` -> ``[1.0, 8192.0, 1048576.0]``."""
     items = [t for t in (s.strip() for s in text.split(",")) if t]
@@ -161,38 +155,40 @@ def format_size(nbytes: float) -> str:
     return f"{_sig(nbytes, 6)} B"
 
 
+# units people read, largest first; the last one takes everything smaller
+_LADDERS: dict[str, tuple[tuple[str, float], ...]] = {
+    "time": (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)),
+    "rate": (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3), ("B/s", 1.0)),
+}
+
+
+def _unit_for(value: float, kind: Literal["time", "rate"]) -> tuple[str, float]:
+    """The unit to show ``value`` in, chosen after rounding (so 0.999999 ms reads 1 ms)."""
+    a = abs(float(_sig(value)))
+    ladder = _LADDERS[kind]
+    return next(((u, f) for u, f in ladder if a >= f), ladder[-1])
+
+
+def _format(value: float, kind: Literal["time", "rate"]) -> str:
+    if not math.isfinite(value):
+        return "—"
+    unit, f = _unit_for(value, kind)
+    return f"{_sig(value / f)} {unit}"
+
+
 def format_time(seconds: float) -> str:
     """``2e-6`` -> ``'2 µs'``, with three significant digits."""
-    if not math.isfinite(seconds):
-        return "—"
-    a = abs(float(_sig(seconds)))
-    for unit, f in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if a >= f:
-            return f"{_sig(seconds / f)} {unit}"
-    return f"{_sig(seconds / 1e-9)} ns"
+    return _format(seconds, "time")
 
 
 def format_rate(bytes_per_s: float) -> str:
     """``1.25e6`` -> ``'1.25 MB/s'`` (decimal bytes per second, as MPI benchmarks print)."""
-    if not math.isfinite(bytes_per_s):
-        return "—"
-    a = abs(float(_sig(bytes_per_s)))
-    for prefix in ("T", "G", "M", "k"):
-        f = DECIMAL_PREFIXES[prefix]
-        if a >= f:
-            return f"{_sig(bytes_per_s / f)} {prefix}B/s"
-    return f"{_sig(bytes_per_s)} B/s"
+    return _format(bytes_per_s, "rate")
 
 
 def format_range(lo: float, hi: float, kind: Literal["time", "rate"]) -> str:
     """``(1.25e-6, 1.63e-6, "time")`` -> ``'1.25–1.63 µs'``: both ends in the unit of ``hi``."""
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return "—"
-    text = format_time(hi) if kind == "time" else format_rate(hi)
-    unit = text.split(" ", 1)[1]
-    factor = parse_time(f"1{unit}") if kind == "time" else parse_rate(f"1{unit}")
-    return f"{_sig(lo / factor)}–{_sig(hi / factor)} {unit}"
-
-
-def format_quantity(value: float, kind: Kind) -> str:
-    return {"size": format_size, "time": format_time, "rate": format_rate}[kind](value)
+    unit, f = _unit_for(hi, kind)
+    return f"{_sig(lo / f)}–{_sig(hi / f)} {unit}"

@@ -81,25 +81,21 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 def _parse_fix(items: list[str] | None) -> dict[str, float]:
     """``["beta=1.25MB/s", "o=1us"]`` -> SI values, parsed by each parameter's kind."""
     from perfmodel.network import models as registry
-    from perfmodel.units import parse_quantity
 
     out: dict[str, float] = {}
-    kinds = {p.name: p.kind for spec in registry.MODELS.values() for p in spec.params}
+    names = {p.name for spec in registry.MODELS.values() for p in spec.params}
     for item in items or []:
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or not value.strip():
             raise InputError(f"--fix {item!r} is not NAME=VALUE", fix="e.g. --fix beta=1.25MB/s")
-        if name not in kinds:
+        if name not in names:
             raise InputError(f"--fix {name!r}: no model has that parameter",
-                             fix=f"parameters: {', '.join(sorted(kinds))}")
+                             fix=f"parameters: {', '.join(sorted(names))}")
         try:
-            out[name] = parse_quantity(value.strip(), kinds[name])
+            out[name] = registry.parse_value(name, value)
         except PerfModelError as exc:
             raise InputError(f"--fix {item!r}: {exc.what}", fix=exc.fix) from None
-        why = registry.check_value(name, out[name])
-        if why:
-            raise InputError(f"--fix {item!r}: {why}", fix="give a physical value")
     return out
 
 

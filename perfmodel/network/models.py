@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
 from perfmodel.network import laws
-from perfmodel.units import Kind
+from perfmodel.units import Kind, parse_quantity
 
 
 @dataclass(frozen=True)
@@ -74,22 +74,37 @@ MODELS: dict[str, ModelSpec] = {
 AUTO = "auto"
 
 
-def check_value(name: str, value: float) -> str | None:
-    """Why ``value`` cannot be parameter ``name`` (SI units), or None when it can.
+def lower_bound(name: str) -> float:
+    """The smallest physical value of parameter ``name`` (SI units): bandwidths 1 B/s, packet
+    sizes and breakpoints 1 byte, latencies, overheads, per-packet costs and gaps 0."""
+    return 1.0 if name.split("_")[0] in ("beta", "mtu", "breakpoint") else 0.0
 
-    Latencies, overheads, per-packet costs and gaps are >= 0; bandwidths >= 1 B/s; packet sizes
-    and breakpoints >= 1 byte.  Every value must be finite.
-    """
+
+def check_value(name: str, value: float) -> str | None:
+    """Why ``value`` cannot be parameter ``name`` (SI units), or None when it can."""
     base = name.split("_")[0]
     if not math.isfinite(value):
         return f"{name} must be finite"
-    if base == "beta" and value < 1:
+    if value >= lower_bound(name):
+        return None
+    if base == "beta":
         return f"{name} is a bandwidth and must be at least 1 B/s"
-    if base in ("mtu", "breakpoint") and value < 1:
+    if base in ("mtu", "breakpoint"):
         return f"{name} is a size and must be at least 1 byte"
-    if value < 0:
-        return f"{name} is a time and cannot be negative"
-    return None
+    return f"{name} is a time and cannot be negative"
+
+
+def parse_value(name: str, text: str) -> float:
+    """A value typed for parameter ``name`` (``"2us"``, ``"1.25MB/s"``), in SI units and checked.
+
+    Raises :class:`InputError` with no file: the caller names the place.
+    """
+    kinds = {p.name: p.kind for s in MODELS.values() for p in s.params}
+    value = parse_quantity(text.strip(), kinds[name])
+    why = check_value(name, value)
+    if why:
+        raise InputError(why, fix="give a physical value")
+    return value
 
 
 def spec(name: str) -> ModelSpec:

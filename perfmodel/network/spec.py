@@ -21,9 +21,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfmodel.errors import InputError, UnitError
+from perfmodel.errors import InputError
 from perfmodel.network import models as registry
-from perfmodel.units import parse_quantity
 
 KIND = "perfmodel network spec"
 
@@ -78,13 +77,10 @@ def load_spec(path: str | Path) -> NetworkSpec:
             raise InputError(f"params.{name} needs value and source, both quoted text",
                              file=path, line=line, fix='value = "2us", source = "paper: sentence"')
         try:
-            fixed[name] = parse_quantity(entry["value"], params[name].kind)
-        except UnitError as exc:
-            raise InputError(exc.what, file=path, line=line, fix=exc.fix) from None
-        why = registry.check_value(name, fixed[name])
-        if why:
-            raise InputError(f"params.{name}: {why}", file=path, line=line,
-                             fix="give a physical value")
+            fixed[name] = registry.parse_value(name, entry["value"])
+        except InputError as exc:
+            raise InputError(f"params.{name}: {exc.what}", file=path, line=line,
+                             fix=exc.fix) from None
         sources[name] = entry["source"]
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
