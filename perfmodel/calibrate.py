@@ -19,7 +19,7 @@ import numpy as np
 
 from perfmodel import __version__
 from perfmodel.errors import InputError
-from perfmodel.measurements import Measurements, concat
+from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements, concat
 from perfmodel.network import models as registry
 from perfmodel.network.fit import (
     Estimate,
@@ -58,16 +58,27 @@ def _created() -> str:
     return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def gather(paths: Sequence[str | Path]) -> tuple[Measurements, tuple[InputRecord, ...], list[str]]:
-    """Read every input and keep its single-stream ping-pong rows."""
-    from perfmodel.readers import read
+def gather(paths: Sequence[str | Path], benchmark: str | None = None
+           ) -> tuple[Measurements, tuple[InputRecord, ...], list[str]]:
+    """Read every input, choose its point-to-point table, and keep the single-stream rows."""
+    from perfmodel.readers import choose, read
 
     used: list[Measurements] = []
     records: list[InputRecord] = []
     notes: list[str] = []
     for path in paths:
         tables = read(path)
-        table = tables[0]
+        table = choose(tables, str(path), benchmark)
+        if table.pattern in ("application", "memory"):
+            what = "whole runs" if table.pattern == "application" else "a memory kernel"
+            raise InputError(f"{table.label} times {what}, not messages", file=path,
+                             fix="calibrate a network on ping-pong data (--benchmark NAME "
+                             "picks another table)")
+        notes.append(f"{path}: used {_described(table)}"
+                     + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
+        if table.pattern not in POINT_TO_POINT:
+            notes.append(f"{path}: {table.benchmark} is not a ping-pong; its times are "
+                         f"{PATTERNS[table.pattern]}, so the fitted latency describes that")
         single = table.single_stream()
         if len(single) == 0:
             raise InputError("has no single-stream rows (pairs = 1, senders = 1)", file=path,
@@ -86,9 +97,18 @@ def gather(paths: Sequence[str | Path]) -> tuple[Measurements, tuple[InputRecord
     return concat(used), tuple(records), notes
 
 
+def _described(table: Measurements) -> str:
+    """``imb 2021.11 PingPong (2 processes), 22 rows, lines 40–61``."""
+    tool = f"{table.format} {table.version}".strip()
+    lines = f"line {table.line[0]}" if len(table) == 1 else \
+        f"lines {table.line[0]}–{table.line[-1]}"
+    return f"{tool} {table.label}, {len(table)} row{'s' if len(table) != 1 else ''}, {lines}"
+
+
 def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
               fixed: Mapping[str, float] | None = None, spec: NetworkSpec | None = None,
-              name: str | None = None, command: str = "") -> Calibration:
+              name: str | None = None, command: str = "",
+              benchmark: str | None = None) -> Calibration:
     """Fit a point-to-point model to ``paths`` and build the machine profile.
 
     ``fixed`` holds parameters given on the command line (SI units); ``spec`` holds cited
@@ -115,7 +135,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         provenance["spec"] = spec.path
     if not paths:
         return _from_spec_only(model, fixed, sources, spec, name, provenance)
-    data, records, notes = gather(paths)
+    data, records, notes = gather(paths, benchmark)
     check_enough(data, minimum=_free_count(model, fixed))
     selection = fit(data, model, fixed, sources)
     if spec is not None and spec.notes:

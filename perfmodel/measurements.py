@@ -13,8 +13,31 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-Quantity = Literal["one_way", "round_trip", "bandwidth", "aggregate"]
+Quantity = Literal["one_way", "round_trip", "bandwidth", "aggregate", "time", "message_rate"]
+"""The column a table's times were derived from: a one-way time, a round trip (halved), one
+stream's bandwidth (size / b), an aggregate bandwidth or message rate (shared by the streams in
+flight), or a time taken as it is (its meaning is the table's pattern)."""
+
 STATISTICS: tuple[str, ...] = ("min", "median", "mean", "max")
+
+Pattern = Literal["pingpong", "stream", "bidirectional", "sendrecv", "exchange", "collective",
+                  "memory", "application", "other"]
+PATTERNS: dict[str, str] = {
+    "pingpong": "one message, one way, nothing else in flight (half a round trip)",
+    "stream": "one message of a stream sent back to back in one direction (the inverse of the "
+              "message rate)",
+    "bidirectional": "one message in one direction while the other direction is as busy",
+    "sendrecv": "one iteration: every rank sends one message and receives one (a ring)",
+    "exchange": "one iteration: every rank sends to and receives from both neighbours",
+    "collective": "one call of a collective operation",
+    "memory": "one pass of a memory kernel over its arrays (size = bytes moved)",
+    "application": "one whole run of an application (no message size)",
+    "other": "as the benchmark defines it",
+}
+"""What one row's time means: the communication pattern that was timed."""
+
+POINT_TO_POINT: tuple[str, ...] = ("pingpong",)
+"""Patterns whose times are one-way message latencies, what point-to-point models describe."""
 
 CONCURRENCY = ("pairs", "channels", "senders", "processes")
 """Optional integer columns that say how much else was in flight during the measurement."""
@@ -40,6 +63,12 @@ class Measurements:
     reps : repetitions behind each row, or None
     statistic : what each row is of its repetitions (``min``, ``median``, ``mean``, ``max``)
     quantity : which column the times were derived from
+    pattern : what one time means (:data:`PATTERNS`)
+    version : the benchmark tool's version as it printed it, or ""
+    extra : further numeric columns, name -> shape (n,), in SI units (``t_min``, ``t_max``,
+        ``stddev``, ``msg_rate`` …)
+    attrs : facts about the whole table as the tool printed them (datatype, window, class …)
+    meaning : one line saying how ``time`` was derived from the tool's columns and units
     """
 
     source: str
@@ -56,6 +85,11 @@ class Measurements:
     comments: tuple[str, ...] = ()
     sha256: str = ""
     notes: tuple[str, ...] = ()
+    pattern: Pattern = "pingpong"
+    version: str = ""
+    extra: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+    attrs: dict[str, str] = field(default_factory=dict)
+    meaning: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "size", _frozen(self.size))
@@ -63,6 +97,9 @@ class Measurements:
         n = len(self.size)
         if len(self.time) != n or len(self.line) != n:
             raise ValueError("size, time and line must have the same length")
+        for name, col in (*self.concurrency.items(), *self.extra.items()):
+            if len(col) != n:
+                raise ValueError(f"column {name} has {len(col)} values, not {n}")
 
     def __len__(self) -> int:
         return len(self.size)
@@ -86,6 +123,7 @@ class Measurements:
             time=self.time[idx],
             line=tuple(self.line[i] for i in idx),
             concurrency={k: v[idx] for k, v in self.concurrency.items()},
+            extra={k: v[idx] for k, v in self.extra.items()},
             placement=None if self.placement is None else tuple(self.placement[i] for i in idx),
             reps=None if self.reps is None else self.reps[idx],
             statistic=None if self.statistic is None else tuple(self.statistic[i] for i in idx),
@@ -108,6 +146,21 @@ class Measurements:
     def sorted_by_size(self) -> Measurements:
         return self.take(np.argsort(self.size, kind="stable"))
 
+    def counts(self, key: str) -> tuple[int, ...]:
+        """The distinct values of a concurrency column (``processes``, ``pairs`` …), or ()."""
+        col = self.concurrency.get(key)
+        return () if col is None else tuple(int(v) for v in np.unique(col))
+
+    @property
+    def label(self) -> str:
+        """``PingPong`` or ``PingPong (4 processes)``: the benchmark and its process count."""
+        procs = self.counts("processes")
+        if not procs:
+            return self.benchmark
+        said = ", ".join(str(p) for p in procs)
+        unit = "thread" if self.attrs.get("counts") == "threads" else "process"
+        plural = "" if procs == (1,) else "s" if unit == "thread" else "es"
+        return f"{self.benchmark} ({said} {unit}{plural})"
 
 
 def concat(tables: Sequence[Measurements]) -> Measurements:
@@ -125,4 +178,8 @@ def concat(tables: Sequence[Measurements]) -> Measurements:
         benchmark=tables[0].benchmark,
         concurrency={k: np.concatenate([t.concurrency[k] for t in tables]) for k in keys},
         notes=tuple(n for t in tables for n in t.notes),
+        pattern=tables[0].pattern,
+        extra={k: np.concatenate([t.extra[k] for t in tables])
+               for k in set.intersection(*(set(t.extra) for t in tables))},
+        meaning="; ".join(dict.fromkeys(t.meaning for t in tables if t.meaning)),
     )

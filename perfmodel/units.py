@@ -146,13 +146,17 @@ def _sig(x: float, digits: int = 3) -> str:
 
 
 def format_size(nbytes: float) -> str:
-    """``8192`` -> ``'8 KiB'``; sizes that are not whole binary multiples stay in bytes."""
+    """``8192`` -> ``'8 KiB'``: whole binary multiples exactly, other sizes in bytes up to
+    10^7 and to four digits beyond (``320000000`` -> ``'305.2 MiB'``)."""
     if nbytes >= 1024 and float(nbytes).is_integer():
         for prefix in ("Pi", "Ti", "Gi", "Mi", "Ki"):
             f = BINARY_PREFIXES[prefix]
-            if nbytes >= f and nbytes % f == 0:
+            if nbytes >= f and nbytes % f == 0 and nbytes // f < 10000:
                 return f"{int(nbytes // f)} {prefix}B"
-    return f"{_sig(nbytes, 6)} B"
+    if nbytes >= 1e7:
+        prefix = next(p for p in ("Pi", "Ti", "Gi", "Mi") if nbytes >= BINARY_PREFIXES[p])
+        return f"{_sig(nbytes / BINARY_PREFIXES[prefix], 4)} {prefix}B"
+    return f"{int(nbytes)} B" if float(nbytes).is_integer() else f"{_sig(nbytes, 6)} B"
 
 
 # units people read, largest first; the last one takes everything smaller

@@ -75,6 +75,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (SI units) ins
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
 LevelOpt = Annotated[float, typer.Option("--level", min=0.5, max=0.999,
                                          help="Coverage of prediction intervals.")]
+BenchmarkOpt = Annotated[str | None, typer.Option(
+    "--benchmark", "-b", help="Which table of a file with several: PingPong, Exchange, bw … "
+                              "(NAME@P for P processes). Default: the ping-pong.")]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -111,7 +114,8 @@ def _emit_json(doc: Any) -> None:
 @guarded
 def calibrate(
     inputs: Annotated[list[Path] | None, typer.Argument(
-        help="Measurement files (perfmodel CSV; see README).", show_default=False)] = None,
+        help="Measurement files: OSU, IMB/PMB, NetPIPE, netperf, mpi4py.bench output or "
+             "perfmodel CSV, recognised by content.", show_default=False)] = None,
     model: Annotated[str, typer.Option(
         "--model", "-m", help="auto | hockney | loggp | packet | piecewise.")] = "auto",
     name: Annotated[str | None, typer.Option(
@@ -123,6 +127,7 @@ def calibrate(
                       "Repeatable.")] = None,
     spec: Annotated[Path | None, typer.Option(
         "--spec", help="Network spec file: cited parameter values to hold fixed.")] = None,
+    benchmark: BenchmarkOpt = None,
     no_write: Annotated[bool, typer.Option(
         "--no-write", help="Fit and show, but write no profile.")] = False,
     quiet: Annotated[bool, typer.Option(
@@ -145,7 +150,7 @@ def calibrate(
 
     net_spec = load_spec(spec) if spec is not None else None
     result = run(list(inputs or []), model=model, fixed=fixed, spec=net_spec, name=name,
-                 command=" ".join(["perfmodel", *sys.argv[1:]]))
+                 command=" ".join(["perfmodel", *sys.argv[1:]]), benchmark=benchmark)
     path: Path | None = None
     if not no_write:
         from perfmodel.io import write_atomic
@@ -188,6 +193,26 @@ def network(
         _emit_json(render.prediction_doc(prof, pred))
     else:
         render.prediction(prof, pred, str(profile))
+
+
+@app.command()
+@guarded
+def inspect(
+    files: Annotated[list[Path], typer.Argument(help="Measurement files of any format.")],
+    rows: Annotated[int, typer.Option("--rows", "-n", min=0,
+                                      help="First rows to show of each table.")] = 3,
+    json_out: JsonOpt = False,
+) -> None:
+    """Show what perfmodel reads in files: format, version, benchmarks, counts, first rows."""
+    from perfmodel.readers import read
+
+    found = [(str(f), read(f)) for f in files]
+    from perfmodel.cli import render
+
+    if json_out:
+        _emit_json(render.inspect_doc(found, rows))
+    else:
+        render.inspect(found, rows)
 
 
 @app.command()

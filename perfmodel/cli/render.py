@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from perfmodel.calibrate import Calibration
+from perfmodel.measurements import PATTERNS, Measurements
 from perfmodel.network import models as registry
 from perfmodel.network.fit import Estimate
 from perfmodel.network.predict import Prediction
@@ -151,7 +153,7 @@ def calibration(result: Calibration, path: Path | None) -> None:
                       str(best.data.line[i]))
         out.print(t)
     for note in (*result.notes, *result.profile.notes):
-        out.print(f"[dim]note:[/dim] {note}")
+        out.print(f"[dim]note:[/dim] {escape(note)}")
     if path is not None:
         out.print(f"profile written: {path}")
 
@@ -211,3 +213,124 @@ def models() -> None:
     console().print(t)
     console().print("auto: fit hockney, packet and piecewise; keep the lowest BIC.")
 
+
+
+# --- inspect -----------------------------------------------------------------------------------
+
+def _default_choice(tables: tuple[Measurements, ...]) -> int | None:
+    """Index of the table calibrate uses without --benchmark, or None."""
+    from perfmodel.errors import PerfModelError
+    from perfmodel.readers import choose
+
+    try:
+        chosen = choose(tables, "")
+    except PerfModelError:
+        return None
+    if chosen.pattern in ("application", "memory"):
+        return None
+    return next(i for i, t in enumerate(tables) if t is chosen)
+
+
+def _first_rows(table: Measurements, rows: int) -> list[dict[str, Any]]:
+    out = []
+    for i in range(min(rows, len(table))):
+        row: dict[str, Any] = {"line": table.line[i], "size": table.size[i],
+                               "time": table.time[i]}
+        if table.size[i] > 0:
+            row["bandwidth"] = table.size[i] / table.time[i]
+        if table.reps is not None:
+            row["reps"] = table.reps[i]
+        row.update({k: v[i] for k, v in table.extra.items()})
+        out.append(row)
+    return out
+
+
+def inspect_doc(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> dict[str, Any]:
+    docs = []
+    for path, tables in files:
+        chosen = _default_choice(tables)
+        docs.append({
+            "path": path, "format": tables[0].format, "version": tables[0].version,
+            "sha256": tables[0].sha256,
+            "tables": [{
+                "benchmark": t.benchmark, "pattern": t.pattern, "means": PATTERNS[t.pattern],
+                "quantity": t.quantity, "meaning": t.meaning, "rows": len(t),
+                "processes": list(t.counts("processes")), "pairs": list(t.counts("pairs")),
+                "size_min": float(np.nanmin(t.size)) if np.isfinite(t.size).any() else None,
+                "size_max": float(np.nanmax(t.size)) if np.isfinite(t.size).any() else None,
+                "lines": [t.line[0], t.line[-1]], "attrs": dict(t.attrs), "notes": list(t.notes),
+                "calibrate_default": i == chosen, "first_rows": _first_rows(t, rows),
+            } for i, t in enumerate(tables)],
+        })
+    return {"units": {"size": "B", "time": "s", "bandwidth": "B/s", "t_min": "s",
+                      "t_max": "s", "t_avg": "s", "stddev": "s", "msg_rate": "1/s",
+                      "rate": "B/s (the tool's own rate column)", "mops": "op/s"},
+            "files": docs}
+
+
+def _sizes(t: Measurements) -> str:
+    finite = t.size[np.isfinite(t.size)]
+    if not finite.size:
+        return "—"
+    lo, hi = format_size(float(finite.min())), format_size(float(finite.max()))
+    return lo if lo == hi else f"{lo} … {hi}"
+
+
+def inspect(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> None:
+    out = console()
+    for path, tables in files:
+        chosen = _default_choice(tables)
+        first = tables[0]
+        tool = f"{first.format} {first.version}".strip()
+        common = {k: v for k, v in first.attrs.items()
+                  if all(t.attrs.get(k) == v for t in tables)} if len(tables) > 1 else {}
+        out.print(f"[bold]{escape(path)}[/bold]: {escape(tool)}, {len(tables)} "
+                  f"table{'s' if len(tables) != 1 else ''}")
+        if common:
+            out.print("  " + escape("; ".join(f"{k}: {v}" for k, v in common.items())))
+        summary = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        for col in ("", "benchmark", "pattern", "processes", "pairs", "rows", "sizes", "lines"):
+            summary.add_column(col, justify="right" if col in ("rows", "") else "left",
+                               no_wrap=True)
+        for i, t in enumerate(tables):
+            summary.add_row("→" if i == chosen else "", escape(t.benchmark), t.pattern,
+                            ",".join(map(str, t.counts("processes"))) or "—",
+                            ",".join(map(str, t.counts("pairs"))) or "—", str(len(t)),
+                            _sizes(t), f"{t.line[0]}–{t.line[-1]}")
+        out.print(summary)
+        if chosen is not None and len(tables) > 1:
+            out.print(f"[dim]→ calibrate uses {escape(tables[chosen].label)} unless given "
+                      "--benchmark NAME[/dim]")
+        for t in tables:
+            out.print(f"[bold]{escape(t.label)}[/bold] — {PATTERNS[t.pattern]}")
+            out.print(f"  time: {escape(t.meaning)}")
+            own = {k: v for k, v in t.attrs.items() if k not in common}
+            if own:
+                out.print("  " + escape("; ".join(f"{k}: {v}" for k, v in own.items())))
+            for note in t.notes:
+                out.print(f"  [dim]note:[/dim] {escape(note)}")
+            shown = _first_rows(t, rows)
+            if not shown:
+                continue
+            rt = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+            extras = [k for k in t.extra if k in shown[0]][:4]
+            for col in ("line", "size", "time", "size/time", *extras):
+                rt.add_column(col, justify="right", no_wrap=True)
+            for row in shown:
+                rt.add_row(str(row["line"]),
+                           format_size(row["size"]) if math.isfinite(row["size"]) else "—",
+                           format_time(row["time"]),
+                           format_rate(row["bandwidth"]) if "bandwidth" in row else "—",
+                           *(_extra(k, row[k]) for k in extras))
+            out.print(rt)
+
+
+def _extra(key: str, value: float) -> str:
+    if not math.isfinite(value):
+        return "—"
+    if key in ("t_min", "t_max", "t_avg", "stddev", "p50", "p90", "p99", "rtt", "mean", "min",
+               "max", "t_overall", "t_overlap", "t_cpu"):
+        return format_time(value)
+    if key.startswith("rate"):
+        return format_rate(value)
+    return f"{value:.6g}"

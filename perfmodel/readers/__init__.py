@@ -2,7 +2,8 @@
 
 Each reader module has ``NAME``, ``DESCRIPTION``, ``sniff(text) -> bool`` and
 ``read(source, text) -> tuple[Measurements, ...]``.  :data:`REGISTRY` lists them in the order
-they are tried; the canonical CSV comes last because it is the most permissive.
+they are tried: tools with a banner first, then the headerless NetPIPE table, and the
+canonical CSV last because it is the most permissive.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from types import ModuleType
 from typing import Any
 
 from perfmodel.errors import InputError
-from perfmodel.measurements import Measurements
-from perfmodel.readers import canonical
+from perfmodel.measurements import POINT_TO_POINT, Measurements
+from perfmodel.readers import canonical, imb, mpi4py_bench, netperf, netpipe, npb, osu, stream
 
-REGISTRY: dict[str, ModuleType] = {canonical.NAME: canonical}
+REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
+    osu, imb, mpi4py_bench, netperf, stream, npb, netpipe, canonical)}
 
 MAX_BYTES = 256 * 1024 * 1024
 
@@ -73,16 +75,60 @@ def sniff(text: str) -> ModuleType | None:
     return None
 
 
+def parse(source: str, text: str) -> tuple[Measurements, ...]:
+    """Every table of measurements in ``text``, read by the first reader that knows it."""
+    if not text.strip():
+        raise InputError("is empty", file=source, fix="give a file with a header and data rows")
+    reader = sniff(text)
+    if reader is None:
+        raise InputError(f"format not recognised (tried {', '.join(REGISTRY)})", file=source,
+                         line=1, fix="give a benchmark's own output unchanged, or perfmodel's "
+                         "CSV (see README 'Measurement files')")
+    tables: tuple[Measurements, ...] = reader.read(source, text)
+    return tables
+
+
 def read(path: str | Path) -> tuple[Measurements, ...]:
     """Every table of measurements in ``path``, with the file's sha256 attached."""
     text, raw = read_text(path)
-    if not text.strip():
-        raise InputError("is empty", file=path, fix="give a file with a header and data rows")
-    reader = sniff(text)
-    if reader is None:
-        names = ", ".join(REGISTRY)
-        raise InputError("format not recognised", file=path, line=1,
-                         fix=f"perfmodel reads: {names}; see README 'Measurement CSV'")
     digest = hashlib.sha256(raw).hexdigest()
-    tables: tuple[Measurements, ...] = reader.read(str(path), text)
-    return tuple(replace(t, sha256=digest) for t in tables)
+    return tuple(replace(t, sha256=digest) for t in parse(str(path), text))
+
+
+def choose(tables: tuple[Measurements, ...], source: str,
+           benchmark: str | None = None) -> Measurements:
+    """The table a point-to-point calibration uses.
+
+    With ``benchmark``, the table of that name (case-insensitive; ``osu_`` prefix allowed),
+    or failing that of that pattern; ``NAME@P`` picks the block at P processes.  Without it,
+    the first ping-pong table, or the only table the file has.
+    """
+    def listing() -> str:
+        return ", ".join(dict.fromkeys(f"{t.benchmark}@{p}" if len(
+            [u for u in tables if u.benchmark == t.benchmark]) > 1 and (p := _procs(t))
+            else t.benchmark for t in tables))
+
+    if benchmark is None:
+        ping = [t for t in tables if t.pattern in POINT_TO_POINT]
+        if ping:
+            return ping[0]
+        if len(tables) == 1:
+            return tables[0]
+        raise InputError(f"holds {len(tables)} benchmarks and no ping-pong", file=source,
+                         fix=f"choose one with --benchmark: {listing()}")
+    name, _, at = benchmark.partition("@")
+    want = name.strip().lower().removeprefix("osu_")
+    found = [t for t in tables if t.benchmark.lower() == want] or \
+        [t for t in tables if t.pattern == want]
+    if at:
+        procs = int(at) if at.strip().isdigit() else -1
+        found = [t for t in found if _procs(t) == procs]
+    if not found:
+        raise InputError(f"has no benchmark {benchmark!r}", file=source,
+                         fix=f"it holds: {listing()}")
+    return found[0]
+
+
+def _procs(table: Measurements) -> int | None:
+    counts = table.counts("processes")
+    return counts[0] if len(counts) == 1 else None

@@ -40,8 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfmodel.errors import InputError, UnitError
+from perfmodel.errors import InputError, PerfModelError, UnitError
 from perfmodel.measurements import CONCURRENCY, STATISTICS, Measurements, Quantity
+from perfmodel.readers._table import SIZE_MAX, TIME_RANGE
 from perfmodel.units import Kind, unit_factor
 
 NAME = "csv"
@@ -113,12 +114,21 @@ def _content_lines(text: str) -> list[tuple[int, str]]:
 
 
 def sniff(text: str) -> bool:
-    """A header line of names separated by commas (or, to report it, by ; or tabs)."""
-    lines = _content_lines(text)
+    """A header line of names separated by commas (or, to report it, by ; or tabs), or one
+    that starts with a column perfmodel knows."""
+    lines = _content_lines(text[:20000])
     if not lines:
         return False
     fields = [f.strip().strip('"') for f in re.split(r"[,;\t]", lines[0][1])]
-    return all(_HEADER_FIELD.match(f) for f in fields if f) and any(fields)
+    if not (all(_HEADER_FIELD.match(f) for f in fields if f) and any(fields)):
+        return False
+    if len(fields) > 1:
+        return True
+    try:
+        classify(fields[0].split()[0])
+    except PerfModelError:
+        return False
+    return True
 
 
 def _columns(source: str, header: str, lineno: int) -> list[Column]:
@@ -145,9 +155,6 @@ def _columns(source: str, header: str, lineno: int) -> list[Column]:
     return cols
 
 
-# What a point-to-point measurement can be, in SI units: anything outside is a wrong unit.
-SIZE_MAX = 1e15                 # bytes (1 PB)
-TIME_RANGE = (1e-12, 1e6)       # one-way seconds (1 ps … 11.6 days)
 
 
 def _number(cell: str, col: Column, source: str, lineno: int) -> float:
@@ -272,5 +279,14 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             statistic=tuple(texts["statistic"]) if "statistic" in by_role else None,
             comments=comments,
             notes=tuple(notes),
+            meaning=_MEANING[quantity].format(by_role[quantity].name),
         ),
     )
+
+
+_MEANING = {
+    "one_way": "{} as written: one-way",
+    "round_trip": "{} halved: one-way",
+    "bandwidth": "size / {}: one stream's time per message",
+    "aggregate": "size × pairs × senders / {}: one stream's share of the aggregate",
+}

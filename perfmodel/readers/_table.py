@@ -1,0 +1,169 @@
+"""What every reader shares: number tokens, range checks in SI units, and the table builder.
+
+A reader walks its file, adds rows in SI units to a :class:`Table` (one per benchmark block),
+and calls :meth:`Table.build`, which checks every value once, in one place, and returns the
+frozen :class:`~perfmodel.measurements.Measurements`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from perfmodel.errors import InputError
+from perfmodel.measurements import Measurements, Pattern, Quantity
+
+# What a measurement can be, in SI units: anything outside is a wrong unit or a broken file.
+SIZE_MAX = 1e15                 # bytes (1 PB)
+TIME_RANGE = (1e-12, 1e6)       # seconds (1 ps … 11.6 days)
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_INTEGER = re.compile(r"\d+")
+SKIPPED_SHOWN = 3
+
+
+def number(token: str) -> float | None:
+    """The value of a plain decimal number token, or None (``nan``, ``1_000``, words).
+
+    >>> number("2.5e-6"), number("nan"), number("Pass")
+    (2.5e-06, None, None)
+    """
+    return float(token) if _NUMBER.fullmatch(token) else None
+
+
+def integer(token: str) -> int | None:
+    """The value of a token of digits only, or None."""
+    return int(token) if _INTEGER.fullmatch(token) and len(token) < 19 else None
+
+
+def numbers(tokens: list[str], count: int) -> list[float] | None:
+    """The first ``count`` tokens as numbers, or None if any of them is not one."""
+    if len(tokens) < count:
+        return None
+    out = [number(t) for t in tokens[:count]]
+    return None if any(v is None for v in out) else [v for v in out if v is not None]
+
+
+def lines_of(text: str) -> list[tuple[int, str]]:
+    """Every line, stripped, with its 1-based number.
+
+    A literal ``^M`` at the end of a line (a carriage return as ``cat -v`` and mail archives
+    show it) is stripped too, as a real one is.
+    """
+    return [(i, ln.strip().removesuffix("^M").rstrip())
+            for i, ln in enumerate(text.splitlines(), start=1)]
+
+
+def _spans(lines: list[int]) -> str:
+    shown = ", ".join(str(n) for n in lines[:SKIPPED_SHOWN])
+    return shown + (", …" if len(lines) > SKIPPED_SHOWN else "")
+
+
+@dataclass
+class Table:
+    """Rows of one benchmark block, gathered while a reader walks its file.
+
+    ``concurrency`` holds the counts that hold for every row (``pairs``, ``processes`` …);
+    a row may add its own.  Times are seconds, sizes bytes, ``extra`` columns SI.
+    """
+
+    source: str
+    format: str
+    benchmark: str
+    pattern: Pattern
+    quantity: Quantity
+    meaning: str
+    version: str = ""
+    statistic: str | None = None
+    concurrency: dict[str, float] = field(default_factory=dict)
+    attrs: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    comments: tuple[str, ...] = ()
+    _rows: list[tuple[int, float, float, float | None, dict[str, float], dict[str, float]]] = \
+        field(default_factory=list)
+    _dropped: dict[str, list[int]] = field(default_factory=dict)
+    _skipped: list[int] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def add(self, line: int, size: float, time: float, reps: float | None = None,
+            counts: dict[str, float] | None = None, /, **extra: float) -> None:
+        """One row: size in bytes, time in seconds, extra columns in SI units."""
+        self._rows.append((line, size, time, reps, counts or {}, extra))
+
+    def drop(self, line: int, why: str) -> None:
+        """A data row left out on purpose (a time-out, a failed validation …), said in notes."""
+        self._dropped.setdefault(why, []).append(line)
+
+    def skip(self, line: int) -> None:
+        """A line inside the table that is not a row (a launcher's warning), said in notes."""
+        self._skipped.append(line)
+
+    def build(self) -> Measurements | None:
+        """The checked, frozen table; None when no row survived."""
+        rows = []
+        for row in self._rows:
+            line, size, time, *_ = row
+            if self.pattern == "application" and math.isnan(size):
+                pass
+            elif not (0 <= size <= SIZE_MAX) or size != round(size):
+                raise InputError(f"{self.benchmark}: message size {size:g} is not a whole number "
+                                 "of bytes up to 1 PB", file=self.source, line=line,
+                                 fix="the file is damaged here; remove the row")
+            if not math.isfinite(time) or time < 0:
+                raise InputError(f"{self.benchmark}: time {time:g} s is not a measurement",
+                                 file=self.source, line=line,
+                                 fix="the file is damaged here; remove the row")
+            if time == 0:
+                self.drop(line, "time printed as 0, below the tool's resolution")
+                continue
+            if not TIME_RANGE[0] <= time <= TIME_RANGE[1]:
+                raise InputError(f"{self.benchmark}: a time of {time:g} s", file=self.source,
+                                 line=line, fix="times must lie between 1 ps and 11.6 days; "
+                                 "the file is damaged here")
+            rows.append(row)
+        notes = list(self.notes)
+        for why, where in self._dropped.items():
+            notes.append(f"{len(where)} row{'s' if len(where) > 1 else ''} left out: {why} "
+                         f"(line{'s' if len(where) > 1 else ''} {_spans(where)})")
+        if self._skipped:
+            n = len(self._skipped)
+            notes.append(f"{n} line{'s' if n > 1 else ''} inside the table that "
+                         f"{'are' if n > 1 else 'is'} not data skipped (launcher output?; "
+                         f"line{'s' if n > 1 else ''} {_spans(self._skipped)})")
+        if not rows:
+            return None
+        count_keys = sorted(set(self.concurrency) | {k for r in rows for k in r[4]})
+        extra_keys = sorted({k for r in rows for k in r[5]})
+        reps = [r[3] for r in rows]
+        return Measurements(
+            source=self.source,
+            size=np.array([r[1] for r in rows], dtype=np.float64),
+            time=np.array([r[2] for r in rows], dtype=np.float64),
+            line=tuple(r[0] for r in rows),
+            quantity=self.quantity,
+            format=self.format,
+            benchmark=self.benchmark,
+            concurrency={k: np.array([r[4].get(k, self.concurrency.get(k, np.nan)) for r in rows],
+                                     dtype=np.float64) for k in count_keys},
+            reps=None if any(r is None for r in reps) else np.array(reps, dtype=np.float64),
+            statistic=None if self.statistic is None else (self.statistic,) * len(rows),
+            comments=self.comments,
+            notes=tuple(notes),
+            pattern=self.pattern,
+            version=self.version,
+            extra={k: np.array([r[5].get(k, np.nan) for r in rows], dtype=np.float64)
+                   for k in extra_keys},
+            attrs=dict(self.attrs),
+            meaning=self.meaning,
+        )
+
+
+def truncated(source: str, line: int, got: int, want: int, what: str) -> InputError:
+    """The error for a row that stops short: the usual sign of a cut-off file."""
+    return InputError(f"{what} row has {got} of its {want} values (a truncated file?)",
+                      file=source, line=line, fix="rerun the benchmark, or delete the broken row")
