@@ -81,8 +81,11 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
                          f"{PATTERNS[table.pattern]}, so the fitted latency describes that")
         single = table.single_stream()
         if len(single) == 0:
-            raise InputError("has no single-stream rows (pairs = 1, senders = 1)", file=path,
-                             fix="calibrate point-to-point models on a plain ping-pong")
+            busy = ", ".join(f"{k} = {','.join(map(str, table.counts(k)))}"
+                             for k in ("pairs", "senders") if table.counts(k))
+            raise InputError(f"{table.label} has no single-stream rows ({busy})", file=path,
+                             fix="calibrate point-to-point models on a plain ping-pong "
+                             "(pairs = 1, senders = 1)")
         if len(single) < len(table):
             notes.append(f"{path}: {len(single)} of {len(table)} rows used (one pair, one "
                          "sender, fewest channels)")

@@ -17,7 +17,7 @@ runner = CliRunner()
 CASES: dict[str, tuple[int | None, str]] = {
     "empty.csv": (None, "is empty"),
     "header_only.csv": (1, "has a header but no data rows"),
-    "comments_only.csv": (None, "format not recognised"),
+    "comments_only.csv": (1, "format not recognised"),
     "missing_time_column.csv": (1, "no time or bandwidth column"),
     "missing_size_column.csv": (1, "no size column"),
     "non_numeric.csv": (3, "one_way_us is 'fast', not a number"),
@@ -39,7 +39,7 @@ CASES: dict[str, tuple[int | None, str]] = {
     "bad_statistic.csv": (2, "statistic 'mode'"),
     "fractional_pairs.csv": (2, "pairs is 1.5"),
     "no_single_stream.csv": (None, "no single-stream rows"),
-    "not_a_csv.txt": (None, "format not recognised"),
+    "not_a_csv.txt": (1, "format not recognised (tried osu, imb"),
     "one_column.csv": (1, "no time or bandwidth column"),
     "spaces.csv": (1, "separated by spaces, not commas"),
     "size_overflow.csv": (2, "size_PiB is 1e300, inf bytes"),
@@ -48,6 +48,17 @@ CASES: dict[str, tuple[int | None, str]] = {
     "huge_times.csv": (2, "gives a one-way time of 1e+300 s"),
     "underscore_number.csv": (2, "one_way_us is '1_000', not a number"),
     "fractional_size.csv": (2, "size_bytes is 1.5"),
+    # benchmark outputs, cut short or of the wrong kind
+    "truncated_osu.txt": (22, "OSU latency row has 1 of its 2 values (a truncated file?)"),
+    "truncated_imb.txt": (None, "IMB 2021.11 output with no benchmark rows"),
+    "osu_title_only.txt": (1, "has a title but no column header"),
+    "netperf_banner_only.txt": (1, "netperf banner with no results"),
+    "multi_pairs_only.txt": (None, "Multi-PingPong (2 processes) has no single-stream rows "
+                                   "(pairs = 2)"),
+    "npb_result.txt": (None, "MG (4 processes) times whole runs, not messages"),
+    "two_benchmarks.txt": (None, "choose one with --benchmark: Uniband, Biband"),
+    "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, netperf, "
+                              "stream, npb, netpipe, csv)"),
 }
 
 

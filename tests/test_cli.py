@@ -18,7 +18,8 @@ runner = CliRunner(env={"COLUMNS": "200"})
 HEAVY = ("lmfit", "scipy", "sympy", "matplotlib", "numpy")
 
 
-@pytest.mark.parametrize("args", [["--help"], ["--version"], ["calibrate", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["calibrate", "--help"],
+                                  ["inspect", "--help"]])
 def test_help_and_version_load_no_heavy_library(args: list[str]) -> None:
     code = (
         "import sys\n"
@@ -159,3 +160,62 @@ def test_several_inputs_are_fitted_together(in_tmp: Path) -> None:
     doc = json.loads(result.stdout)
     assert doc["fit"]["n_points"] == 48 and len(doc["inputs"]) == 2
     assert [i["path"] for i in doc["inputs"]] == [str(MPICH), str(OMPI)]
+
+
+BENCH = Path(__file__).parent / "fixtures" / "benchmarks"
+
+
+def test_inspect_json_contract() -> None:
+    result = runner.invoke(app, ["inspect", str(BENCH / "imb_np4.txt"),
+                                 str(BENCH / "osu_bibw.txt"), "--json", "--rows", "2"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["units"]["time"] == "s" and doc["units"]["size"] == "B"
+    imb, osu = doc["files"]
+    assert (imb["format"], imb["version"], len(imb["tables"])) == ("imb", "2021.11", 3)
+    ping, ar2, ar4 = imb["tables"]
+    assert ping["calibrate_default"] and not ar2["calibrate_default"]
+    assert (ping["benchmark"], ping["processes"], ping["pairs"], ping["rows"]) == \
+        ("PingPong", [2], [1], 5)
+    assert ar4["processes"] == [4] and ar4["rows"] == 1
+    assert any("time-out" in n for n in ar4["notes"])
+    first = ping["first_rows"]
+    assert len(first) == 2 and first[1]["size"] == 1
+    assert first[1]["time"] == pytest.approx(3.36e-6) and first[1]["line"] == 38
+    (bibw,) = osu["tables"]
+    assert bibw["pattern"] == "bidirectional" and "both directions" in bibw["meaning"]
+    # one direction's bandwidth is half the printed sum of both
+    assert bibw["first_rows"][0]["bandwidth"] == pytest.approx(2.57e6 / 2)
+    assert bibw["first_rows"][0]["rate"] == pytest.approx(2.57e6)
+
+
+def test_inspect_table_names_what_it_found() -> None:
+    result = runner.invoke(app, ["inspect", str(BENCH / "imb_mpi1.txt")])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "imb 2021.11, 6 tables" in out
+    assert "calibrate uses PingPong (2 processes)" in out
+    assert "t[usec] as printed: one-way" in out   # markup-like text is shown as written
+
+
+def test_calibrate_says_which_table_it_used(in_tmp: Path) -> None:
+    result = runner.invoke(app, ["calibrate", str(BENCH / "imb_mpi1.txt"), "--json"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    used = [n for n in doc["notes"] if "used" in n]
+    assert used and "imb 2021.11 PingPong (2 processes), 22 rows, lines 40–61 (of 6 tables)" \
+        in used[0]
+    assert doc["inputs"][0]["benchmark"] == "PingPong"
+
+
+def test_calibrate_another_benchmark(in_tmp: Path) -> None:
+    result = runner.invoke(app, ["calibrate", str(BENCH / "imb_mpi1.txt"), "--benchmark",
+                                 "Exchange", "--no-write", "--json"])
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["inputs"][0]["benchmark"] == "Exchange"
+    assert any("not a ping-pong" in n for n in doc["notes"])
+    assert doc["points"][-1]["measured"] == pytest.approx(269.83e-6)
+    bad = runner.invoke(app, ["calibrate", str(BENCH / "imb_mpi1.txt"), "-b", "Alltoall"])
+    assert bad.exit_code == 2
+    assert "has no benchmark 'Alltoall' — it holds: PingPong, PingPing, Sendrecv" in bad.stderr
