@@ -95,16 +95,23 @@ def test_netperf_old_banner() -> None:
 
 def test_npb_32_mpi_block() -> None:
     """formats.md 1.6: NPB 3.2 MPI, CG class A (verbatim), with CG's earlier 'completed'."""
-    text = (" NAS Parallel Benchmarks 3.2 -- CG Benchmark\n\n Size:      14000\n"
-            " Iterations:    15\n Number of active processes:     1\n"
-            " Benchmark completed\n VERIFICATION SUCCESSFUL\n\n"
-            " CG Benchmark Completed.\n Class           =                        A\n"
-            " Size            =                    14000\n Iterations      =                       15\n"
-            " Time in seconds =                     3.02\n Total processes =                        1\n"
-            " Compiled procs  =                        1\n Mop/s total     =                   495.93\n"
-            " Mop/s/process   =                   495.93\n Operation type  =           floating point\n"
-            " Verification    =               SUCCESSFUL\n Version         =                      3.2\n"
-            " Compile date    =              11 Jun 2007\n")
+    text = "\n".join([
+        " NAS Parallel Benchmarks 3.2 -- CG Benchmark", "", " Size:      14000",
+        " Iterations:    15", " Number of active processes:     1",
+        " Benchmark completed", " VERIFICATION SUCCESSFUL", "",
+        " CG Benchmark Completed.",
+        " Class           =                        A",
+        " Size            =                    14000",
+        " Iterations      =                       15",
+        " Time in seconds =                     3.02",
+        " Total processes =                        1",
+        " Compiled procs  =                        1",
+        " Mop/s total     =                   495.93",
+        " Mop/s/process   =                   495.93",
+        " Operation type  =           floating point",
+        " Verification    =               SUCCESSFUL",
+        " Version         =                      3.2",
+        " Compile date    =              11 Jun 2007", ""])
     (t,) = parse("cg.txt", text)
     assert (t.benchmark, t.version, t.attrs["class"]) == ("CG", "3.2", "A")
     assert t.time[0] == 3.02 and t.counts("processes") == (1,)
@@ -114,10 +121,12 @@ def test_npb_32_mpi_block() -> None:
 def test_npb_34_active_processes_and_failed_verification() -> None:
     """formats.md 1.6: MPI 3.4 prints 'Active processes=' (no space); a failed run is said.
     The block is constructed from the format strings formats.md gives; its values are made up."""
-    text = (" MG Benchmark Completed.\n Class           =                        C\n"
-            " Time in seconds =                    12.50\n Total processes =                        8\n"
-            " Active processes=                        8\n"
-            " Verification    =             UNSUCCESSFUL\n")
+    text = "\n".join([" MG Benchmark Completed.",
+                      " Class           =                        C",
+                      " Time in seconds =                    12.50",
+                      " Total processes =                        8",
+                      " Active processes=                        8",
+                      " Verification    =             UNSUCCESSFUL", ""])
     (t,) = parse("mg.txt", text)
     assert t.counts("processes") == (8,) and t.extra["verified"][0] == 0
     assert any("unsuccessful" in n for n in t.notes)
