@@ -95,7 +95,8 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
                          "describes the bonded link, not one channel")
         notes += [f"{path}: {n}" for n in table.notes]
         used.append(single)
-        records.append(InputRecord(str(path), table.sha256, table.format, table.benchmark,
+        tool = f"{table.format} {table.version}".strip()
+        records.append(InputRecord(str(path), table.sha256, tool, table.label,
                                    table.quantity, len(table), len(single), table.comments))
     return concat(used), tuple(records), notes
 

@@ -205,7 +205,8 @@ def test_calibrate_says_which_table_it_used(in_tmp: Path) -> None:
     used = [n for n in doc["notes"] if "used" in n]
     assert used and "imb 2021.11 PingPong (2 processes), 22 rows, lines 40–61 (of 6 tables)" \
         in used[0]
-    assert doc["inputs"][0]["benchmark"] == "PingPong"
+    assert doc["inputs"][0]["benchmark"] == "PingPong (2 processes)"
+    assert doc["inputs"][0]["format"] == "imb 2021.11"
 
 
 def test_calibrate_another_benchmark(in_tmp: Path) -> None:
@@ -213,7 +214,7 @@ def test_calibrate_another_benchmark(in_tmp: Path) -> None:
                                  "Exchange", "--no-write", "--json"])
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
-    assert doc["inputs"][0]["benchmark"] == "Exchange"
+    assert doc["inputs"][0]["benchmark"] == "Exchange (2 processes)"
     assert any("not a ping-pong" in n for n in doc["notes"])
     assert doc["points"][-1]["measured"] == pytest.approx(269.83e-6)
     bad = runner.invoke(app, ["calibrate", str(BENCH / "imb_mpi1.txt"), "-b", "Alltoall"])
