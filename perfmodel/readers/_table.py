@@ -163,6 +163,24 @@ class Table:
         )
 
 
+def row_values(table: Table, line: int, tokens: list[str], need: int,
+               what: str) -> list[float] | None:
+    """The first ``need`` tokens of a table row as numbers.
+
+    A row of numbers that stops short is a cut-off file and raises; a line with words in it
+    (a launcher's warning) is skipped, said in the table's notes, and gives None.
+    """
+    values = numbers(tokens, need)
+    if values is None:
+        got = 0
+        while got < len(tokens) and number(tokens[got]) is not None:
+            got += 1
+        if got == len(tokens):
+            raise truncated(table.source, line, got, need, what)
+        table.skip(line)
+    return values
+
+
 def truncated(source: str, line: int, got: int, want: int, what: str) -> InputError:
     """The error for a row that stops short: the usual sign of a cut-off file."""
     return InputError(f"{what} row has {got} of its {want} values (a truncated file?)",

@@ -31,7 +31,7 @@ import numpy as np
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements, Pattern, Quantity
-from perfmodel.readers._table import Table, integer, lines_of, number, numbers, truncated
+from perfmodel.readers._table import Table, integer, lines_of, number, row_values
 
 NAME = "imb"
 DESCRIPTION = "Intel MPI Benchmarks IMB-MPI1 (2018+), legacy IMB 3.x/4.x and Pallas PMB"
@@ -142,14 +142,8 @@ class _Block:
         need = len(cols)
         mb_pairs: list[tuple[float, float]] = []
         for line, tokens in self.rows:
-            values = numbers(tokens, need)
+            values = row_values(table, line, tokens, need, f"IMB {self.benchmark}")
             if values is None:
-                got = 0
-                while got < len(tokens) and number(tokens[got]) is not None:
-                    got += 1
-                if got == len(tokens):
-                    raise truncated(self.source, line, got, need, f"IMB {self.benchmark}")
-                table.skip(line)
                 continue
             size = values[index["#bytes"]] if "#bytes" in index else 0.0
             if "#bytes" in index and integer(tokens[index["#bytes"]]) is None:

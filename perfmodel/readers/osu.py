@@ -23,7 +23,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements, Pattern, Quantity
-from perfmodel.readers._table import Table, integer, lines_of, number, numbers, truncated
+from perfmodel.readers._table import Table, integer, lines_of, number, row_values
 
 NAME = "osu"
 DESCRIPTION = "OSU Micro-Benchmarks 5.x–7.x (latency, bw, bibw, mbw_mr, multi_lat, collectives)"
@@ -139,14 +139,8 @@ class _Block:
         index = {c: i for i, c in enumerate(cols)}
         need = sum(1 for c in cols if c != "validation")
         for line, tokens in self.rows:
-            values = numbers(tokens, need)
+            values = row_values(table, line, tokens, need, f"OSU {self.benchmark}")
             if values is None:
-                got = 0
-                while got < len(tokens) and number(tokens[got]) is not None:
-                    got += 1
-                if got == len(tokens):
-                    raise truncated(self.source, line, got, need, f"OSU {self.benchmark}")
-                table.skip(line)
                 continue
             if "validation" in index:
                 verdict = tokens[index["validation"]] if len(tokens) > index["validation"] else ""
