@@ -77,13 +77,13 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
         notes.append(f"{path}: used {_described(table)}"
                      + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
         if table.pattern not in POINT_TO_POINT:
-            notes.append(f"{path}: {table.benchmark} is not a ping-pong; its times are "
-                         f"{PATTERNS[table.pattern]}, so the fitted latency describes that")
+            notes.append(f"{table.benchmark} is not a ping-pong: its times are "
+                         f"{PATTERNS[table.pattern]}, and the fitted latency describes that")
         single = table.single_stream()
         if len(single) == 0:
             busy = ", ".join(f"{k} = {','.join(map(str, table.counts(k)))}"
                              for k in ("pairs", "senders") if table.counts(k))
-            raise InputError(f"{table.label} has no single-stream rows ({busy})", file=path,
+            raise InputError(f"{table.benchmark} has no single-stream rows ({busy})", file=path,
                              fix="calibrate point-to-point models on a plain ping-pong "
                              "(pairs = 1, senders = 1)")
         if len(single) < len(table):
@@ -95,9 +95,14 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
                          "describes the bonded link, not one channel")
         notes += [f"{path}: {n}" for n in table.notes]
         used.append(single)
+        if used and table.pattern != used[0].pattern:
+            raise InputError(f"{table.label} is a {table.pattern} benchmark, but "
+                             f"{records[0].path} holds a {used[0].pattern} one", file=path,
+                             fix="calibrate one kind of measurement at a time")
         tool = f"{table.format} {table.version}".strip()
         records.append(InputRecord(str(path), table.sha256, tool, table.label,
-                                   table.quantity, len(table), len(single), table.comments))
+                                   table.quantity, len(table), len(single), table.comments,
+                                   table.pattern))
     return concat(used), tuple(records), notes
 
 
@@ -142,9 +147,10 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     data, records, notes = gather(paths, benchmark)
     check_enough(data, minimum=_free_count(model, fixed))
     selection = fit(data, model, fixed, sources)
-    if spec is not None and spec.notes:
+    kept = tuple(n for n in notes if "is not a ping-pong" in n)   # the profile must say so
+    if kept or (spec is not None and spec.notes):
         selection = Selection(selection.best, selection.candidates, selection.reason,
-                              selection.notes + spec.notes)
+                              selection.notes + (spec.notes if spec else ()) + kept)
     name = name or Path(paths[0]).stem
     profile = from_selection(name, selection, records, provenance)
     return Calibration(selection, data, profile, tuple(notes))

@@ -160,7 +160,9 @@ class Measurements:
         said = ", ".join(str(p) for p in procs)
         unit = "thread" if self.attrs.get("counts") == "threads" else "process"
         plural = "" if procs == (1,) else "s" if unit == "thread" else "es"
-        return f"{self.benchmark} ({said} {unit}{plural})"
+        pairs = [p for p in self.counts("pairs") if p > 1]
+        at_once = f", {', '.join(map(str, pairs))} pairs at once" if pairs else ""
+        return f"{self.benchmark} ({said} {unit}{plural}{at_once})"
 
 
 def concat(tables: Sequence[Measurements]) -> Measurements:

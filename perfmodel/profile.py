@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, cast
 
@@ -38,6 +38,7 @@ class InputRecord:
     rows: int
     rows_used: int
     comments: tuple[str, ...] = ()
+    pattern: str = "pingpong"
 
 
 @dataclass(frozen=True)
@@ -229,8 +230,10 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
         raise r.fail("size_max", f"is {size_range[1]}, below size_min",
                      "size_max is the largest calibrated size (inf for a specification)")
     model = NetworkModel(kind, tuple(params), cov, noise, int(dof), size_range)
-    inputs = tuple(InputRecord(**{**i, "comments": tuple(i.get("comments", ()))})
-                   for i in doc.get("inputs", []))
+    listed = doc.get("inputs", [])
+    if not isinstance(listed, list):
+        raise r.fail("inputs", "is not a list of tables", "regenerate the profile with calibrate")
+    inputs = tuple(_input(_Reader(r.path, f"inputs[{k}]."), i) for k, i in enumerate(listed))
     return Profile(
         name=top.text(doc, "name"),
         network=model,
@@ -257,3 +260,24 @@ def load(path: str | Path) -> Profile:
     except (TypeError, ValueError) as exc:
         raise InputError(f"malformed profile ({exc})", file=path,
                          fix="regenerate it with 'perfmodel calibrate'") from None
+
+
+def _input(r: _Reader, doc: Any) -> InputRecord:
+    """One [[inputs]] entry, checked key by key (``pattern`` may be absent: older profiles)."""
+    if not isinstance(doc, dict):
+        raise r.fail("", "is not a table", "regenerate the profile with calibrate")
+    r.only(doc, {f.name for f in fields(InputRecord)})
+    comments = doc.get("comments", [])
+    if not isinstance(comments, list) or not all(isinstance(c, str) for c in comments):
+        raise r.fail("comments", "is not a list of text", "give a list of quoted strings")
+    counts = {}
+    for key in ("rows", "rows_used"):
+        v = doc.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise r.fail(key, f"is {v!r}, not a count", "give a whole number")
+        counts[key] = v
+    return InputRecord(
+        path=r.text(doc, "path"), sha256=r.text(doc, "sha256"), format=r.text(doc, "format"),
+        benchmark=r.text(doc, "benchmark"), quantity=r.text(doc, "quantity"),
+        rows=counts["rows"], rows_used=counts["rows_used"], comments=tuple(comments),
+        pattern=r.text(doc, "pattern", "pingpong"))

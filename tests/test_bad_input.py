@@ -53,9 +53,9 @@ CASES: dict[str, tuple[int | None, str]] = {
     "truncated_imb.txt": (None, "IMB 2021.11 output with no benchmark rows"),
     "osu_title_only.txt": (1, "has a title but no column header"),
     "netperf_banner_only.txt": (1, "netperf banner with no results"),
-    "multi_pairs_only.txt": (None, "Multi-PingPong (2 processes) has no single-stream rows "
+    "multi_pairs_only.txt": (None, "Multi-PingPong has no single-stream rows "
                                    "(pairs = 2)"),
-    "npb_result.txt": (None, "MG (4 processes) times whole runs, not messages"),
+    "npb_result.txt": (None, "holds MG (4 processes): one whole run of an application"),
     "two_benchmarks.txt": (None, "choose one with --benchmark: Uniband, Biband"),
     "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, netperf, "
                               "stream, npb, netpipe, csv)"),

@@ -30,9 +30,9 @@ CASES: list[tuple[str, str | None, float]] = [
     ("netpipe3_stdout.txt", None, 0.06),
     ("mpi4py_pingpong_mpich.csv", None, 0.03),
     ("mpi4py_pingpong_ompi.csv", None, 0.03),
-    ("osu_bw.txt", None, 0.06),
-    ("osu_bibw.txt", None, 0.03),
-    ("osu_mbw_mr.txt", None, 0.08),
+    ("osu_bw.txt", "bw", 0.06),
+    ("osu_bibw.txt", "bibw", 0.03),
+    ("osu_mbw_mr.txt", "mbw_mr", 0.08),
     ("imb_mpi1.txt", "PingPing", 0.08),
     ("imb_uniband.txt", "Uniband", 0.07),
     # noisy files
@@ -57,7 +57,19 @@ def test_point_to_point_fixture_calibrates(name: str, benchmark: str | None,
     # except in osu_latency_validate, whose sizes up to 4 KiB jump between 0.7 and 15.5 µs
     ratio = best.fitted[small[0]] / measured
     assert 0.5 < ratio < (3.0 if name == "osu_latency_validate.txt" else 2.0), ratio
-    assert any(f"used {data.format}" in n or "used " in n for n in result.notes)
+    used = [n for n in result.notes if ": used " in n]
+    assert len(used) == 1 and f"used {data.format}" in used[0], result.notes
+    # a table that is not a ping-pong is fitted only on request, and the profile says so
+    said = any("is not a ping-pong" in n for n in result.profile.notes)
+    assert said == (data.pattern != "pingpong")
+    assert result.profile.inputs[0].pattern == data.pattern
+
+
+def test_streamed_tables_need_asking_for() -> None:
+    from perfmodel.errors import InputError
+
+    with pytest.raises(InputError, match="not a ping-pong — fit it anyway with --benchmark bw"):
+        calibrate([FIX / "osu_bw.txt"])
 
 
 def test_netperf_points_check_a_latency() -> None:

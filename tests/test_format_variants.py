@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from perfmodel.errors import InputError
-from perfmodel.readers import parse
+from perfmodel.readers import choose, parse, read
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 
@@ -147,3 +147,105 @@ def test_mpi4py_bench_without_header_and_without_stats() -> None:
     (t,) = parse("ns.txt", no_stats)
     assert t.quantity == "bandwidth" and len(t) == 23
     np.testing.assert_allclose(t.time, no_header.time, rtol=0.01)
+
+
+# --- found in review: each of these was read wrong or raised something else -----------------
+
+def _rr() -> str:
+    return (FIX / "netperf_tcp_rr.txt").read_text()
+
+
+def test_netperf_crr_and_udp_are_not_tcp_rr() -> None:
+    """A TCP_CRR transaction includes a connect and a close: not a message latency."""
+    (crr,) = parse("crr.txt", _rr().replace("TCP REQUEST/RESPONSE",
+                                            "TCP CONNECT/REQUEST/RESPONSE"))
+    assert (crr.benchmark, crr.pattern) == ("TCP_CRR", "other")
+    assert crr.time[0] == pytest.approx(1 / 158777.14)
+    (udp,) = parse("udp.txt", _rr().replace("TCP REQUEST/RESPONSE", "UDP REQUEST/RESPONSE"))
+    assert udp.benchmark == "UDP_RR"
+
+
+def test_netperf_udp_stream_columns() -> None:
+    """UDP_STREAM's layout (netperf manual): socket, message size, time, okay, errors,
+    throughput; then the receiver's socket, time, okay, throughput.  Values constructed."""
+    text = ("MIGRATED UDP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 127.0.0.1 () "
+            "port 0 AF_INET\nSocket  Message  Elapsed      Messages\n"
+            "Size    Size     Time         Okay Errors   Throughput\n"
+            "bytes   bytes    secs            #      #   10^6bits/sec\n\n"
+            "212992   65507   10.00      167773      3    8792.99\n"
+            "212992           10.00      167770           8792.80\n")
+    (t,) = parse("udp.txt", text)
+    assert (t.benchmark, t.size[0]) == ("UDP_STREAM", 65507)
+    assert t.time[0] == pytest.approx(65507 / (8792.80e6 / 8))
+
+
+def test_osu_table_ends_where_another_tool_begins() -> None:
+    osu = (FIX / "osu_latency.txt").read_text()
+    imb = (FIX / "imb_mpi1.txt").read_text()
+    (lat,) = parse("both.txt", osu + imb)
+    assert len(lat) == 21 and lat.size[-1] == 1048576
+    assert any("also holds output of imb" in n for n in lat.notes)
+    tables = parse("both.txt", imb + osu)
+    assert tables[0].benchmark == "PingPong"
+    assert any("also holds output of osu (from line 184)" in n for n in tables[0].notes)
+    (slurm,) = parse("job.txt", osu + "1234567 2 00:00:05 COMPLETED\n")
+    assert len(slurm) == 21
+
+
+def test_imb_uniband_at_four_processes_has_two_pairs() -> None:
+    text = (FIX / "imb_uniband.txt").read_text().replace("#processes = 2", "#processes = 4")
+    uni, bi = parse("uni4.txt", text)
+    assert uni.counts("pairs") == (2,) and bi.counts("pairs") == (2,)
+    assert uni.time[0] == pytest.approx(2 / 2076226)   # per pair: the rate is summed over 2
+    assert "2 pairs at once" in uni.label
+
+
+@pytest.mark.parametrize("text", [
+    "131072  16384  16384    3.00     1e400\n",
+    (FIX / "netperf_tcp_rr.txt").read_text().replace("158777.14", "1e400"),
+    (FIX / "imb_multi0.txt").read_text().replace("#processes = 2", "#processes = " + "9" * 400),
+    (FIX / "imb_multi0.txt").read_text().replace("2021.11", "2" * 5000),
+    (FIX / "osu_mbw_mr.txt").read_text().replace("pairs: 1", "pairs: " + "9" * 5000),
+    (FIX / "stream.txt").read_text().replace("20000000", "9" * 400),
+    (FIX / "stream.txt").read_text().replace("uses 8 bytes", "uses " + "8" * 400 + " bytes"),
+    (FIX / "osu_latency.txt").read_text() + "# OSU " + "a_" * 16000 + " x Test vX\n",
+    "1 " + "|" * 8000 + "\n",
+    "THROUGHPUT=1e400\nTHROUGHPUT_UNITS=Trans/s\n",
+])
+def test_huge_numbers_and_long_lines_give_our_error_or_a_table(text: str) -> None:
+    try:
+        tables = parse("odd.txt", text)
+    except InputError:
+        return
+    assert all(np.all(np.isfinite(t.time)) for t in tables)
+
+
+def test_allreduce_at_a_non_ascii_count() -> None:
+    tables = read(FIX / "imb_np4.txt")
+    with pytest.raises(InputError, match="has no benchmark 'allreduce@²'"):
+        choose(tables, "f", "allreduce@²")
+
+
+def test_netperf_omni_without_banner_and_with_a_units_column() -> None:
+    (o,) = parse("o.csv", "Minimum Latency Microseconds,Mean Latency Microseconds,"
+                          "Transaction Rate Tran/s\n4,66.14,15102.565\n")
+    assert o.format == "netperf" and o.time[0] == pytest.approx(0.5 / 15102.565)
+    # the netperf manual's -O example, a text column under "Throughput Units"
+    (big_o,) = parse("O.txt", "OMNI Send/Recv TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to "
+                              "localhost () port 0 AF_INET\nThroughput Throughput \n"
+                              "           Units      \n\n60999.07   Trans/s    \n")
+    assert big_o.time[0] == pytest.approx(0.5 / 60999.07)
+
+
+def test_stream_results_without_array_size() -> None:
+    lines = (FIX / "stream.txt").read_text().splitlines()
+    tables = parse("s.txt", "\n".join(ln for ln in lines if "Array size" not in ln))
+    copy = tables[0]
+    assert copy.size[0] == round(29191.7e6 * 0.010962)
+    assert "rounded" in copy.meaning
+
+
+def test_zero_byte_request_is_not_one_byte() -> None:
+    (t,) = parse("k.txt", "THROUGHPUT=100\nTHROUGHPUT_UNITS=Trans/s\nREQUEST_SIZE=0\n"
+                          "RESPONSE_SIZE=0\n")
+    assert t.size[0] == 0 and t.time[0] == pytest.approx(0.005)

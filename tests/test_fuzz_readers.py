@@ -85,7 +85,10 @@ def test_shuffled_fixtures(name: str, rng: object) -> None:
     _every_reader(text)
 
 
-_EDITS = st.sampled_from(["drop", "duplicate", "garble", "blank", "swap_tokens", "number"])
+_EDITS = st.sampled_from(["drop", "duplicate", "garble", "blank", "swap_tokens", "number",
+                          "odd_number", "long_line"])
+ODD_NUMBERS = ["1e400", "9" * 400, "9" * 5000, "-0", "0", "1e-400", "nan", "inf", "-1",
+               "١٢", "²", "1.2.3", "0x10", "1_000", "+5", ".5e3"]
 
 
 @FUZZ
@@ -107,10 +110,13 @@ def test_edited_fixtures(name: str, edits: list[tuple[str, int, str]]) -> None:
             lines[i] = ""
         elif kind == "swap_tokens":
             lines[i] = " ".join(reversed(lines[i].split()))
+        elif kind == "long_line":
+            lines.insert(i, lines[i][:20] + (junk or "x_") * 4000)
         else:
             tokens = lines[i].split()
             if tokens:
-                tokens[at % len(tokens)] = junk or "-1"
+                odd = ODD_NUMBERS[at % len(ODD_NUMBERS)]
+                tokens[at % len(tokens)] = odd if kind == "odd_number" else (junk or "-1")
                 lines[i] = "  ".join(tokens)
     text = "\n".join(lines)
     _check(text)

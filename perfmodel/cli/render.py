@@ -226,7 +226,7 @@ def _default_choice(tables: tuple[Measurements, ...]) -> int | None:
         chosen = choose(tables, "")
     except PerfModelError:
         return None
-    if chosen.pattern in ("application", "memory"):
+    if len(chosen.single_stream()) == 0:
         return None
     return next(i for i, t in enumerate(tables) if t is chosen)
 

@@ -16,11 +16,13 @@ from types import ModuleType
 from typing import Any
 
 from perfmodel.errors import InputError
-from perfmodel.measurements import POINT_TO_POINT, Measurements
+from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements
 from perfmodel.readers import canonical, imb, mpi4py_bench, netperf, netpipe, npb, osu, stream
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
     osu, imb, mpi4py_bench, netperf, stream, npb, netpipe, canonical)}
+FALLBACKS = (netpipe.NAME, canonical.NAME)
+"""Formats without a banner, tried only when no tool's banner is found."""
 
 MAX_BYTES = 256 * 1024 * 1024
 
@@ -67,24 +69,52 @@ def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
                          line=int(at[1]) if at else None, fix="fix the syntax") from None
 
 
+def claims(text: str) -> list[ModuleType]:
+    """Every reader that recognises ``text``: tools with a banner first, the one whose banner
+    comes first in the file leading; then the formats without a banner, in registry order."""
+    banners = [r for name, r in REGISTRY.items() if name not in FALLBACKS and r.sniff(text)]
+    if len(banners) > 1:
+        banners.sort(key=lambda reader: _first_line(reader, text))
+    if banners:
+        return banners
+    return [REGISTRY[n] for n in FALLBACKS if REGISTRY[n].sniff(text)][:1]
+
+
+def _first_line(reader: ModuleType, text: str) -> int:
+    """The line of ``text`` where ``reader``'s banner first appears (by bisection on lines)."""
+    lines = text.splitlines(keepends=True)
+    lo, hi = 1, min(len(lines), 400)
+    if not reader.sniff("".join(lines[:hi])):
+        return hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if reader.sniff("".join(lines[:mid])):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def sniff(text: str) -> ModuleType | None:
-    """The first reader in the registry that recognises ``text``, or None."""
-    for reader in REGISTRY.values():
-        if reader.sniff(text):
-            return reader
-    return None
+    """The reader ``text`` is read with, or None."""
+    found = claims(text)
+    return found[0] if found else None
 
 
 def parse(source: str, text: str) -> tuple[Measurements, ...]:
     """Every table of measurements in ``text``, read by the first reader that knows it."""
     if not text.strip():
         raise InputError("is empty", file=source, fix="give a file with a header and data rows")
-    reader = sniff(text)
-    if reader is None:
+    found = claims(text)
+    if not found:
         raise InputError(f"format not recognised (tried {', '.join(REGISTRY)})", file=source,
                          line=1, fix="give a benchmark's own output unchanged, or perfmodel's "
                          "CSV (see README 'Measurement files')")
-    tables: tuple[Measurements, ...] = reader.read(source, text)
+    tables: tuple[Measurements, ...] = found[0].read(source, text)
+    if len(found) > 1:
+        others = ", ".join(f"{r.NAME} (from line {_first_line(r, text)})" for r in found[1:])
+        note = f"the file also holds output of {others}, not read: split the file to read it"
+        tables = tuple(replace(t, notes=(*t.notes, note)) for t in tables)
     return tables
 
 
@@ -101,7 +131,7 @@ def choose(tables: tuple[Measurements, ...], source: str,
 
     With ``benchmark``, the table of that name (case-insensitive; ``osu_`` prefix allowed),
     or failing that of that pattern; ``NAME@P`` picks the block at P processes.  Without it,
-    the first ping-pong table, or the only table the file has.
+    the first ping-pong table: any other kind of table is fitted only when asked for by name.
     """
     def listing() -> str:
         return ", ".join(dict.fromkeys(f"{t.benchmark}@{p}" if len(
@@ -113,7 +143,12 @@ def choose(tables: tuple[Measurements, ...], source: str,
         if ping:
             return ping[0]
         if len(tables) == 1:
-            return tables[0]
+            only = tables[0]
+            if only.pattern in ("application", "memory"):
+                raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not messages",
+                                 file=source, fix="calibrate a network on ping-pong data")
+            raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not a ping-pong",
+                             file=source, fix=f"fit it anyway with --benchmark {only.benchmark}")
         raise InputError(f"holds {len(tables)} benchmarks and no ping-pong", file=source,
                          fix=f"choose one with --benchmark: {listing()}")
     name, _, at = benchmark.partition("@")
@@ -121,7 +156,7 @@ def choose(tables: tuple[Measurements, ...], source: str,
     found = [t for t in tables if t.benchmark.lower() == want] or \
         [t for t in tables if t.pattern == want]
     if at:
-        procs = int(at) if at.strip().isdigit() else -1
+        procs = int(at) if re.fullmatch(r"[0-9]{1,9}", at.strip()) else -1
         found = [t for t in found if _procs(t) == procs]
     if not found:
         raise InputError(f"has no benchmark {benchmark!r}", file=source,

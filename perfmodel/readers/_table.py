@@ -20,8 +20,8 @@ from perfmodel.measurements import Measurements, Pattern, Quantity
 SIZE_MAX = 1e15                 # bytes (1 PB)
 TIME_RANGE = (1e-12, 1e6)       # seconds (1 ps … 11.6 days)
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_INTEGER = re.compile(r"\d+")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[0-9]{1,18}")
 SKIPPED_SHOWN = 3
 
 
@@ -36,7 +36,7 @@ def number(token: str) -> float | None:
 
 def integer(token: str) -> int | None:
     """The value of a token of digits only, or None."""
-    return int(token) if _INTEGER.fullmatch(token) and len(token) < 19 else None
+    return int(token) if _INTEGER.fullmatch(token) else None
 
 
 def numbers(tokens: list[str], count: int) -> list[float] | None:

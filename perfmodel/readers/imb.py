@@ -37,12 +37,12 @@ NAME = "imb"
 DESCRIPTION = "Intel MPI Benchmarks IMB-MPI1 (2018+), legacy IMB 3.x/4.x and Pallas PMB"
 
 BANNER = re.compile(r"#\s*(?:Intel\s?\(R\)\s+MPI\s+Benchmark(?:s|\s+Suite)|PALLAS\s+MPI\s+"
-                    r"Benchmark\s+Suite(?:\s+\(PMB\))?)\s+V?(?P<ver>\d+(?:\.\d+)*"
-                    r"(?:\s+Update\s+\d+)?)", re.I)
+                    r"Benchmark\s+Suite(?:\s+\(PMB\))?)\s+V?(?P<ver>[0-9]{1,6}(?:\.[0-9]{1,6}){0,4}"
+                    r"(?:\s+Update\s+[0-9]{1,3})?)", re.I)
 _BLOCK = re.compile(r"^#\s*Benchmarking\s+(?P<multi>Multi-)?(?P<name>\w+)\s*$")
-_PROCS = re.compile(r"^#\s*\(?\s*#processes\s*=\s*(\d+)")
-_GROUPS = re.compile(r"^#\s*\(\s*(\d+)\s+groups?\s+of\s+(\d+)\s+processes")
-_WAITING = re.compile(r"^#\s*\(\s*(\d+)\s+additional\s+process")
+_PROCS = re.compile(r"^#\s*\(?\s*#processes\s*=\s*([0-9]{1,9})\b")
+_GROUPS = re.compile(r"^#\s*\(\s*([0-9]{1,9})\s+groups?\s+of\s+([0-9]{1,9})\s+processes")
+_WAITING = re.compile(r"^#\s*\(\s*([0-9]{1,9})\s+additional\s+process")
 
 _PATTERNS: dict[str, Pattern] = {
     "pingpong": "pingpong", "pingpongspecificsource": "pingpong",
@@ -81,7 +81,7 @@ _COLLECTIVE = {"barrier", "bcast", "allreduce", "reduce", "reduce_scatter",
 
 def mega(version: str) -> float:
     """Bytes in IMB's "Mbytes": 10^6 from 2018 on, 2^20 in PMB 2.x and IMB 3.x/4.x/2017."""
-    lead = re.match(r"\d+", version)
+    lead = re.match(r"[0-9]{1,6}", version)
     return 1e6 if lead is not None and int(lead[0]) >= 2018 else 1048576.0
 
 
@@ -112,8 +112,9 @@ class _Block:
         procs = self.procs or 2
         counts: dict[str, float] = {"processes": procs}
         pairs = procs // 2 * (self.groups or 1)
-        if pattern in ("pingpong", "bidirectional", "stream") and procs == 2:
-            counts["pairs"] = pairs
+        if self.name.lower() in ("uniband", "biband") or (
+                pattern in ("pingpong", "bidirectional") and procs == 2):
+            counts["pairs"] = pairs   # PingPong and PingPing use 2 ranks; the rest wait
         quantity: Quantity
         if tcol is not None:
             quantity = "one_way" if pattern == "pingpong" else "time"
@@ -136,7 +137,7 @@ class _Block:
                       concurrency=counts, attrs=dict(attrs))
         if self.waiting:
             table.attrs["waiting processes"] = str(self.waiting)
-        if self.multi:
+        if self.multi and self.groups:
             table.attrs["groups"] = str(self.groups)
             table.notes.append(f"{self.groups} groups of {procs} processes ran at once")
         need = len(cols)
@@ -144,6 +145,9 @@ class _Block:
         for line, tokens in self.rows:
             values = row_values(table, line, tokens, need, f"IMB {self.benchmark}")
             if values is None:
+                continue
+            if len(tokens) != need:
+                table.skip(line)      # numbers, but not this table's columns
                 continue
             size = values[index["#bytes"]] if "#bytes" in index else 0.0
             if "#bytes" in index and integer(tokens[index["#bytes"]]) is None:

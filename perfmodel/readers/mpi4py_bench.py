@@ -22,7 +22,7 @@ NAME = "mpi4py-bench"
 DESCRIPTION = "python -m mpi4py.bench pingpong"
 
 _TITLE = re.compile(r"^#\s*MPI PingPong Test\s*$")
-_ROW = re.compile(r"^\d+\s+\S+\s*\|\s*\S+\s*±\s*\S+\s+\d+$")
+_ROW = re.compile(r"^[0-9]+\s+[^\s|]+\s*\|\s*[^\s±]+\s*±\s*\S+\s+[0-9]+$")
 
 
 def sniff(text: str) -> bool:

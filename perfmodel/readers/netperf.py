@@ -22,15 +22,17 @@ from perfmodel.readers._table import Table, integer, lines_of, number, numbers
 NAME = "netperf"
 DESCRIPTION = "netperf TCP_STREAM/TCP_RR: classic, -P 0, omni -o/-O/-k"
 
-BANNER = re.compile(r"^(?:MIGRATED\s+)?(?:OMNI\s+)?(?P<proto>TCP|UDP|SCTP|SDP|DLCO|DLCL|OMNI)\w*"
+BANNER = re.compile(r"^(?:MIGRATED\s+)?(?:OMNI\s+)?(?P<proto>TCP|UDP|SCTP|SDP|DLCO|DLCL|OMNI)"
                     r"(?:\s+(?P<test>STREAM|MAERTS|REQUEST/RESPONSE|CONNECT/REQUEST/RESPONSE|"
                     r"CONNECT/CLOSE|SENDFILE|Send/Recv|Send|Recv))?\s+TEST\b", re.I)
+_KINDS = {"STREAM": "STREAM", "MAERTS": "MAERTS", "REQUEST/RESPONSE": "RR",
+          "CONNECT/REQUEST/RESPONSE": "CRR", "CONNECT/CLOSE": "CC", "SENDFILE": "SENDFILE"}
 _KV = re.compile(r"^(?P<key>[A-Z][A-Z0-9_]*)=(?P<value>.*)$")
 _KNOWN_KEYS = {"THROUGHPUT", "THROUGHPUT_UNITS", "MEAN_LATENCY", "RT_LATENCY", "P50_LATENCY",
                "P90_LATENCY", "P99_LATENCY", "MIN_LATENCY", "MAX_LATENCY", "STDDEV_LATENCY",
                "TRANSACTION_RATE", "REQUEST_SIZE", "RESPONSE_SIZE", "LOCAL_SEND_SIZE",
                "REMOTE_RECV_SIZE", "ELAPSED_TIME", "PROTOCOL", "DIRECTION"}
-_UNIT = re.compile(r"10\^(?P<exp>\d+)\s*bits/s(?:ec)?|(?P<prefix>[KMG])Bytes/s(?:ec)?", re.I)
+_UNIT = re.compile(r"10\^(?P<exp>[0-9]{1,2})\s*bits/s(?:ec)?|(?P<prefix>[KMG])Bytes/s(?:ec)?", re.I)
 _DEFAULT_UNIT = "10^6bits/s"
 # omni column titles (-o, -O) -> the -k key naming the same output selector
 _TITLES = (("round trip latency", "RT_LATENCY"), ("mean latency", "MEAN_LATENCY"),
@@ -86,7 +88,7 @@ def sniff(text: str) -> bool:
     if len(keys) >= 2 and keys.keys() & {"THROUGHPUT", "MEAN_LATENCY", "RT_LATENCY",
                                          "TRANSACTION_RATE"}:
         return True
-    head = next((ln for _, ln in lines if ln), "")
+    head = next((ln for _, ln in lines if ln), "").lower()
     if "," in head and any(t in head for t, _ in _TITLES if "latency" in t or "rate" in t):
         return True
     return _headerless(lines) is not None
@@ -94,84 +96,112 @@ def sniff(text: str) -> bool:
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     lines = lines_of(text)
-    banner = next(((n, BANNER.match(ln)) for n, ln in lines[:5] if BANNER.match(ln)), None)
-    test = (banner[1]["test"] or "").upper() if banner and banner[1] else ""
-    body = [(n, ln) for n, ln in lines if not (banner and n == banner[0])
+    found = next(((n, m) for n, ln in lines[:5] if (m := BANNER.match(ln))), None)
+    proto, kind = "TCP", ""
+    if found is not None:
+        proto = found[1]["proto"].upper().replace("OMNI", "TCP")
+        kind = _KINDS.get((found[1]["test"] or "").upper(), "")
+    body = [(n, ln) for n, ln in lines if not (found and n == found[0])
             and not ln.startswith("Interim result")]
     keys = _kv(body)
     if keys.keys() & _KNOWN_KEYS:
-        return (_omni(source, test, {k: v for k, (_, v) in keys.items()},
+        return (_omni(source, proto, kind, {k: v for k, (_, v) in keys.items()},
                       min(n for n, _ in keys.values()), "omni -k"),)
     content = [(n, ln) for n, ln in body if ln]
     if content and "," in content[0][1]:
-        return (_omni_csv(source, test, content),)
+        return (_omni_csv(source, proto, kind, content),)
     if any(ln.startswith(("Socket", "Local /Remote", "Recv ")) for _, ln in content[:3]):
-        return (_classic(source, test, body),)
+        return (_classic(source, proto, kind, body),)
     width = _headerless(body)
     if width is not None:
         n, ln = content[0]
-        return (_classic_row(source, "STREAM" if width == 5 else "REQUEST/RESPONSE", n,
-                             ln.split(), _DEFAULT_UNIT, headerless=True),)
+        return (_classic_row(source, proto, "STREAM" if width == 5 else "RR", n, ln.split(),
+                             None, _DEFAULT_UNIT, headerless=True),)
     if content:
-        return (_omni_columns(source, test, body, text.splitlines()),)
+        return (_omni_columns(source, proto, kind, body, text.splitlines()),)
     raise InputError("netperf banner with no results (a truncated file?)", file=source,
-                     line=banner[0] if banner else 1, fix="rerun netperf and keep its output")
+                     line=found[0] if found else 1, fix="rerun netperf and keep its output")
 
 
-def _classic(source: str, test: str, body: list[tuple[int, str]]) -> Measurements:
+def _classic(source: str, proto: str, kind: str, body: list[tuple[int, str]]) -> Measurements:
     unit = next((m.group(0) for _, ln in body[:8] if (m := _UNIT.search(ln))), _DEFAULT_UNIT)
-    for n, ln in body:
-        tokens = ln.split()
-        if tokens and number(tokens[0]) is not None and len(tokens) >= 5:
-            kind = test or ("REQUEST/RESPONSE" if len(tokens) >= 6 and
-                            any("Trans" in x for _, x in body[:6]) else "STREAM")
-            return _classic_row(source, kind, n, tokens, unit, headerless=False)
-    last = body[-1][0] if body else 1
-    raise InputError("netperf header with no result row (a truncated file?)", file=source,
-                     line=last, fix="rerun netperf and keep its whole output")
+    rows = [(n, ln.split()) for n, ln in body if ln and number(ln.split()[0]) is not None]
+    if not rows or len(rows[0][1]) < 5:
+        last = body[-1][0] if body else 1
+        raise InputError("netperf header with no result row (a truncated file?)", file=source,
+                         line=rows[0][0] if rows else last,
+                         fix="rerun netperf and keep its whole output")
+    n, tokens = rows[0]
+    if not kind:
+        kind = "RR" if len(tokens) >= 6 and any("Trans" in x for _, x in body[:6]) else "STREAM"
+    second = rows[1][1] if len(rows) > 1 else None
+    return _classic_row(source, proto, kind, n, tokens, second, unit, headerless=False)
 
 
-def _classic_row(source: str, test: str, line: int, tokens: list[str], unit: str,
-                 headerless: bool) -> Measurements:
-    rr = "REQUEST/RESPONSE" in test
-    need = 6 if rr else 5
+def _classic_row(source: str, proto: str, kind: str, line: int, tokens: list[str],
+                 second: list[str] | None, unit: str, headerless: bool) -> Measurements:
+    """One classic result row.  UDP_STREAM prints the sender's row, then the receiver's."""
+    name = f"{proto}_{kind}"
+    udp_stream = proto == "UDP" and kind == "STREAM"
+    need = 6 if kind in ("RR", "CRR", "CC") or udp_stream else 5
     values = numbers(tokens, need)
     if values is None:
-        raise InputError(f"netperf result row has {len(tokens)} values, not the {need} of "
-                         f"{'an RR' if rr else 'a STREAM'} result", file=source, line=line,
-                         fix="rerun netperf and keep its whole output")
-    if rr:
+        raise InputError(f"netperf {name} row has {len(tokens)} values, not {need}",
+                         file=source, line=line, fix="rerun netperf and keep its whole output")
+    if kind in ("RR", "CRR", "CC"):
         _, _, request, response, elapsed, rate = values[:6]
-        table = _rr_table(source, "TCP_RR", request, response)
-        if rate <= 0:
-            raise InputError("netperf transaction rate is 0", file=source, line=line,
+        if not rate > 0 or rate == float("inf"):
+            raise InputError(f"netperf transaction rate is {tokens[5]}", file=source, line=line,
                              fix="the test did not run; rerun it")
-        table.add(line, request, 0.5 / rate, rtt=1 / rate, elapsed=elapsed)
+        table = _rr_table(source, name, kind, request, response)
+        table.add(line, request, (0.5 if kind == "RR" else 1.0) / rate, rtt=1 / rate,
+                  elapsed=elapsed)
     else:
-        _, _, size, elapsed, throughput = values[:5]
-        name = "TCP_MAERTS" if "MAERTS" in test else "TCP_STREAM"
+        if udp_stream:
+            _, size, elapsed, _, _, throughput = values[:6]
+            received = numbers(second, 4) if second is not None and len(second) == 4 else None
+            if received is not None:
+                throughput = received[3]
+        else:
+            _, _, size, elapsed, throughput = values[:5]
         table = _stream_table(source, name, unit)
+        if udp_stream:
+            table.notes.append("UDP: the receiver's throughput is used (what arrived)"
+                               if second is not None and len(second) == 4 else
+                               "UDP: the sender's throughput (no receiver row)")
         rate = throughput * unit_factor(unit)
-        if rate <= 0 or size <= 0:
-            raise InputError("netperf throughput or message size is 0", file=source, line=line,
-                             fix="the test did not run; rerun it")
+        if not (0 < rate < float("inf")) or size <= 0:
+            raise InputError("netperf throughput or message size is not positive", file=source,
+                             line=line, fix="the test did not run; rerun it")
         table.add(line, size, size / rate, rate=rate, elapsed=elapsed)
     if headerless:
-        table.notes.append(f"no banner (-P 0): a {'TCP_RR' if rr else 'TCP_STREAM'} result "
-                           "assumed from the number of columns"
-                           + ("" if rr else f", in netperf's default unit {_DEFAULT_UNIT}"))
+        table.notes.append(f"no banner (-P 0): a {name} result assumed from the number of "
+                           "columns" + ("" if kind == "RR" else
+                                       f", in netperf's default unit {_DEFAULT_UNIT}"))
+    return _built(table, source, line)
+
+
+def _built(table: Table, source: str, line: int) -> Measurements:
     built = table.build()
-    assert built is not None  # the row's values were checked above
+    if built is None:
+        raise InputError("netperf result with no usable value", file=source, line=line,
+                         fix="rerun netperf")
     return built
 
 
-def _rr_table(source: str, name: str, request: float, response: float) -> Table:
-    table = Table(source, NAME, name, "pingpong", "round_trip",
-                  "half of 1 / transaction rate (one transaction = one round trip)",
-                  concurrency={"pairs": 1, "processes": 2})
+def _rr_table(source: str, name: str, kind: str, request: float, response: float) -> Table:
+    if kind == "RR":
+        table = Table(source, NAME, name, "pingpong", "round_trip",
+                      "half of 1 / transaction rate (one transaction = one round trip)",
+                      concurrency={"pairs": 1, "processes": 2})
+    else:
+        what = "connect, request, response and close" if kind == "CRR" else "connect and close"
+        table = Table(source, NAME, name, "other", "time",
+                      f"1 / transaction rate: one {what}, not a message latency",
+                      concurrency={"pairs": 1, "processes": 2})
     if request != response:
         table.notes.append(f"request {request:g} B and response {response:g} B differ: the "
-                           "size is the request's and the time half the round trip")
+                           "size is the request's")
     return table
 
 
@@ -181,7 +211,8 @@ def _stream_table(source: str, name: str, unit: str) -> Table:
                  concurrency={"pairs": 1, "processes": 2}, attrs={"unit": unit})
 
 
-def _omni_csv(source: str, test: str, content: list[tuple[int, str]]) -> Measurements:
+def _omni_csv(source: str, proto: str, kind: str,
+              content: list[tuple[int, str]]) -> Measurements:
     (hline, header), *rest = content
     if not rest:
         raise InputError("netperf omni CSV has titles but no values (a truncated file?)",
@@ -191,31 +222,32 @@ def _omni_csv(source: str, test: str, content: list[tuple[int, str]]) -> Measure
     if len(values) != len(names):
         raise InputError(f"netperf omni CSV row has {len(values)} values for {len(names)} "
                          "titles", file=source, line=line, fix="rerun netperf")
-    return _omni(source, test, dict(zip(map(_key, names), (v.strip() for v in values),
-                                        strict=True)), line, "omni -o")
+    fields = dict(zip(map(_key, names), (v.strip() for v in values), strict=True))
+    return _omni(source, proto, kind, fields, line, "omni -o")
 
 
-def _omni_columns(source: str, test: str, body: list[tuple[int, str]],
+TITLE_LINES = 8
+"""``-O`` stacks a column's title over at most this many lines above the values."""
+
+
+def _omni_columns(source: str, proto: str, kind: str, body: list[tuple[int, str]],
                   raw: list[str]) -> Measurements:
-    """``-O``: titles stacked over several lines, aligned over the values' columns."""
-    rows = [n for n, ln in body if ln and numbers(ln.split(), len(ln.split())) is not None]
+    """``-O``: titles stacked over a few lines, aligned over the values' columns; the values
+    may include words (``Trans/s`` under ``Throughput Units``)."""
+    rows = [n for n, ln in body if ln and number(ln.split()[0]) is not None]
     if not rows:
         raise InputError("netperf output without a result row", file=source,
                          line=body[-1][0] if body else 1, fix="rerun netperf and keep its output")
     line = rows[0]
     value_line = raw[line - 1]
-    starts = [m.start() for m in re.finditer(r"\S+", value_line)]
-    titles = [""] * len(starts)
-    for n, t in body:
-        if n >= line:
-            break
-        t = raw[n - 1]
-        for i, s in enumerate(starts):
-            end = starts[i + 1] if i + 1 < len(starts) else None
-            titles[i] += " " + t[s:end].strip()
-    values = value_line.split()
-    return _omni(source, test, dict(zip(map(_key, titles), values, strict=True)), line,
-                 "omni -O")
+    spans = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", value_line)]
+    above = [raw[n - 1] for n, ln in body if n < line and ln][-TITLE_LINES:]
+    fields = {}
+    for i, (start, value) in enumerate(spans):
+        end = spans[i + 1][0] if i + 1 < len(spans) else None
+        title = " ".join(t[start:end].strip() for t in above)
+        fields[_key(title)] = value
+    return _omni(source, proto, kind, fields, line, "omni -O")
 
 
 def _key(title: str) -> str:
@@ -223,44 +255,52 @@ def _key(title: str) -> str:
     return next((key for phrase, key in _TITLES if phrase in low), low)
 
 
-def _omni(source: str, test: str, fields: dict[str, str], line: int, how: str) -> Measurements:
+def _omni(source: str, proto: str, kind: str, fields: dict[str, str], line: int,
+          how: str) -> Measurements:
     def value(key: str) -> float | None:
         return number(fields[key]) if key in fields else None
 
     units = fields.get("THROUGHPUT_UNITS", "")
-    rr = "REQUEST/RESPONSE" in test or units.lower().startswith("trans") or (
-        "STREAM" not in test and "MAERTS" not in test and any(
-            k in fields for k in ("RT_LATENCY", "MEAN_LATENCY", "TRANSACTION_RATE")))
-    extra = {k.lower().removesuffix("_latency"): v * 1e-6 for k in
-             ("MEAN_LATENCY", "MIN_LATENCY", "MAX_LATENCY", "STDDEV_LATENCY", "P50_LATENCY",
-              "P90_LATENCY", "P99_LATENCY") if (v := value(k)) is not None}
-    if rr:
+    if not kind:
+        rr_like = units.lower().startswith("trans") or any(
+            k in fields for k in ("RT_LATENCY", "MEAN_LATENCY", "TRANSACTION_RATE"))
+        kind = "RR" if rr_like else "STREAM"
+    name = f"{proto}_{kind}"
+    if kind in ("RR", "CRR", "CC"):
         request = value("REQUEST_SIZE")
         response = value("RESPONSE_SIZE")
-        table = _rr_table(source, "TCP_RR", request or 1.0, response or request or 1.0)
+        size = 1.0 if request is None else request
+        table = _rr_table(source, name, kind, size, size if response is None else response)
         if request is None:
             table.notes.append("the output does not print the request size: netperf's "
                                "default, 1 byte, assumed")
-        rate = value("TRANSACTION_RATE") or (value("THROUGHPUT") if units.lower().startswith(
-            "trans") or "THROUGHPUT_UNITS" not in fields else None)
+        rate = value("TRANSACTION_RATE")
+        if rate is None and (units.lower().startswith("trans") or not units):
+            rate = value("THROUGHPUT")
         rtt = value("RT_LATENCY")
-        if rtt is not None and rtt > 0:
+        if rtt is not None and 0 < rtt < float("inf"):
             rtt *= 1e-6
-            table.meaning = "half of RT_LATENCY (round-trip µs per transaction)"
-        elif rate is not None and rate > 0:
+            table.meaning = ("half of RT_LATENCY (round-trip µs per transaction)"
+                             if kind == "RR" else "RT_LATENCY: µs per transaction")
+        elif rate is not None and 0 < rate < float("inf"):
             rtt = 1 / rate
-        elif (mean := value("MEAN_LATENCY")) is not None and mean > 0:
+        elif (mean := value("MEAN_LATENCY")) is not None and 0 < mean < float("inf"):
             rtt = mean * 1e-6
             table.meaning = "half of MEAN_LATENCY (round-trip µs)"
         else:
-            raise InputError(f"netperf {how} RR output has no rate or latency", file=source,
-                             line=line, fix="select THROUGHPUT or RT_LATENCY in the output")
-        table.add(line, request or 1.0, rtt / 2, rtt=rtt, **extra)
+            raise InputError(f"netperf {how} {name} output has no rate or latency",
+                             file=source, line=line,
+                             fix="select THROUGHPUT or RT_LATENCY in the output")
+        # netperf's latencies are round trips: kept as such, under rtt_ names
+        extra = {"rtt_" + k.lower().removesuffix("_latency"): v * 1e-6 for k in
+                 ("MEAN_LATENCY", "MIN_LATENCY", "MAX_LATENCY", "STDDEV_LATENCY",
+                  "P50_LATENCY", "P90_LATENCY", "P99_LATENCY") if (v := value(k)) is not None}
+        table.add(line, size, rtt / 2 if kind == "RR" else rtt, rtt=rtt, **extra)
     else:
-        size = value("LOCAL_SEND_SIZE")
+        size_sent = value("LOCAL_SEND_SIZE")
         throughput = value("THROUGHPUT")
-        if size is None or throughput is None or size <= 0 or throughput <= 0:
-            raise InputError(f"netperf {how} STREAM output needs THROUGHPUT and "
+        if size_sent is None or throughput is None or size_sent <= 0 or throughput <= 0:
+            raise InputError(f"netperf {how} {name} output needs THROUGHPUT and "
                              "LOCAL_SEND_SIZE", file=source, line=line,
                              fix="add them to the output selectors (-k or -o)")
         try:
@@ -268,13 +308,8 @@ def _omni(source: str, test: str, fields: dict[str, str], line: int, how: str) -
         except ValueError:
             raise InputError(f"netperf throughput unit {units!r} is not known", file=source,
                              line=line, fix="use -f m, g, k, M, G or K") from None
-        table = _stream_table(source, "TCP_MAERTS" if "MAERTS" in test else "TCP_STREAM",
-                              units or _DEFAULT_UNIT)
-        table.add(line, size, size / (throughput * factor), rate=throughput * factor,
-                  **extra)
+        table = _stream_table(source, name, units or _DEFAULT_UNIT)
+        rate = throughput * factor
+        table.add(line, size_sent, size_sent / rate, rate=rate)
     table.attrs["output"] = how
-    built = table.build()
-    if built is None:
-        raise InputError("netperf result with no usable value", file=source, line=line,
-                         fix="rerun netperf")
-    return built
+    return _built(table, source, line)

@@ -19,13 +19,14 @@ import numpy as np
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, integer, lines_of, numbers, truncated
+from perfmodel.readers._table import Table, integer, lines_of, number, numbers, truncated
 
 NAME = "netpipe"
 DESCRIPTION = "NetPIPE 3.x/5.x np.out, and the 3.x transmitter's output"
 
-_STDOUT = re.compile(r"^\s*\d+:\s+(?P<bytes>\d+)\s+bytes\s+(?P<reps>\d+)\s+times\s+-->\s+"
-                     r"(?P<rate>[\d.]+)\s+Mbps\s+in\s+(?P<usec>[\d.]+)\s+usec\s*$")
+_STDOUT = re.compile(r"^\s*[0-9]{1,9}:\s+(?P<bytes>[0-9]{1,18})\s+bytes\s+"
+                     r"(?P<reps>[0-9]{1,18})\s+times\s+-->\s+(?P<rate>[0-9.]{1,30})\s+Mbps"
+                     r"\s+in\s+(?P<usec>[0-9.]{1,30})\s+usec\s*$")
 _BUFFERS = re.compile(r"Send and receive buffers are (\d+) and (\d+) bytes")
 _ASSUMED = "the file does not say the mode: ping-pong (NetPIPE's default) assumed, not -s or -2"
 
@@ -69,7 +70,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     width = _layout(rows)
     if width is None:
         bad = next((n for n, t in rows if len(t) != len(rows[0][1])), rows[-1][0] if rows else 1)
-        raise InputError("not a NetPIPE np.out table: rows differ in width or order",
+        raise InputError("not a NetPIPE np.out table: rows differ in width or order "
+                         "(a truncated file?)",
                          file=source, line=bad, fix="give NetPIPE's np.out as it wrote it")
     if width == 3:
         meaning = "seconds as printed (3.x: half the round trip)"
@@ -102,8 +104,12 @@ def _stdout(source: str, text: str) -> Measurements:
                   "usec as printed (3.x: half the round trip)", "3.x", concurrency={"pairs": 1})
     for line, ln in lines_of(text):
         if m := _STDOUT.match(ln):
-            table.add(line, float(m["bytes"]), float(m["usec"]) * 1e-6, float(m["reps"]),
-                      rate=float(m["rate"]) * 2**20 / 8)
+            usec, mbps = number(m["usec"]), number(m["rate"])
+            if usec is None or mbps is None:
+                raise InputError(f"NetPIPE line with {m['usec']!r} usec and {m['rate']!r} Mbps",
+                                 file=source, line=line, fix="the file is damaged here")
+            table.add(line, float(m["bytes"]), usec * 1e-6, float(m["reps"]),
+                      rate=mbps * 2**20 / 8)
         elif m := _BUFFERS.search(ln):
             table.attrs["buffers"] = f"send {m[1]} B, receive {m[2]} B"
         elif re.match(r"^\s*\d+:", ln):

@@ -26,7 +26,7 @@ from perfmodel.readers._table import Table, integer, lines_of, number
 NAME = "npb"
 DESCRIPTION = "NAS Parallel Benchmarks result blocks (time per run against processes)"
 
-_BANNER = re.compile(r"NAS Parallel Benchmarks\s+\(?(?:NPB)?\s*(?P<ver>[\d.]+)", re.I)
+_BANNER = re.compile(r"NAS Parallel Benchmarks\s+\(?(?:NPB)?\s*(?P<ver>[0-9.]{1,20})", re.I)
 _DONE = re.compile(r"^(?P<bm>[A-Z]{2})\s+Benchmark Completed\.?$")
 _FIELD = re.compile(r"^(?P<key>[A-Za-z/ ()]+?)\s*=\s*(?P<value>.*?)$")
 _COUNT_KEYS = ("active processes", "total processes", "total threads", "threads",

@@ -28,14 +28,16 @@ from perfmodel.readers._table import Table, integer, lines_of, number, row_value
 NAME = "osu"
 DESCRIPTION = "OSU Micro-Benchmarks 5.x–7.x (latency, bw, bibw, mbw_mr, multi_lat, collectives)"
 
-TITLE = re.compile(r"^#\s*OSU\s+(?P<lib>MPI|OpenSHMEM|UPC\+*|NCCL|[\w+]+)(?P<op>_\w+)?"
-                   r"(?:-(?P<accel>[A-Za-z]+))?\s+(?P<title>.+?)\s+Test\s+"
-                   r"v(?P<ver>\d+(?:\.\d+)*)\s*$")
+TITLE = re.compile(r"^#\s*OSU\s+(?P<lib>\S+)\s+(?P<title>\S.*?)\s+Test\s+"
+                   r"v(?P<ver>[0-9]{1,4}(?:\.[0-9]{1,4}){0,3})\s*$")
+"""``# OSU MPI-CUDA Latency Test v7.4``: the library token (``MPI``, ``MPI-CUDA``, ``MPI_Put``)
+is one word, so the match is linear in the line's length."""
+MAX_TITLE = 200
 _COLUMN = re.compile(
     r"Size|Avg Latency\s*\(us\)|Min Latency\s*\(us\)|Max Latency\s*\(us\)|Latency\s*\(us\)"
     r"|Bandwidth\s*\(MB/s\)|MB/s|Messages/s|Iterations|Validation|P\d+ Tail Lat\s*\(us\)"
     r"|Overall\s*\(us\)|Compute\s*\(us\)|Pure Comm\.?\s*\(us\)|Overlap\s*\(%\)", re.I)
-_PAIRS = re.compile(r"\[\s*pairs:\s*(\d+)\s*\]\s*\[\s*window size:\s*(\d+)\s*\]")
+_PAIRS = re.compile(r"\[\s*pairs:\s*([0-9]{1,9})\s*\]\s*\[\s*window size:\s*([0-9]{1,9})\s*\]")
 
 _COLLECTIVES = ("allreduce", "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
                 "bcast", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
@@ -76,18 +78,28 @@ def _header(text: str) -> list[str]:
     return [c for c in re.split(r"\s{2,}", body) if c]
 
 
+def title(line: str) -> re.Match[str] | None:
+    """The OSU title a line holds, or None."""
+    if not line.startswith("#") or len(line) > MAX_TITLE:
+        return None
+    return TITLE.match(line)
+
+
 def sniff(text: str) -> bool:
-    return any(TITLE.match(ln) for _, ln in lines_of(text[:20000]) if ln.startswith("#"))
+    return any(title(ln) for _, ln in lines_of(text[:20000]))
 
 
 class _Block:
     def __init__(self, source: str, line: int, match: re.Match[str]) -> None:
         self.source, self.line = source, line
-        self.benchmark, self.pattern = _benchmark(match["title"], match["op"])
+        lib, _, accel = match["lib"].partition("-")
+        op = lib.partition("_")[2]
+        self.benchmark, self.pattern = _benchmark(match["title"], op or None)
         self.version = match["ver"]
         self.attrs: dict[str, str] = {"title": match.group(0).lstrip("#").strip()}
-        if match["accel"]:
-            self.attrs["build"] = match["accel"].upper()
+        if accel:
+            self.attrs["build"] = accel.upper()
+        self.closed = False
         self.columns: list[str] = []
         self.pairs: int | None = None
         self.rows: list[tuple[int, list[str]]] = []
@@ -142,6 +154,9 @@ class _Block:
             values = row_values(table, line, tokens, need, f"OSU {self.benchmark}")
             if values is None:
                 continue
+            if len(tokens) != len(cols):
+                table.skip(line)      # numbers, but not this table's columns
+                continue
             if "validation" in index:
                 verdict = tokens[index["validation"]] if len(tokens) > index["validation"] else ""
                 if verdict.lower() != "pass":
@@ -179,11 +194,11 @@ class _Block:
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     blocks: list[_Block] = []
     for lineno, ln in lines_of(text):
-        title = TITLE.match(ln) if ln.startswith("#") else None
-        if title:
-            blocks.append(_Block(source, lineno, title))
+        match = title(ln)
+        if match:
+            blocks.append(_Block(source, lineno, match))
             continue
-        if not blocks or not ln:
+        if not blocks or not ln or blocks[-1].closed:
             continue
         block = blocks[-1]
         if ln.startswith("#"):
@@ -198,6 +213,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 block.line = lineno
             elif body.lower().startswith("rank 0 memory"):
                 block.attrs["memory"] = body
+            elif block.rows:
+                block.closed = True   # another tool's comment: this table has ended
             continue
         tokens = ln.split()
         if block.columns and number(tokens[0]) is not None:

@@ -20,12 +20,12 @@ from perfmodel.readers._table import Table, lines_of, numbers, truncated
 NAME = "stream"
 DESCRIPTION = "STREAM memory bandwidth (Copy, Scale, Add, Triad)"
 
-_VERSION = re.compile(r"^STREAM version \$Revision:\s*(?P<ver>[\d.]+)\s*\$")
+_VERSION = re.compile(r"^STREAM version \$Revision:\s*(?P<ver>[0-9.]{1,20})\s*\$")
 _HEADER = re.compile(r"^Function\s+Best Rate MB/s", re.I)
 _ROW = re.compile(r"^(?P<kernel>Copy|Scale|Add|Triad):\s+(?P<rest>.*)$")
-_ARRAY = re.compile(r"Array size\s*=\s*(?P<n>\d+)")
-_ELEMENT = re.compile(r"uses\s+(?P<b>\d+)\s+bytes per array element")
-_THREADS = re.compile(r"Number of Threads counted\s*=\s*(?P<n>\d+)")
+_ARRAY = re.compile(r"Array size\s*=\s*(?P<n>[0-9]{1,15})\b")
+_ELEMENT = re.compile(r"uses\s+(?P<b>[0-9]{1,3})\s+bytes per array element")
+_THREADS = re.compile(r"Number of Threads counted\s*=\s*(?P<n>[0-9]{1,9})\b")
 _ARRAYS = {"Copy": 2, "Scale": 2, "Add": 3, "Triad": 3}
 
 
@@ -58,8 +58,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             if threads is not None:
                 attrs["threads"] = str(threads)
             if elements is None:
-                moved = rate * 1e6 * best
-                how = "bytes = rate × min time (the file gives no array size)"
+                moved = float(round(rate * 1e6 * best))
+                how = "bytes = rate × min time, rounded (the file gives no array size)"
             else:
                 moved = float(_ARRAYS[kernel] * element_bytes * elements)
                 how = f"bytes = {_ARRAYS[kernel]} arrays × {elements} × {element_bytes} B"
