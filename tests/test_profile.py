@@ -79,6 +79,9 @@ def _edit(tmp_path: Path, old: str, new: str) -> Path:
     ("breakpoint_1 = { value = ", "breakpoint_1 = { value = 1e12 + ", "not valid TOML"),
     ('status = "fitted"', 'status = "guessed"', "status: is 'guessed'"),
     ('beta_1 = { value = ', 'beta_1 = { value = 0.0, old = ', "unknown key"),
+    ("rows_used = ", "colour = 1\nrows_used = ", "inputs[0].colour: unknown key"),
+    ("rows_used = 24", "rows_used = -3", "inputs[0].rows_used: is -3, not a count"),
+    ('pattern = "pingpong"', "pattern = 7", "inputs[0].pattern: is 7, not text"),
 ])
 def test_bad_profiles_are_refused(tmp_path: Path, old: str, new: str, fragment: str) -> None:
     with pytest.raises(InputError) as info:
@@ -177,3 +180,10 @@ def test_bad_specs(tmp_path: Path, body: str, fragment: str) -> None:
     with pytest.raises(InputError) as info:
         load_spec(p)
     assert fragment in info.value.one_line()
+
+
+def test_profiles_written_before_patterns_still_load(tmp_path: Path) -> None:
+    """Profiles from before the readers issue have no inputs.pattern: it means a ping-pong."""
+    p = _edit(tmp_path, 'pattern = "pingpong"\n', "")
+    assert "pattern" not in p.read_text()
+    assert load(p).inputs[0].pattern == "pingpong"
