@@ -27,6 +27,13 @@ def test_osu_5x_latency_starts_at_zero() -> None:
     assert t.time[0] == pytest.approx(19.86e-6)
 
 
+def test_osu_6x_looks_like_5x() -> None:
+    """formats.md 1.1: '6.x looks like 5.x' with the quoted lines of a v6.1 run."""
+    (t,) = parse("osu6.txt", "# OSU MPI Latency Test v6.1\n# Size          Latency (us)\n"
+                             "0                      31.28\n")
+    assert (t.version, t.size[0], t.time[0]) == ("6.1", 0, pytest.approx(31.28e-6))
+
+
 def test_osu_70_datatype_after_the_header() -> None:
     """formats.md 1.1, 'osu_latency 7.0–7.3' (verbatim)."""
     text = ("# OSU MPI Latency Test v7.1\n# Size          Latency (us)\n"
