@@ -256,3 +256,27 @@ def test_zero_byte_request_is_not_one_byte() -> None:
     (t,) = parse("k.txt", "THROUGHPUT=100\nTHROUGHPUT_UNITS=Trans/s\nREQUEST_SIZE=0\n"
                           "RESPONSE_SIZE=0\n")
     assert t.size[0] == 0 and t.time[0] == pytest.approx(0.005)
+
+
+def test_netpipe_5x_np_out() -> None:
+    """Constructed rows in NetPIPE 5.x's layout (formats.md 1.3 quotes its fprintf: bytes,
+    avg/min/max Gbps, avg µs): no real 5.x sample was available; the values are made up."""
+    text = ("        1     0.003     0.002     0.004    2.50\n"
+            "     1024     2.048     1.900     2.100    4.00\n"
+            "  1048576    41.943    40.000    42.000  200.00\n")
+    (t,) = parse("np5.out", text)
+    assert (t.format, t.version, len(t)) == ("netpipe", "5.x", 3)
+    np.testing.assert_allclose(t.time, [2.5e-6, 4e-6, 200e-6])
+    assert t.extra["rate"][2] == pytest.approx(41.943e9 / 8)
+
+
+def test_netperf_omni_k_stream() -> None:
+    """Constructed -k output of a TCP_STREAM test with the selectors the reader needs (no real
+    sample was found); the banner is the fixture's."""
+    banner = (FIX / "netperf_tcp_stream.txt").read_text().splitlines()[0]
+    (t,) = parse("k.txt", banner + "\nTHROUGHPUT=9000.00\nTHROUGHPUT_UNITS=10^6bits/s\n"
+                                   "LOCAL_SEND_SIZE=16384\n")
+    assert (t.benchmark, t.pattern) == ("TCP_STREAM", "stream")
+    assert t.time[0] == pytest.approx(16384 / (9000e6 / 8))
+    with pytest.raises(InputError, match="needs THROUGHPUT and LOCAL_SEND_SIZE"):
+        parse("k.txt", banner + "\nTHROUGHPUT=9000.00\nTHROUGHPUT_UNITS=10^6bits/s\n")
