@@ -23,7 +23,7 @@ STATISTICS: tuple[str, ...] = ("min", "median", "mean", "max")
 Pattern = Literal["pingpong", "stream", "bidirectional", "sendrecv", "exchange", "collective",
                   "memory", "application", "other"]
 PATTERNS: dict[str, str] = {
-    "pingpong": "one message, one way, nothing else in flight (half a round trip)",
+    "pingpong": "one message, one way (half a round trip)",
     "stream": "one message of a stream sent back to back in one direction (the inverse of the "
               "message rate)",
     "bidirectional": "one message in one direction while the other direction is as busy",

@@ -120,7 +120,7 @@ class _Block:
             quantity = "one_way" if pattern == "pingpong" else "time"
             meaning = _MEANING.get(pattern, _MEANING["other"])
             if tcol != "t[usec]" and pattern != "collective":
-                meaning += f" ({tcol.split('[')[0]} over ranks)"
+                meaning = meaning.replace("t[usec]", tcol) + f" ({tcol.split('[')[0]} over ranks)"
         elif "msg/sec" in index:
             quantity = "message_rate"
             both = 2 if pattern == "bidirectional" else 1
@@ -202,8 +202,8 @@ def _check_mega(pairs: list[tuple[float, float]], version: str) -> str:
         if abs(ratio / value - 1) < 0.02:
             agree = "as expected for this version" if unit == said else \
                 f"not the {said} expected for this version"
-            return (f"Mbytes/sec checked against the times: MB = {unit} ({agree}; "
-                    f"{len(pairs)} rows)")
+            rows = f"{len(pairs)} row{'s' if len(pairs) != 1 else ''}"
+            return f"Mbytes/sec checked against the times: MB = {unit} ({agree}; {rows})"
     return (f"Mbytes/sec does not match the times (1 MB/s = {ratio:.4g} B/s by the columns); "
             "times are used as printed")
 
