@@ -16,7 +16,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, integer, lines_of, number, truncated
+from perfmodel.readers._table import Table, integer, lines_of, row_values
 
 NAME = "mpi4py-bench"
 DESCRIPTION = "python -m mpi4py.bench pingpong"
@@ -59,24 +59,15 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                   meaning, statistic="mean", concurrency={"pairs": 1, "processes": 2})
     if not stats:
         table.notes.append("times read back from a bandwidth rounded to 0.01 MB/s")
+    need = 5 if stats else 2      # size, bandwidth [, mean, stddev, samples]
     for lineno, tokens in rows:
-        want = 7 if stats else 2
         cells = [t for t in tokens if t not in ("|", "±")]
-        values = [number(c) for c in cells[: want - 2 if stats else 2]]
-        if len(cells) < (5 if stats else 2) or any(v is None for v in values):
-            got = sum(1 for c in cells if number(c) is not None)
-            if got == len(cells):
-                raise truncated(source, lineno, got, 5 if stats else 2, "mpi4py.bench")
-            table.skip(lineno)
+        values = row_values(table, lineno, cells, need, "mpi4py.bench")
+        if values is None:
             continue
-        size = float(cells[0])
-        bw = float(cells[1]) * 1e6
+        size, bw = values[0], values[1] * 1e6
         if stats:
-            mean, std, samples = number(cells[2]), number(cells[3]), number(cells[4])
-            if mean is None or std is None or samples is None:
-                table.skip(lineno)
-                continue
-            table.add(lineno, size, mean, samples, stddev=std, rate=bw)
+            table.add(lineno, size, values[2], values[4], stddev=values[3], rate=bw)
         elif size > 0 and bw > 0:
             table.add(lineno, size, size / bw, rate=bw)
         else:
