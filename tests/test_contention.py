@@ -1,0 +1,94 @@
+"""Contention laws against independent computations: MVA (exact for one server), the
+birth–death chain solved as a linear system, and the limits every closed network obeys."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfmodel.network.contention import finite_source_throughput, shared_medium, usl
+
+
+def _mva_one_server(k: int, z: float, d: float) -> float:
+    """Mean value analysis of a delay z and one queueing server d (Reiser & Lavenberg)."""
+    queue = 0.0
+    x = 0.0
+    for n in range(1, k + 1):
+        r = d * (1 + queue)
+        x = n / (z + r)
+        queue = x * r
+    return x
+
+
+def _chain(k: int, s: float, z: float, d: float) -> float:
+    """The same network as a continuous-time Markov chain, solved by linear algebra."""
+    q = np.zeros((k + 1, k + 1))
+    for n in range(k + 1):
+        if n < k:
+            q[n, n + 1] = (k - n) / z
+        if n > 0:
+            q[n, n - 1] = min(n, s) / d
+        q[n, n] = -q[n].sum()
+    a = np.vstack([q.T, np.ones(k + 1)])
+    p = np.linalg.lstsq(a, np.r_[np.zeros(k + 1), 1.0], rcond=None)[0]
+    return float(sum(p[n] * min(n, s) / d for n in range(k + 1)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_server_equals_mva(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    k, z, d = int(rng.integers(1, 40)), float(rng.uniform(0, 5)), float(rng.uniform(0.1, 3))
+    assert finite_source_throughput(k, 1, z, d) == pytest.approx(_mva_one_server(k, z, d),
+                                                                 rel=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_several_servers_equal_the_chain(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    k, s = int(rng.integers(1, 30)), float(rng.choice([1, 2, 3, 1.5, 2.5]))
+    z, d = float(rng.uniform(0.05, 5)), float(rng.uniform(0.1, 3))
+    assert finite_source_throughput(k, s, z, d) == pytest.approx(_chain(k, s, z, d), rel=1e-9)
+
+
+def test_limits() -> None:
+    z, d = 2.0, 0.5
+    assert finite_source_throughput(1, 3, z, d) == pytest.approx(1 / (z + d))
+    # as many servers as tokens: nobody waits
+    assert finite_source_throughput(4, 4, z, d) == pytest.approx(4 / (z + d))
+    # many tokens: the station saturates at servers / service
+    assert finite_source_throughput(2000, 2, z, d) == pytest.approx(2 / d, rel=1e-9)
+    # no delay: always saturated
+    assert finite_source_throughput(3, 2, 0.0, d) == pytest.approx(2 / d)
+    # throughput never exceeds either bound, and grows with tokens
+    k = np.arange(1, 30)
+    x = finite_source_throughput(k, 2, z, d)
+    assert np.all(x <= np.minimum(k / (z + d), 2 / d) * (1 + 1e-12))
+    assert np.all(np.diff(x) > 0)
+
+
+def test_broadcasting_over_grids() -> None:
+    k = np.arange(1, 9)[:, None]
+    c = np.array([1.0, 2.0])[None, :]
+    x = finite_source_throughput(k, c, 1.0, 0.25)
+    assert x.shape == (8, 2)
+    assert x[3, 1] == pytest.approx(_chain(4, 2, 1.0, 0.25), rel=1e-9)
+
+
+def test_shared_medium_spreads_large_messages_over_channels() -> None:
+    kw = {"overhead": 1e-3, "bandwidth": 1.25e6, "packet": 1024.0}
+    # one token, 8 KiB (8 packets): two channels halve its time on the wire
+    one, two = shared_medium(8192, 1, [1, 2], **kw)
+    assert one == pytest.approx(1 / (1e-3 + 8192 / 1.25e6))
+    assert two == pytest.approx(1 / (1e-3 + 8192 / 1.25e6 / 2))
+    # one-packet tokens do not spread: a second channel serves a second token instead
+    single = shared_medium(512, [1, 2], 2, **kw)
+    assert single[0] == pytest.approx(1 / (1e-3 + 512 / 1.25e6))
+    assert single[1] == pytest.approx(2 / (1e-3 + 512 / 1.25e6))
+
+
+def test_usl() -> None:
+    assert usl(1, 3.0, 0.4, 0.02) == pytest.approx(3.0)
+    n = np.arange(1, 200)
+    x = usl(n, 1.0, 0.1, 0.001)
+    assert n[np.argmax(x)] == round(np.sqrt((1 - 0.1) / 0.001))
+    np.testing.assert_allclose(usl(n, 2.0, 0.0, 0.0), 2.0 * n)
