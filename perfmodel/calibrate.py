@@ -76,9 +76,6 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
                              "picks another table)")
         notes.append(f"{path}: used {_described(table)}"
                      + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
-        if table.pattern not in POINT_TO_POINT:
-            notes.append(f"{table.benchmark} is not a ping-pong: its times are "
-                         f"{PATTERNS[table.pattern]}, and the fitted latency describes that")
         single = table.single_stream()
         if len(single) == 0:
             busy = ", ".join(f"{k} = {','.join(map(str, table.counts(k)))}"
@@ -94,16 +91,24 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
             notes.append(f"{path}: every row uses {int(channels.min())} channels, so the model "
                          "describes the bonded link, not one channel")
         notes += [f"{path}: {n}" for n in table.notes]
-        used.append(single)
         if used and table.pattern != used[0].pattern:
             raise InputError(f"{table.label} is a {table.pattern} benchmark, but "
                              f"{records[0].path} holds a {used[0].pattern} one", file=path,
                              fix="calibrate one kind of measurement at a time")
+        used.append(single)
         tool = f"{table.format} {table.version}".strip()
         records.append(InputRecord(str(path), table.sha256, tool, table.label,
                                    table.quantity, len(table), len(single), table.comments,
                                    table.pattern))
     return concat(used), tuple(records), notes
+
+
+def _pattern_said(data: Measurements) -> tuple[str, ...]:
+    """What a profile fitted to anything but a ping-pong must say about its latency."""
+    if data.pattern in POINT_TO_POINT:
+        return ()
+    return (f"{data.benchmark} is not a ping-pong: its times are {PATTERNS[data.pattern]}, "
+            "and the fitted latency describes that",)
 
 
 def _described(table: Measurements) -> str:
@@ -147,10 +152,10 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     data, records, notes = gather(paths, benchmark)
     check_enough(data, minimum=_free_count(model, fixed))
     selection = fit(data, model, fixed, sources)
-    kept = tuple(n for n in notes if "is not a ping-pong" in n)   # the profile must say so
-    if kept or (spec is not None and spec.notes):
+    said = _pattern_said(data)
+    if said or (spec is not None and spec.notes):
         selection = Selection(selection.best, selection.candidates, selection.reason,
-                              selection.notes + (spec.notes if spec else ()) + kept)
+                              selection.notes + (spec.notes if spec else ()) + said)
     name = name or Path(paths[0]).stem
     profile = from_selection(name, selection, records, provenance)
     return Calibration(selection, data, profile, tuple(notes))

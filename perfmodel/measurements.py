@@ -182,6 +182,6 @@ def concat(tables: Sequence[Measurements]) -> Measurements:
         notes=tuple(n for t in tables for n in t.notes),
         pattern=tables[0].pattern,
         extra={k: np.concatenate([t.extra[k] for t in tables])
-               for k in set.intersection(*(set(t.extra) for t in tables))},
+               for k in set.intersection(*(set(t.extra) for t in tables)) if tables},
         meaning="; ".join(dict.fromkeys(t.meaning for t in tables if t.meaning)),
     )

@@ -103,6 +103,13 @@ class Table:
         """A line inside the table that is not a row (a launcher's warning), said in notes."""
         self._skipped.append(line)
 
+    def required(self, what: str, fix: str, line: int | None = None) -> Measurements:
+        """The built table of a format that holds exactly one; an error when no row survived."""
+        built = self.build()
+        if built is None:
+            raise InputError(what, file=self.source, line=line, fix=fix)
+        return built
+
     def build(self) -> Measurements | None:
         """The checked, frozen table; None when no row survived."""
         rows = []
@@ -163,12 +170,13 @@ class Table:
         )
 
 
-def row_values(table: Table, line: int, tokens: list[str], need: int,
-               what: str) -> list[float] | None:
+def row_values(table: Table, line: int, tokens: list[str], need: int, what: str,
+               width: int | None = None) -> list[float] | None:
     """The first ``need`` tokens of a table row as numbers.
 
     A row of numbers that stops short is a cut-off file and raises; a line with words in it
-    (a launcher's warning) is skipped, said in the table's notes, and gives None.
+    (a launcher's warning), or with another number of tokens than the table's ``width``
+    (another tool's numbers), is skipped, said in the table's notes, and gives None.
     """
     values = numbers(tokens, need)
     if values is None:
@@ -177,7 +185,9 @@ def row_values(table: Table, line: int, tokens: list[str], need: int,
             got += 1
         if got == len(tokens):
             raise truncated(table.source, line, got, need, what)
+    if values is None or (width is not None and len(tokens) != width):
         table.skip(line)
+        return None
     return values
 
 

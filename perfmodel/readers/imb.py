@@ -143,11 +143,8 @@ class _Block:
         need = len(cols)
         mb_pairs: list[tuple[float, float]] = []
         for line, tokens in self.rows:
-            values = row_values(table, line, tokens, need, f"IMB {self.benchmark}")
+            values = row_values(table, line, tokens, need, f"IMB {self.benchmark}", need)
             if values is None:
-                continue
-            if len(tokens) != need:
-                table.skip(line)      # numbers, but not this table's columns
                 continue
             size = values[index["#bytes"]] if "#bytes" in index else 0.0
             if "#bytes" in index and integer(tokens[index["#bytes"]]) is None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 
-from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
 from perfmodel.readers._table import Table, integer, lines_of, row_values
 
@@ -74,8 +73,5 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             table.drop(lineno, "no time can be read from a zero size or bandwidth")
     for lineno in skipped:
         table.skip(lineno)
-    built = table.build()
-    if built is None:
-        raise InputError("mpi4py.bench output with no rows (a truncated file?)", file=source,
-                         fix="rerun it and keep the whole output")
-    return (built,)
+    return (table.required("mpi4py.bench output with no rows (a truncated file?)",
+                           "rerun it and keep the whole output"),)

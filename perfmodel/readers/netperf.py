@@ -182,11 +182,7 @@ def _classic_row(source: str, proto: str, kind: str, line: int, tokens: list[str
 
 
 def _built(table: Table, source: str, line: int) -> Measurements:
-    built = table.build()
-    if built is None:
-        raise InputError("netperf result with no usable value", file=source, line=line,
-                         fix="rerun netperf")
-    return built
+    return table.required("netperf result with no usable value", "rerun netperf", line)
 
 
 def _rr_table(source: str, name: str, kind: str, request: float, response: float) -> Table:

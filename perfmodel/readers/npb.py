@@ -33,8 +33,12 @@ _COUNT_KEYS = ("active processes", "total processes", "total threads", "threads"
                "processes", "compiled procs")
 
 
+_DONE_ANYWHERE = re.compile(r"^\s*[A-Z]{2}\s+Benchmark Completed\.?\s*$", re.M)
+
+
 def sniff(text: str) -> bool:
-    return any(_DONE.match(ln) for _, ln in lines_of(text))
+    """A result block anywhere: it comes at the end of a run's output."""
+    return _DONE_ANYWHERE.search(text) is not None
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:

@@ -151,11 +151,8 @@ class _Block:
         index = {c: i for i, c in enumerate(cols)}
         need = sum(1 for c in cols if c != "validation")
         for line, tokens in self.rows:
-            values = row_values(table, line, tokens, need, f"OSU {self.benchmark}")
+            values = row_values(table, line, tokens, need, f"OSU {self.benchmark}", len(cols))
             if values is None:
-                continue
-            if len(tokens) != len(cols):
-                table.skip(line)      # numbers, but not this table's columns
                 continue
             if "validation" in index:
                 verdict = tokens[index["validation"]] if len(tokens) > index["validation"] else ""
