@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import platform
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -21,6 +21,8 @@ from perfmodel import __version__
 from perfmodel.errors import InputError
 from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements, concat
 from perfmodel.network import models as registry
+from perfmodel.network.fabric import TOPOLOGIES
+from perfmodel.network.fabric_fit import FabricFit, fit_fabric, varies
 from perfmodel.network.fit import (
     Estimate,
     FitResult,
@@ -39,6 +41,8 @@ class Calibration:
     data: Measurements
     profile: Profile
     notes: tuple[str, ...] = ()
+    fabric: FabricFit | None = None
+    shared: Measurements | None = None
 
 
 def _versions() -> dict[str, str]:
@@ -59,11 +63,14 @@ def _created() -> str:
 
 
 def gather(paths: Sequence[str | Path], benchmark: str | None = None
-           ) -> tuple[Measurements, tuple[InputRecord, ...], list[str]]:
-    """Read every input, choose its point-to-point table, and keep the single-stream rows."""
+           ) -> tuple[Measurements, tuple[InputRecord, ...], list[str], Measurements]:
+    """Read every input and choose its table: the single-stream rows (for the point-to-point
+    model), the records and notes, and every row with its pairs, channels and senders (for
+    the fabric)."""
     from perfmodel.readers import choose, read
 
     used: list[Measurements] = []
+    whole: list[Measurements] = []
     records: list[InputRecord] = []
     notes: list[str] = []
     for path in paths:
@@ -96,11 +103,25 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
                              f"{records[0].path} holds a {used[0].pattern} one", file=path,
                              fix="calibrate one kind of measurement at a time")
         used.append(single)
+        whole.append(table)
         tool = f"{table.format} {table.version}".strip()
         records.append(InputRecord(str(path), table.sha256, tool, table.label,
                                    table.quantity, len(table), len(single), table.comments,
                                    table.pattern))
-    return concat(used), tuple(records), notes
+    return concat(used), tuple(records), notes, _with_counts(whole)
+
+
+def _with_counts(tables: Sequence[Measurements]) -> Measurements:
+    """Tables joined with all three sharing columns, 1 where a table has none."""
+    cols = {k: [np.asarray(t.concurrency.get(k, np.ones(len(t))), dtype=np.float64)
+                for t in tables] for k in ("pairs", "channels", "senders")}
+    joined = concat([Measurements(t.source, t.size, t.time, t.line, quantity=t.quantity,
+                                  format=t.format, benchmark=t.benchmark, pattern=t.pattern)
+                     for t in tables])
+    return Measurements(joined.source, joined.size, joined.time, joined.line,
+                        quantity=joined.quantity, format=joined.format,
+                        benchmark=joined.benchmark, pattern=joined.pattern,
+                        concurrency={k: np.concatenate(v) for k, v in cols.items()})
 
 
 def _pattern_said(data: Measurements) -> tuple[str, ...]:
@@ -122,7 +143,7 @@ def _described(table: Measurements) -> str:
 def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
               fixed: Mapping[str, float] | None = None, spec: NetworkSpec | None = None,
               name: str | None = None, command: str = "",
-              benchmark: str | None = None) -> Calibration:
+              benchmark: str | None = None, topology: str | None = None) -> Calibration:
     """Fit a point-to-point model to ``paths`` and build the machine profile.
 
     ``fixed`` holds parameters given on the command line (SI units); ``spec`` holds cited
@@ -149,7 +170,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         provenance["spec"] = spec.path
     if not paths:
         return _from_spec_only(model, fixed, sources, spec, name, provenance)
-    data, records, notes = gather(paths, benchmark)
+    data, records, notes, shared = gather(paths, benchmark)
     check_enough(data, minimum=_free_count(model, fixed))
     selection = fit(data, model, fixed, sources)
     said = _pattern_said(data)
@@ -158,7 +179,28 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
                               selection.notes + (spec.notes if spec else ()) + said)
     name = name or Path(paths[0]).stem
     profile = from_selection(name, selection, records, provenance)
-    return Calibration(selection, data, profile, tuple(notes))
+    fabric = None
+    if (spec is not None and spec.fabric is not None) or varies(shared):
+        fabric = _fit_fabric(shared, spec, topology)
+        profile = replace(profile, fabric=fabric.fabric)
+        notes.append(f"fabric: {fabric.fabric.topology}, {fabric.n} rows, median |rel. error| "
+                     f"{fabric.fabric.fit.get('median_rel_err', float('nan')):.1%}")
+    return Calibration(selection, data, profile, tuple(notes), fabric, shared)
+
+
+def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,
+                topology: str | None) -> FabricFit:
+    """The fabric the spec describes, or the better by BIC of a shared and a switched one."""
+    fs = spec.fabric if spec is not None else None
+    if fs is not None:
+        if topology not in (None, fs.topology):
+            raise InputError(f"the spec describes a {fs.topology} fabric, not {topology}",
+                             file=spec.path if spec else None, fix="drop --topology")
+        return fit_fabric(shared, fs.topology, channels=fs.channels, fixed=fs.fixed,
+                          sources=fs.sources, assumed=fs.assumed)
+    choices = [topology] if topology else list(TOPOLOGIES)
+    fits = [fit_fabric(shared, t) for t in choices]
+    return min(fits, key=lambda f: f.bic)
 
 
 def _free_count(model: str, fixed: Mapping[str, float]) -> int:

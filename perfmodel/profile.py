@@ -20,10 +20,12 @@ import numpy as np
 from perfmodel import SCHEMA_VERSION
 from perfmodel.errors import InputError
 from perfmodel.network import models as registry
+from perfmodel.network.fabric import PARAMS as FABRIC_PARAMS
+from perfmodel.network.fabric import TOPOLOGIES, Fabric, check_param, topology_params
 from perfmodel.network.fit import Estimate, FitResult, NetworkModel, Selection
 
 KIND = "perfmodel machine profile"
-STATUSES = ("fitted", "fixed", "selected", "bound")
+STATUSES = ("fitted", "fixed", "selected", "bound", "assumed")
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ class Profile:
     inputs: tuple[InputRecord, ...] = ()
     provenance: Mapping[str, str] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
+    fabric: Fabric | None = None
 
 
 def fit_summary(result: FitResult) -> dict[str, float]:
@@ -80,9 +83,29 @@ def from_selection(name: str, selection: Selection, inputs: tuple[InputRecord, .
 
 # --- to and from plain data -----------------------------------------------------------------
 
+def _params_doc(params: tuple[Estimate, ...]) -> dict[str, Any]:
+    return {p.name: {"value": p.value, "stderr": p.stderr, "unit": p.unit, "status": p.status,
+                     "source": p.source} for p in params}
+
+
+def fabric_doc(fab: Fabric) -> dict[str, Any]:
+    return {
+        "topology": fab.topology,
+        "channels": fab.channels,
+        "dof": fab.dof,
+        "noise_rel": fab.noise,
+        "fitted": list(fab.fitted_names),
+        "covariance": fab.covariance.tolist(),
+        "ranges": {k: list(v) for k, v in fab.ranges.items()},
+        "notes": list(fab.notes),
+        "fit": dict(fab.fit),
+        "params": _params_doc(fab.params),
+    }
+
+
 def to_dict(profile: Profile) -> dict[str, Any]:
     net = profile.network
-    return {
+    doc = {
         "kind": KIND,
         "schema_version": profile.schema_version,
         "name": profile.name,
@@ -98,12 +121,14 @@ def to_dict(profile: Profile) -> dict[str, Any]:
             "covariance": net.covariance.tolist(),
             "selection": profile.selection,
             "notes": list(profile.notes),
-            "params": {p.name: {"value": p.value, "stderr": p.stderr, "unit": p.unit,
-                                "status": p.status, "source": p.source} for p in net.params},
+            "params": _params_doc(net.params),
             "fit": dict(profile.fit),
             "candidates": [dict(c) for c in profile.candidates],
         },
     }
+    if profile.fabric is not None:
+        doc["fabric"] = fabric_doc(profile.fabric)
+    return doc
 
 
 def dumps(profile: Profile) -> str:
@@ -155,7 +180,9 @@ class _Reader:
                             f"remove it; known keys: {', '.join(sorted(allowed))}")
 
 
-_TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network"}
+_TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric"}
+_FABRIC = {"topology", "channels", "dof", "noise_rel", "fitted", "covariance", "ranges", "notes",
+           "fit", "params"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
             "selection", "notes", "params", "fit", "candidates"}
 _PARAM = {"value", "stderr", "unit", "status", "source"}
@@ -234,6 +261,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
     if not isinstance(listed, list):
         raise r.fail("inputs", "is not a list of tables", "regenerate the profile with calibrate")
     inputs = tuple(_input(_Reader(r.path, f"inputs[{k}]."), i) for k, i in enumerate(listed))
+    fabric = _fabric(r.at("fabric."), doc["fabric"]) if "fabric" in doc else None
     return Profile(
         name=top.text(doc, "name"),
         network=model,
@@ -244,7 +272,76 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
         inputs=inputs,
         provenance=dict(doc.get("provenance", {})),
         schema_version=version,
+        fabric=fabric,
     )
+
+
+def _covariance(r: _Reader, raw: Any, k: int) -> np.ndarray:
+    cov = np.array(raw if raw is not None else [], dtype=np.float64)
+    if cov.size == 0:
+        cov = np.zeros((0, 0))
+    if cov.shape != (k, k) or np.any(np.diag(cov) < 0) or \
+            not (np.all(np.isfinite(cov)) or np.all(np.isnan(cov))):
+        raise r.fail("covariance", f"is not a valid {k}×{k} covariance matrix",
+                     "regenerate the profile with calibrate")
+    return cov
+
+
+def _fabric(r: _Reader, doc: Any) -> Fabric:
+    """The [fabric] table: topology, parameters with status and source, fit summary."""
+    if not isinstance(doc, dict):
+        raise r.fail("", "is not a table", "regenerate the profile with calibrate")
+    r.only(doc, _FABRIC)
+    topology = r.text(doc, "topology")
+    if topology not in TOPOLOGIES:
+        raise r.fail("topology", f"is {topology!r}", f"use one of {', '.join(TOPOLOGIES)}")
+    channels = r.number(doc, "channels")
+    if not (channels.is_integer() and 1 <= channels <= 64):
+        raise r.fail("channels", f"is {channels}", "channels are a whole number from 1 to 64")
+    raw = r.table(doc, "params")
+    names = topology_params(topology)
+    if sorted(raw) != sorted(names):
+        raise r.fail("params", f"has {', '.join(raw)}; a {topology} fabric needs "
+                     f"{', '.join(names)}", "regenerate the profile with calibrate")
+    params = []
+    for name in names:
+        p = raw[name]
+        rp = r.at(f"{r.prefix}params.{name}.")
+        if not isinstance(p, dict):
+            raise rp.fail("", "is not a table", "give value, stderr, unit, status, source")
+        rp.only(p, _PARAM)
+        status = rp.text(p, "status", "fitted")
+        if status not in STATUSES:
+            raise rp.fail("status", f"is {status!r}", f"use one of {', '.join(STATUSES)}")
+        value = rp.number(p, "value", finite=False)
+        why = check_param(name, value)
+        if why:
+            raise rp.fail("value", f"is {value}: {why}", "give a physical value")
+        stderr = rp.number(p, "stderr", finite=False) if "stderr" in p else math.nan
+        params.append(Estimate(name, value, stderr, FABRIC_PARAMS[name].unit,
+                               cast(Any, status), rp.text(p, "source", "")))
+    fitted = [p.name for p in params if p.status == "fitted"]
+    if doc.get("fitted", []) != fitted:
+        raise r.fail("fitted", f"is {doc.get('fitted')!r}, but the parameters with status "
+                     f"'fitted' are {fitted!r}", "list them in the same order")
+    cov = _covariance(r, doc.get("covariance"), len(fitted))
+    dof = r.number(doc, "dof") if "dof" in doc else 0.0
+    if not (dof.is_integer() and dof >= 0):
+        raise r.fail("dof", f"is {dof}", "degrees of freedom are a whole number >= 0")
+    noise = r.number(doc, "noise_rel", finite=False) if "noise_rel" in doc else math.nan
+    ranges: dict[str, tuple[float, float]] = {}
+    for key, span in dict(doc.get("ranges", {})).items():
+        if key not in ("size", "pairs", "senders", "channels") or not isinstance(span, list) \
+                or len(span) != 2 or not all(isinstance(v, int | float) for v in span) \
+                or not span[0] <= span[1]:
+            raise r.fail(f"ranges.{key}", f"is {span!r}", "give [lowest, highest] of size, "
+                         "pairs, senders or channels")
+        ranges[key] = (float(span[0]), float(span[1]))
+    notes = doc.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        raise r.fail("notes", "is not a list of text", "give a list of quoted strings")
+    return Fabric(topology, int(channels), tuple(params), cov, noise, int(dof), ranges,
+                  dict(doc.get("fit", {})), tuple(notes))
 
 
 def load(path: str | Path) -> Profile:

@@ -130,13 +130,54 @@ def parse_rate(text: str) -> float:
     return parse_quantity(text, "rate")
 
 
+MAX_ITEMS = 100_000
+
+
 def parse_list(text: str, kind: Kind) -> list[float]:
-    """Comma-separated quantities: ``"1B,8KiB,1MiB"`` -> ``[1.0, 8192.0, 1048576.0]``."""
+    """Comma-separated quantities: ``"1B,8KiB,1MiB"`` -> ``[1.0, 8192.0, 1048576.0]``.
+
+    ``A..B`` is every doubling from A up to B: ``"4B..32B"`` -> ``[4, 8, 16, 32]``.
+    """
     items = [t for t in (s.strip() for s in text.split(",")) if t]
     if not items:
         raise UnitError(f"empty list {text!r}",
                         fix=f"give one or more values like {_EXAMPLES[kind]}")
-    return [parse_quantity(t, kind) for t in items]
+    out: list[float] = []
+    for item in items:
+        lo_text, dots, hi_text = item.partition("..")
+        if not dots:
+            out.append(parse_quantity(item, kind))
+            continue
+        lo, hi = parse_quantity(lo_text.strip(), kind), parse_quantity(hi_text.strip(), kind)
+        if not 0 < lo <= hi or math.log2(hi / lo) > 200:
+            raise UnitError(f"range {item!r} does not rise from a positive value",
+                            fix="write LOW..HIGH with 0 < LOW <= HIGH, e.g. 4B..8KiB")
+        steps = math.floor(math.log2(hi / lo) + 1e-9)
+        out += [lo * 2.0**i for i in range(steps + 1)]
+    if len(out) > MAX_ITEMS:
+        raise UnitError(f"{text!r} has {len(out)} values", fix=f"give at most {MAX_ITEMS}")
+    return out
+
+
+def parse_counts(text: str, what: str) -> list[int]:
+    """Whole numbers ≥ 1: ``"1..8"``, ``"1,2"``, ``"1..4,8,16"`` (ranges step by one)."""
+    out: list[int] = []
+    for item in (t.strip() for t in text.split(",")):
+        lo_text, dots, hi_text = item.partition("..")
+        try:
+            lo = int(lo_text)
+            hi = int(hi_text) if dots else lo
+        except ValueError:
+            raise UnitError(f"--{what} {text!r}: {item!r} is not a whole number or a range",
+                            fix=f"write e.g. --{what} 1..8 or --{what} 1,2,4") from None
+        if not 1 <= lo <= hi or hi > MAX_ITEMS:
+            raise UnitError(f"--{what} {text!r}: {item!r} is not a rising range of counts "
+                            f"from 1 to {MAX_ITEMS}", fix=f"write e.g. --{what} 1..8")
+        out += range(lo, hi + 1)
+        if len(out) > MAX_ITEMS:
+            raise UnitError(f"--{what} {text!r} has too many values",
+                            fix=f"give at most {MAX_ITEMS}")
+    return sorted(set(out))
 
 
 # --- formatting for people ------------------------------------------------------------------

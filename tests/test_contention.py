@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from perfmodel.network.contention import finite_source_throughput, shared_medium, usl
+from perfmodel.network.contention import (
+    fan_in,
+    finite_source_throughput,
+    message_time,
+    shared_medium,
+    switched_pairs,
+    usl,
+)
 
 
 def _mva_one_server(k: int, z: float, d: float) -> float:
@@ -74,16 +81,64 @@ def test_broadcasting_over_grids() -> None:
     assert x[3, 1] == pytest.approx(_chain(4, 2, 1.0, 0.25), rel=1e-9)
 
 
-def test_shared_medium_spreads_large_messages_over_channels() -> None:
-    kw = {"overhead": 1e-3, "bandwidth": 1.25e6, "packet": 1024.0}
+ETH = {"line_rate": 1.25e6, "eta": 0.8, "overhead": 1e-4, "copy": 0.0, "bond": 1.0,
+       "packet": 1024.0, "header": 0.0}
+
+
+def test_message_time_is_a_pipeline() -> None:
+    # no host cost per byte: the wire alone, spread over the channels a message can use
+    t1, hold = message_time(8192, [1, 2], **ETH)
+    np.testing.assert_allclose(hold, [8192 / 1e6, 8192 / 2e6])
+    np.testing.assert_allclose(t1, 1e-4 + hold + 0.0)
+    # a slow host (copy 2 µs/B) is the slower stage once the wire is split in two
+    slow = {**ETH, "copy": 2e-6}
+    t1, hold = message_time(8192, [1, 2], **slow)
+    first = min(1024 * 2e-6, 1024 / 1e6)
+    np.testing.assert_allclose(t1, 1e-4 + np.maximum(8192 * 2e-6, hold) + first)
+    # one packet: nothing to overlap, host then wire
+    t1, hold = message_time(512, 2, **slow)
+    assert float(t1) == pytest.approx(1e-4 + 512 * 2e-6 + 512 / 1e6)
+    # bond < 1: a second channel adds only that fraction
+    _, hold = message_time(8192, 2, **{**ETH, "bond": 0.5})
+    assert float(hold) == pytest.approx(8192 / 1e6 / 1.5)
+
+
+def test_shared_medium_spreads_large_messages_and_queues_small_ones() -> None:
     # one token, 8 KiB (8 packets): two channels halve its time on the wire
-    one, two = shared_medium(8192, 1, [1, 2], **kw)
-    assert one == pytest.approx(1 / (1e-3 + 8192 / 1.25e6))
-    assert two == pytest.approx(1 / (1e-3 + 8192 / 1.25e6 / 2))
+    one, two = shared_medium(8192, 1, [1, 2], **ETH)
+    assert one == pytest.approx(1 / (1e-4 + 8192 / 1e6))
+    assert two == pytest.approx(1 / (1e-4 + 8192 / 2e6))
     # one-packet tokens do not spread: a second channel serves a second token instead
-    single = shared_medium(512, [1, 2], 2, **kw)
-    assert single[0] == pytest.approx(1 / (1e-3 + 512 / 1.25e6))
-    assert single[1] == pytest.approx(2 / (1e-3 + 512 / 1.25e6))
+    single = shared_medium(512, [1, 2], 2, **ETH)
+    assert single[0] == pytest.approx(1 / (1e-4 + 512 / 1e6))
+    assert single[1] == pytest.approx(2 / (1e-4 + 512 / 1e6))
+    # many tokens saturate every channel, whatever the host costs
+    many = shared_medium([512, 8192], 500, 2, **{**ETH, "overhead": 3e-3, "copy": 1e-7})
+    np.testing.assert_allclose(many * [512, 8192], 2e6, rtol=1e-9)
+
+
+def test_switched_pairs_are_independent_until_the_fabric_fills() -> None:
+    t1, _ = message_time(4096, 1, **ETH)
+    x = switched_pairs(4096, [1, 4, 16], 1, fabric=8e6, **ETH)
+    np.testing.assert_allclose(x[:2], [1 / t1, 4 / t1])
+    assert x[2] == pytest.approx(8e6 / 4096)
+
+
+def test_fan_in_limits() -> None:
+    kw = {**ETH, "mux": 1e-4, "loss": 2e-7, "onset": 2.0}
+    # one sender: the slower of its host and the port
+    x1 = fan_in(8192, 1, 1, **kw)
+    assert float(x1) == pytest.approx(1 / max(1e-4, 8192 / 1e6))
+    n = np.arange(1, 16)
+    x = fan_in(8192, n, 1, **kw)
+    assert np.all(np.diff(x) <= 0)                      # more senders never help
+    # many senders: the port's losses govern, the same per byte for every size
+    big = fan_in(np.array([1024, 65536]), 400, 1, **kw) * [1024, 65536]
+    assert big[0] == pytest.approx(big[1], rel=1e-9)
+    assert big[1] == pytest.approx(1 / (1 / 1e6 + 2e-7), rel=1e-9)
+    # no mux and no loss: fan-in shares the port fairly
+    fair = fan_in(8192, n, 1, **{**kw, "mux": 0.0, "loss": 0.0})
+    np.testing.assert_allclose(fair, fair[0])
 
 
 def test_usl() -> None:

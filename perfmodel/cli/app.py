@@ -128,6 +128,9 @@ def calibrate(
     spec: Annotated[Path | None, typer.Option(
         "--spec", help="Network spec file: cited parameter values to hold fixed.")] = None,
     benchmark: BenchmarkOpt = None,
+    topology: Annotated[str | None, typer.Option(
+        "--topology", help="shared | switched: the fabric to fit to multi-pair, multi-channel "
+                           "or fan-in rows (default: the better by BIC).")] = None,
     no_write: Annotated[bool, typer.Option(
         "--no-write", help="Fit and show, but write no profile.")] = False,
     quiet: Annotated[bool, typer.Option(
@@ -140,6 +143,8 @@ def calibrate(
 
     if model != registry.AUTO:
         registry.spec(model)
+    if topology is not None and topology not in ("shared", "switched"):
+        raise InputError(f"--topology {topology!r} is not a topology", fix="use shared or switched")
     if name is not None and not _NAME.match(name):
         raise InputError(f"--name {name!r} is not a usable file name",
                          fix="use letters, digits, '.', '-' and '_'")
@@ -150,7 +155,8 @@ def calibrate(
 
     net_spec = load_spec(spec) if spec is not None else None
     result = run(list(inputs or []), model=model, fixed=fixed, spec=net_spec, name=name,
-                 command=" ".join(["perfmodel", *sys.argv[1:]]), benchmark=benchmark)
+                 command=" ".join(["perfmodel", *sys.argv[1:]]), benchmark=benchmark,
+                 topology=topology)
     path: Path | None = None
     if not no_write:
         from perfmodel.io import write_atomic
@@ -172,27 +178,60 @@ def calibrate(
 def network(
     profile: Annotated[Path, typer.Argument(help="A machine profile from calibrate.")],
     size: Annotated[str, typer.Option(
-        "--size", "-s", help="Message sizes, comma-separated: 1B,8KiB,1MiB.")] = "1B,8KiB,1MiB",
+        "--size", "-s", help="Message sizes: 1B,8KiB,1MiB, or 4B..8KiB for every doubling.")
+    ] = "1B,8KiB,1MiB",
+    pairs: Annotated[str | None, typer.Option(
+        "--pairs", "-k", help="Pairs exchanging at once (tokens in flight): 1..8 or 1,2,4.")
+    ] = None,
+    channels: Annotated[str | None, typer.Option(
+        "--channels", "-c", help="Channels per node (segments, bonded NICs): 1,2. "
+                                 "Default: the machine's.")] = None,
+    senders: Annotated[str | None, typer.Option(
+        "--senders", help="Senders streaming into one receiver (fan-in): 1..15.")] = None,
+    link_speed: Annotated[str | None, typer.Option(
+        "--link-speed", "-l", help="Line rate of a channel instead of the calibrated one: "
+                                   "10Mbps,100Mbps,1Gbps.")] = None,
     level: LevelOpt = 0.95,
     json_out: JsonOpt = False,
 ) -> None:
-    """Predict one-way time and bandwidth at any message size, with intervals."""
-    from perfmodel.units import parse_list
+    """Predict one-way time and bandwidth at any message size, with intervals; with --pairs,
+    --channels, --senders or --link-speed, per-pair and aggregate throughput on the shared
+    network for every combination."""
+    from perfmodel.units import parse_counts, parse_list
 
     sizes = parse_list(size, "size")
     if any(s < 0 for s in sizes):
         raise InputError(f"--size {size!r} has a negative size", fix="sizes are 0 or more bytes")
-    from perfmodel.network.predict import predict
     from perfmodel.profile import load
 
     prof = load(profile)
-    pred = predict(prof.network, sizes, level)
     from perfmodel.cli import render
 
+    if pairs is None and channels is None and senders is None and link_speed is None:
+        from perfmodel.network.predict import predict
+
+        pred = predict(prof.network, sizes, level)
+        if json_out:
+            _emit_json(render.prediction_doc(prof, pred))
+        else:
+            render.prediction(prof, pred, str(profile))
+        return
+    if prof.fabric is None:
+        raise InputError(f"profile {prof.name!r} has no contention model, so it cannot predict "
+                         "pairs, channels, senders or link speeds", file=profile,
+                         fix="calibrate it on data with pairs/channels/senders columns, or give "
+                             "a spec with a [fabric] table")
+    from perfmodel.network.fabric import grid
+
+    result = grid(prof.fabric, sizes,
+                  parse_counts(pairs, "pairs") if pairs else [1],
+                  parse_counts(channels, "channels") if channels else [prof.fabric.channels],
+                  parse_counts(senders, "senders") if senders else [1],
+                  parse_list(link_speed, "rate") if link_speed else None, level)
     if json_out:
-        _emit_json(render.prediction_doc(prof, pred))
+        _emit_json(render.rates_doc(prof, result))
     else:
-        render.prediction(prof, pred, str(profile))
+        render.rates(prof, result, str(profile))
 
 
 @app.command()

@@ -16,6 +16,7 @@ from rich.table import Table
 from perfmodel.calibrate import Calibration
 from perfmodel.measurements import PATTERNS, Measurements
 from perfmodel.network import models as registry
+from perfmodel.network.fabric import Fabric, Rates
 from perfmodel.network.fit import Estimate
 from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
@@ -25,7 +26,12 @@ _LABELS = {"r_inf": "r∞ (= β)", "n_half": "n½ (= αβ)", "L+2o": "L + 2o", "
 
 
 def console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    """Rich console; when writing to a file or pipe, 120 columns (COLUMNS overrides)."""
+    import os
+    import sys
+
+    wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+    return Console(highlight=False, soft_wrap=True, width=wide)
 
 
 def jsonable(obj: Any) -> Any:
@@ -117,7 +123,26 @@ def calibration_doc(result: Calibration, path: Path | None) -> dict[str, Any]:
         "inputs": [vars(i) for i in result.profile.inputs],
         "notes": list(result.notes) + list(result.profile.notes),
         "profile": None if path is None else str(path),
+        "fabric": None if result.profile.fabric is None else {
+            "topology": result.profile.fabric.topology,
+            "channels": result.profile.fabric.channels,
+            "parameters": fabric_params_doc(result.profile.fabric),
+            "fit": dict(result.profile.fabric.fit), "dof": result.profile.fabric.dof,
+            "notes": list(result.profile.fabric.notes)},
     }
+
+
+def _fabric_section(out: Console, fab: Fabric) -> None:
+    out.print(f"[bold]fabric[/bold]: {fab.topology}, {fab.channels} channel"
+              f"{'s' if fab.channels != 1 else ''}")
+    out.print(_params_table(fab.params, ()))
+    fit = fab.fit
+    if fit:
+        out.print(f"fabric fit: {int(fit.get('n', 0))} rows, median |rel. error| "
+                  f"{_pct(fit.get('median_rel_err', math.nan))}, max "
+                  f"{_pct(fit.get('max_rel_err', math.nan))}; dof {fab.dof}")
+    for note in fab.notes:
+        out.print(f"[dim]note:[/dim] {escape(note)}")
 
 
 def calibration(result: Calibration, path: Path | None) -> None:
@@ -154,6 +179,8 @@ def calibration(result: Calibration, path: Path | None) -> None:
         out.print(t)
     for note in (*result.notes, *result.profile.notes):
         out.print(f"[dim]note:[/dim] {escape(note)}")
+    if result.profile.fabric is not None:
+        _fabric_section(out, result.profile.fabric)
     if path is not None:
         out.print(f"profile written: {path}")
 
@@ -334,3 +361,76 @@ def _extra(key: str, value: float) -> str:
     if key.startswith("rate"):
         return format_rate(value)
     return f"{value:.6g}"
+
+
+# --- network with sharing ----------------------------------------------------------------------
+
+def fabric_params_doc(fab: Fabric) -> list[dict[str, Any]]:
+    return [{"name": p.name, "value": p.value, "stderr": p.stderr, "unit": p.unit,
+             "status": p.status, "source": p.source} for p in fab.params]
+
+
+def rates_doc(profile: Profile, r: Rates) -> dict[str, Any]:
+    """One row per combination, SI units; per-pair values are one stream's share."""
+    fab = profile.fabric
+    assert fab is not None
+    rows = []
+    for i in range(r.size.size):
+        streams = r.streams[i]
+        x, lo, hi = r.message_rate[i], r.message_rate_lo[i], r.message_rate_hi[i]
+        m = r.size[i]
+        rows.append({
+            "size": m, "pairs": int(r.pairs[i]), "channels": int(r.channels[i]),
+            "senders": int(r.senders[i]), "link_speed": r.line_rate[i],
+            "aggregate_bandwidth": m * x, "aggregate_bandwidth_lo": m * lo,
+            "aggregate_bandwidth_hi": m * hi, "per_pair_bandwidth": m * x / streams,
+            "aggregate_message_rate": x, "aggregate_message_rate_lo": lo,
+            "aggregate_message_rate_hi": hi, "per_pair_message_rate": x / streams,
+            "extrapolated": bool(r.extrapolated[i])})
+    return {"profile": profile.name, "topology": fab.topology, "level": r.level,
+            "units": {"size": "B", "link_speed": "B/s", "aggregate_bandwidth": "B/s",
+                      "per_pair_bandwidth": "B/s", "aggregate_message_rate": "1/s",
+                      "per_pair_message_rate": "1/s"},
+            "per_pair": "one stream's share: a ping-pong pair's, or one sender's with senders > 1",
+            "parameters": fabric_params_doc(fab), "rows": rows}
+
+
+def rates(profile: Profile, r: Rates, path: str) -> None:
+    out = console()
+    fab = profile.fabric
+    assert fab is not None
+    out.print(f"[bold]{profile.name}[/bold]: {fab.topology} network, {fab.channels} "
+              f"channel{'s' if fab.channels != 1 else ''} ({path})")
+    lvl = f"{100 * r.level:g} %"
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    cols = ["size", "pairs"]
+    show_senders = bool(np.any(r.senders > 1))
+    show_speed = len(np.unique(r.line_rate)) > 1 or \
+        not np.allclose(r.line_rate, fab.values["line_rate"])
+    cols += ["senders"] if show_senders else []
+    cols += ["chan."]
+    cols += ["link"] if show_speed else []
+    ranged = bool(np.any(np.isfinite(r.message_rate_lo)))
+    cols += ["aggregate", *([f"{lvl} range"] if ranged else []), "per pair", "msg/s",
+             "msg/s/pair", ""]
+    for col in cols:
+        t.add_column(col, justify="right", no_wrap=True)
+    for i in range(r.size.size):
+        x, m, streams = r.message_rate[i], r.size[i], r.streams[i]
+        row = [format_size(m), str(int(r.pairs[i]))]
+        row += [str(int(r.senders[i]))] if show_senders else []
+        row += [str(int(r.channels[i]))]
+        row += [format_rate(r.line_rate[i])] if show_speed else []
+        row += [format_rate(m * x) if m > 0 else "—"]
+        if ranged:
+            row += [format_range(m * r.message_rate_lo[i], m * r.message_rate_hi[i], "rate")
+                    if m > 0 else "—"]
+        row += [format_rate(m * x / streams) if m > 0 else "—",
+                f"{x:,.4g}", f"{x / streams:,.4g}",
+                "extrapolated" if r.extrapolated[i] else ""]
+        t.add_row(*row)
+    out.print(t)
+    assumed = [p.name for p in fab.params if p.status == "assumed"]
+    if assumed:
+        out.print(f"[dim]note:[/dim] assumed, not measured: {', '.join(assumed)} "
+                  "(see the profile's sources)")

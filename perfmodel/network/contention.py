@@ -1,17 +1,21 @@
 """Laws of a shared network: tokens contending for channels, senders into one port.
 
-Plain NumPy functions, broadcast over their arguments, in SI units; the first pieces of the
-contention models (issue 4).
+Plain NumPy functions, broadcast over their arguments, in SI units.
 
-**Shared medium** (the 1995 Beowulf's Ethernet segments).  ``k`` tokens cycle between a delay
-``z`` (each message's software overhead and latency, in which tokens do not interfere) and a
-shared station of ``s`` servers (channels) that takes ``d`` seconds per message.  This is the
-finite-source queue (the "machine repairman" with ``s`` repairmen); with exponential times it
-is a birth–death chain solved exactly here, which is what mean value analysis computes for one
-server and what it only approximates for several.
+**One message alone** (:func:`message_time`): the host copies packets out while earlier ones
+are on the wire, a two-stage pipeline; a message of several packets spreads over channels.
 
-**Fan-in** (Hyglac's senders into one switch port): the Universal Scalability Law,
-``X(n) = n·x1 / (1 + σ(n−1) + κ·n(n−1))``.
+**Shared medium** (the 1995 Beowulf's Ethernet segments, :func:`shared_medium`).  ``k`` tokens
+cycle between a delay (their hosts, in which tokens do not interfere) and a shared station of
+``s`` servers (channels) that takes ``d`` seconds per message.  This is the finite-source
+queue (the "machine repairman" with ``s`` repairmen); with exponential times it is a
+birth–death chain solved exactly here (:func:`finite_source_throughput`), which is what mean
+value analysis computes for one server and what it only approximates for several.
+
+**Switched** (Hyglac's Fast Ethernet switch): disjoint pairs on their own full-duplex ports up
+to a fabric limit (:func:`switched_pairs`); senders into one port are limited by the receiving
+host's multiplexing and the port's losses (:func:`fan_in`).  The Universal Scalability Law
+(:func:`usl`) is the usual empirical alternative for fan-in.
 """
 
 from __future__ import annotations
@@ -58,31 +62,100 @@ def finite_source_throughput(tokens: ArrayLike, servers: ArrayLike, think: Array
     return np.where(z > 0, x, np.minimum(k, s) / d)
 
 
-def shared_medium(size: ArrayLike, tokens: ArrayLike, channels: ArrayLike, *, overhead: float,
-                  bandwidth: float, efficiency: float = 1.0, packet: float = np.inf,
-                  header: float = 0.0) -> FloatArray:
-    """Messages per second, summed over ``tokens``, on ``channels`` shared channels.
+def message_time(size: ArrayLike, channels: ArrayLike, *, line_rate: ArrayLike, eta: float,
+                 overhead: float, copy: float, bond: float, packet: float,
+                 header: float) -> tuple[FloatArray, FloatArray]:
+    """One message alone on the network: its one-way time and how long it holds the wire.
 
-    size : message bytes, ≥ 0
-    tokens : messages in flight at once (ping-pong pairs), whole ≥ 1
-    channels : channels (Ethernet segments, NICs) used in turn, whole ≥ 1
-    overhead : seconds per message outside the medium (software, latency), ≥ 0
-    bandwidth : bytes per second of one channel (line rate), > 0
-    efficiency : fraction of the line rate a channel delivers, in (0, 1]
-    packet : payload bytes per packet (the MTU's), > 0; a message of ``p`` packets spreads
-        over ``j = min(p, channels)`` channels (packets are dealt to channels in turn)
-    header : bytes each packet adds on the wire
+    The sender's host copies the message out packet by packet (``copy`` s/B, the bus and the
+    protocol stack) while the packets already copied are on the wire: a two-stage pipeline.
+    ``p = ⌈m/packet⌉`` packets of ``m/p + header`` bytes each go out at ``eta·line_rate``;
+    packets are dealt to channels in turn, so a message uses ``j = min(p, c)`` channels, which
+    together carry ``1 + (j − 1)·bond`` channels' worth (``bond`` ≤ 1 is what an extra channel
+    adds in practice).  Returns ``(T1, D)``:
 
-    A message occupies the medium for (size + p·header) / (bandwidth·efficiency·j) seconds,
-    and the station has channels / j such servers: one-packet messages queue for any free
-    channel, large messages use every channel at once.
+    - ``D = wire/(1 + (j−1)·bond)``: time the message occupies the channels it uses;
+    - ``T1 = overhead + max(copy·m, D) + min(copy·b, w_b)``: the slower stage for the whole
+      message plus the faster stage for the first packet (``b`` bytes, ``w_b`` on the wire),
+      and the fixed per-message ``overhead`` (system calls, interrupts, the turnaround).
     """
     m = np.asarray(size, dtype=np.float64)
     c = np.asarray(channels, dtype=np.float64)
+    rate = np.asarray(line_rate, dtype=np.float64) * eta
     packets = np.maximum(np.ceil(m / packet), 1.0)
-    spread = np.minimum(packets, c)
-    wire = (m + packets * header) / (bandwidth * efficiency)
-    return finite_source_throughput(tokens, c / spread, overhead, wire / spread)
+    wire = (m + packets * header) / rate
+    spread = 1.0 + (np.minimum(packets, c) - 1.0) * bond
+    hold = wire / spread
+    first = np.minimum(m, packet)
+    t1 = overhead + np.maximum(copy * m, hold) + np.minimum(copy * first, (first + header) / rate)
+    return np.asarray(t1, dtype=np.float64), np.asarray(hold, dtype=np.float64)
+
+
+def shared_medium(size: ArrayLike, tokens: ArrayLike, channels: ArrayLike, *,
+                  line_rate: ArrayLike, eta: float, overhead: float, copy: float, bond: float,
+                  packet: float, header: float) -> FloatArray:
+    """Messages per second, summed over ``tokens`` ping-pong pairs, on shared channels.
+
+    Every node is on every one of ``channels`` segments (hub or bus Ethernet): ``k`` tokens
+    cycle between their hosts (a delay ``T1 − D``, in which tokens do not interfere) and the
+    segments (``D`` each, from :func:`message_time`).  The segments form one station of
+    ``(1 + (c − 1)·bond)/(1 + (j − 1)·bond)`` servers: one-packet messages queue for any free
+    channel, messages of several packets occupy several at once.  Solved exactly by
+    :func:`finite_source_throughput`.  One token alone gets ``1/T1``; many saturate at
+    ``(1 + (c − 1)·bond)/wire``.
+    """
+    m = np.asarray(size, dtype=np.float64)
+    c = np.asarray(channels, dtype=np.float64)
+    t1, hold = message_time(m, c, line_rate=line_rate, eta=eta, overhead=overhead, copy=copy,
+                            bond=bond, packet=packet, header=header)
+    packets = np.maximum(np.ceil(m / packet), 1.0)
+    servers = (1.0 + (c - 1.0) * bond) / (1.0 + (np.minimum(packets, c) - 1.0) * bond)
+    return finite_source_throughput(tokens, servers, np.maximum(t1 - hold, 0.0), hold)
+
+
+def switched_pairs(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
+                   line_rate: ArrayLike, eta: float, overhead: float, copy: float, bond: float,
+                   packet: float, header: float, fabric: ArrayLike) -> FloatArray:
+    """Messages per second, summed over ``pairs`` ping-pong pairs, through a switch.
+
+    Every node has its own full-duplex port (``channels`` bonded NICs), so disjoint pairs do
+    not meet on a link: each runs at ``1/T1`` (:func:`message_time`) until the switch fabric,
+    ``fabric`` bytes per second in all, is full.
+    """
+    m = np.asarray(size, dtype=np.float64)
+    t1, _ = message_time(m, channels, line_rate=line_rate, eta=eta, overhead=overhead,
+                         copy=copy, bond=bond, packet=packet, header=header)
+    with np.errstate(divide="ignore"):
+        cap = np.where(m > 0, np.asarray(fabric, dtype=np.float64) / np.maximum(m, 1e-300),
+                       np.inf)
+    return np.asarray(np.minimum(np.asarray(pairs, dtype=np.float64) / t1, cap),
+                      dtype=np.float64)
+
+
+def fan_in(size: ArrayLike, senders: ArrayLike, channels: ArrayLike, *, line_rate: ArrayLike,
+           eta: float, overhead: float, copy: float, bond: float, packet: float, header: float,
+           mux: float, loss: float, onset: float) -> FloatArray:
+    """Messages per second arriving at one node from ``senders`` streams at once (all-to-one).
+
+    Two limits, the slower of which governs (seed 004 §2.2 explains both):
+
+    - the receiving host: ``overhead + copy·m`` per message, plus ``mux·(1 − 1/n)`` for
+      switching between streams (the chance that the next message is from another stream);
+      larger messages spend a smaller fraction of the time multiplexing;
+    - the receiving port: full packets at ``eta·line_rate`` over the bonded channels, plus
+      ``loss`` seconds per byte once the port's buffer overflows and streams stall, growing
+      as ``1 − exp(−(n − 1)/onset)``: the same for every message size.
+
+    One sender streams at ``min`` of host and port; with many, the port's losses dominate and
+    message size stops mattering.
+    """
+    m = np.asarray(size, dtype=np.float64)
+    n = np.asarray(senders, dtype=np.float64)
+    c = np.asarray(channels, dtype=np.float64)
+    rate = np.asarray(line_rate, dtype=np.float64) * eta * (1.0 + (c - 1.0) * bond)
+    host = overhead + copy * m + mux * (1.0 - 1.0 / n)
+    port = m * ((1.0 + header / packet) / rate + loss * (1.0 - np.exp(-(n - 1.0) / onset)))
+    return np.asarray(1.0 / np.maximum(host, port), dtype=np.float64)
 
 
 def usl(n: ArrayLike, x1: float, sigma: float, kappa: float) -> FloatArray:

@@ -28,7 +28,7 @@ from perfmodel.measurements import Measurements
 from perfmodel.network import models as registry
 
 FloatArray = NDArray[np.float64]
-Status = Literal["fitted", "fixed", "selected", "bound"]
+Status = Literal["fitted", "fixed", "selected", "bound", "assumed"]
 
 PACKET_MTUS: tuple[float, ...] = (256, 512, 576, 1024, 1460, 1472, 1500, 2048, 4096, 8192, 9000,
                                   16384, 32768, 65536)

@@ -1,0 +1,274 @@
+"""The fabric: how a machine's network behaves when it is shared, and what it predicts.
+
+A :class:`Fabric` is a topology (``shared`` medium or ``switched``) with the parameters of its
+law in :mod:`perfmodel.network.contention`, each with its uncertainty and where it came from
+(fitted, cited, or assumed and why).  :func:`rates` evaluates it over whole grids of message
+size × pairs × channels × senders × link speed at once, with intervals.
+
+Terms: *pairs* are independent groups exchanging at once (ping-pong pairs, the Beowulf's
+"tokens in flight"); *senders* stream into one receiver per group (Hyglac's fan-in);
+*channels* are the segments each node is on (shared) or its bonded NICs (switched).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from perfmodel.errors import InputError
+from perfmodel.network import contention
+from perfmodel.network.fit import Estimate
+from perfmodel.units import parse_quantity
+
+FloatArray = NDArray[np.float64]
+ValueKind = Literal["size", "time", "rate", "number"]
+
+
+@dataclass(frozen=True)
+class FabricParam:
+    """A parameter of a fabric law: SI unit, how typed values parse, physical range, default.
+
+    default : the value taken when neither data nor a spec says (its status is then
+        ``assumed``, with ``why`` as the source), or None when it must be given or fitted
+    """
+
+    name: str
+    unit: str
+    kind: ValueKind
+    description: str
+    lower: float
+    upper: float = math.inf
+    default: float | None = None
+    why: str = ""
+
+
+_P = FabricParam
+PARAMS: dict[str, FabricParam] = {p.name: p for p in (
+    _P("line_rate", "B/s", "rate", "signalling rate of one channel or port", 1.0),
+    _P("eta", "", "number", "fraction of the line rate a channel delivers (framing, collisions)",
+       1e-3, 1.0),
+    _P("overhead", "s", "time", "host time per message outside the wire (calls, interrupts)",
+       0.0, default=0.0, why="default: no per-message host time given or measured"),
+    _P("copy", "s/B", "time", "host time per byte, pipelined with the wire (bus, stack copies)",
+       0.0, default=0.0, why="default: no per-byte host time given or measured"),
+    _P("bond", "", "number", "what each extra channel adds, as a fraction of one", 0.0, 1.0,
+       default=1.0, why="default: only one channel count measured, extra channels assumed "
+                        "ideal"),
+    _P("packet", "B", "size", "payload bytes per packet", 1.0, default=math.inf,
+       why="default: no packet size given, messages are not split"),
+    _P("header", "B", "size", "bytes each packet adds on the wire", 0.0, default=0.0,
+       why="default: no framing given"),
+    _P("fabric", "B/s", "rate", "capacity of the switch fabric, all ports together", 1.0,
+       default=math.inf, why="default: no fabric limit given or seen, assumed non-blocking"),
+    _P("mux", "s", "time", "receiving host's time to switch between streams, per message",
+       0.0, default=0.0, why="default: no fan-in measured, streams assumed to interleave freely"),
+    _P("loss", "s/B", "time", "port time lost per byte once many streams overflow it", 0.0,
+       default=0.0, why="default: no fan-in measured, the port assumed loss-free"),
+    _P("onset", "", "number", "senders over which port losses set in (e-folding)", 1e-3,
+       default=1.0, why="default: no fan-in measured (irrelevant while loss is 0)"),
+)}
+
+_COMMON = ("line_rate", "eta", "overhead", "copy", "bond", "packet", "header")
+TOPOLOGIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "shared": ("every node on every channel (hub or bus Ethernet): tokens queue for the "
+               "channels", _COMMON),
+    "switched": ("a switch: each node's own full-duplex port, a fabric limit, fan-in into one "
+                 "port", (*_COMMON, "fabric", "mux", "loss", "onset")),
+}
+
+
+def topology_params(topology: str) -> tuple[str, ...]:
+    try:
+        return TOPOLOGIES[topology][1]
+    except KeyError:
+        raise InputError(f"unknown topology {topology!r}",
+                         fix=f"use one of {', '.join(TOPOLOGIES)}") from None
+
+
+def check_param(name: str, value: float) -> str | None:
+    """Why ``value`` cannot be fabric parameter ``name``, or None when it can."""
+    p = PARAMS[name]
+    if math.isnan(value) or (math.isinf(value) and not (value > 0 and p.upper == math.inf)):
+        return f"{name} must be a finite number" if p.default != math.inf else \
+            f"{name} must be a number (inf for none)"
+    if not p.lower <= value <= p.upper:
+        hi = "" if p.upper == math.inf else f" and at most {p.upper:g}"
+        return f"{name} ({p.description}) must be at least {p.lower:g}{hi}"
+    return None
+
+
+def parse_param(name: str, text: str) -> float:
+    """A typed value for fabric parameter ``name`` ("1.25MB/s", "1KiB", "0.7"), checked."""
+    p = PARAMS.get(name)
+    if p is None:
+        raise InputError(f"fabric has no parameter {name!r}",
+                         fix=f"parameters: {', '.join(PARAMS)}")
+    t = text.strip()
+    if p.kind == "number" or t.lower() == "inf":
+        try:
+            value = float(t)
+        except ValueError:
+            raise InputError(f"{name} = {text!r} is not a number",
+                             fix="give a plain number, e.g. 0.7") from None
+    elif p.kind == "time" and p.unit == "s/B":
+        value = parse_quantity(t.removesuffix("/B"), "time")
+    else:
+        value = parse_quantity(t, p.kind)
+    why = check_param(name, value)
+    if why:
+        raise InputError(why, fix="give a physical value")
+    return value
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """A calibrated (or specified) fabric: everything ``rates`` needs to predict.
+
+    channels : how many channels the machine has (the default for predictions)
+    covariance : over :attr:`fitted_names`, SI units
+    noise : standard deviation of the log residuals of the fit (NaN: no dof)
+    ranges : calibrated span of each variable (``size``, ``pairs``, ``senders``, ``channels``)
+    """
+
+    topology: str
+    channels: int
+    params: tuple[Estimate, ...]
+    covariance: FloatArray = field(default_factory=lambda: np.zeros((0, 0)))
+    noise: float = math.nan
+    dof: int = 0
+    ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    fit: Mapping[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def values(self) -> dict[str, float]:
+        return {p.name: p.value for p in self.params}
+
+    @property
+    def fitted_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.status == "fitted")
+
+    def estimate(self, name: str) -> Estimate:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pairs: ArrayLike,
+                 channels: ArrayLike, senders: ArrayLike,
+                 line_rate: ArrayLike | None = None) -> FloatArray:
+    """Messages per second summed over every stream: ``pairs`` groups of ``senders`` each.
+
+    With one sender a group is a ping-pong pair; with several, they stream into one receiver.
+    ``line_rate`` (default ``values["line_rate"]``) may be an array, for link-speed sweeps.
+    """
+    v = dict(values)
+    common = {k: v[k] for k in _COMMON if k != "line_rate"}
+    m = np.asarray(size, dtype=np.float64)
+    k = np.asarray(pairs, dtype=np.float64)
+    n = np.asarray(senders, dtype=np.float64)
+    c = np.asarray(channels, dtype=np.float64)
+    rate = np.asarray(v["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
+    if topology == "shared":
+        medium = contention.shared_medium(m, k * n, c, line_rate=rate, **common)
+        # several senders into one node: that node's host takes every message in turn
+        host = k / (v["overhead"] + v["copy"] * m)
+        return np.asarray(np.where(n > 1, np.minimum(medium, host), medium), dtype=np.float64)
+    pair = contention.switched_pairs(m, k, c, line_rate=rate, fabric=v["fabric"], **common)
+    fan = k * contention.fan_in(m, n, c, line_rate=rate, mux=v["mux"], loss=v["loss"],
+                                onset=v["onset"], **common)
+    with np.errstate(divide="ignore"):
+        cap = np.where(m > 0, v["fabric"] / np.maximum(m, 1e-300), np.inf)
+    return np.asarray(np.where(n > 1, np.minimum(fan, cap), pair), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Predicted throughput over a grid; every array has the grid's broadcast shape.
+
+    ``message_rate`` is summed over all streams (messages per second); the ``per_stream``
+    values are one stream's share (a pair's, or one sender's).  Intervals (``_lo``, ``_hi``) at
+    ``level`` are NaN when the fabric carries no uncertainty.
+    """
+
+    size: FloatArray
+    pairs: FloatArray
+    channels: FloatArray
+    senders: FloatArray
+    line_rate: FloatArray
+    message_rate: FloatArray
+    message_rate_lo: FloatArray
+    message_rate_hi: FloatArray
+    extrapolated: NDArray[np.bool_]
+    level: float
+
+    @property
+    def streams(self) -> FloatArray:
+        return np.asarray(self.pairs * self.senders, dtype=np.float64)
+
+    @property
+    def bandwidth(self) -> FloatArray:
+        return np.asarray(self.size * self.message_rate, dtype=np.float64)
+
+
+def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: ArrayLike | None = None,
+          senders: ArrayLike = 1, line_rate: ArrayLike | None = None,
+          level: float = 0.95) -> Rates:
+    """Predict ``fabric`` over the broadcast grid of its arguments (SI units).
+
+    ``channels`` defaults to the machine's own, ``line_rate`` to the calibrated one.  The
+    interval combines the fitted parameters' covariance (delta method on ln X) with the fit's
+    scatter, scaled by Student's t; it is multiplicative, so never negative.
+    """
+    m = np.asarray(size, dtype=np.float64)
+    c = np.asarray(fabric.channels if channels is None else channels, dtype=np.float64)
+    base = fabric.values
+    lr = np.asarray(base["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
+    k = np.asarray(pairs, dtype=np.float64)
+    n = np.asarray(senders, dtype=np.float64)
+    m, k, c, n, lr = np.broadcast_arrays(m, k, c, n, lr)
+
+    def at(values: Mapping[str, float]) -> FloatArray:
+        return message_rate(fabric.topology, values, m, k, c, n, lr)
+
+    x = at(base)
+    lo = hi = np.full_like(x, math.nan)
+    names = fabric.fitted_names
+    cov = fabric.covariance
+    if fabric.dof > 0 and names and math.isfinite(fabric.noise) and np.all(np.isfinite(cov)):
+        from scipy.special import stdtrit
+
+        grads = []
+        for name in names:
+            v = base[name]
+            h = abs(v) * 1e-6 if v else 1e-12
+            up, down = at({**base, name: v + h}), at({**base, name: max(v - h, 0.0)})
+            grads.append((np.log(up) - np.log(down)) / (v + h - max(v - h, 0.0)))
+        g = np.stack(grads, axis=-1)
+        var = np.einsum("...i,ij,...j->...", g, cov, g)
+        half = stdtrit(fabric.dof, 0.5 + level / 2) * np.sqrt(var + fabric.noise**2)
+        lo, hi = x * np.exp(-half), x * np.exp(half)
+    out = np.zeros(x.shape, dtype=bool)
+    for key, arr in (("size", m), ("pairs", k), ("senders", n), ("channels", c)):
+        span = fabric.ranges.get(key)
+        if span is not None:
+            out |= (arr < span[0]) | (arr > span[1])
+    return Rates(m, k, c, n, lr, x, lo, hi, out, level)
+
+
+
+def grid(fabric: Fabric, sizes: Sequence[float], pairs: Sequence[int], channels: Sequence[int],
+         senders: Sequence[int], line_rates: Sequence[float] | None = None,
+         level: float = 0.95) -> Rates:
+    """:func:`rates` over every combination, flattened to one row each (size varies fastest
+    after link speed: rows are ordered by pairs, senders, channels, link speed, size)."""
+    lr = [fabric.values["line_rate"]] if line_rates is None else list(line_rates)
+    k, n, c, r, m = (a.ravel() for a in np.meshgrid(pairs, senders, channels, lr, sizes,
+                                                    indexing="ij"))
+    return rates(fabric, m, k, c, n, r, level)

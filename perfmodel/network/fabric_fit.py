@@ -1,0 +1,234 @@
+"""Fit a fabric to measurements that vary pairs, channels or senders.
+
+The data are canonical rows (one stream's time per message at a size, with the ``pairs``,
+``channels`` and ``senders`` columns); the model's time for one stream is
+``pairs·senders / X`` with ``X`` from :func:`perfmodel.network.fabric.message_rate`.
+Residuals are log ratios, as for point-to-point fits, minimised by lmfit from a few starting
+points.  A parameter is fitted only when the data can inform it (``bond`` needs two channel
+counts, the fan-in parameters several sender counts, ``fabric`` several pair counts);
+otherwise it keeps its cited, given or default value and says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from perfmodel.errors import FitError, InputError
+from perfmodel.measurements import Measurements
+from perfmodel.network.fabric import PARAMS, Fabric, message_rate, topology_params
+from perfmodel.network.fit import Estimate, Status, log_ratio
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class FabricFit:
+    """A fitted fabric with the data, the fitted times and the fit's statistics."""
+
+    fabric: Fabric
+    fitted: FloatArray
+    measured: FloatArray
+    rss: float
+    k: int
+
+    @property
+    def n(self) -> int:
+        return len(self.measured)
+
+    @property
+    def bic(self) -> float:
+        return self.n * math.log(max(self.rss, 1e-300) / self.n) + math.log(self.n) * self.k
+
+    @property
+    def rel_err(self) -> FloatArray:
+        return np.asarray(self.fitted / self.measured - 1.0, dtype=np.float64)
+
+
+def columns(data: Measurements) -> dict[str, FloatArray]:
+    """size, time, pairs, channels, senders of every row (1 where a column is absent)."""
+    ones = np.ones(len(data))
+    out = {"size": data.size, "time": data.time}
+    for key in ("pairs", "channels", "senders"):
+        out[key] = np.asarray(data.concurrency.get(key, ones), dtype=np.float64)
+    return out
+
+
+def varies(data: Measurements) -> bool:
+    """Whether the rows say anything about sharing: more than one pair, channel or sender."""
+    cols = columns(data)
+    return bool(any(np.any(cols[k] > 1) for k in ("pairs", "channels", "senders")))
+
+
+def _free(topology: str, cols: Mapping[str, FloatArray], held: set[str]) -> tuple[list[str],
+                                                                                   list[str]]:
+    """Parameters to fit, and those the data cannot inform (they take defaults)."""
+    distinct = {k: len(np.unique(cols[k])) for k in ("pairs", "channels", "senders")}
+    blind: list[str] = []
+    if distinct["channels"] < 2:
+        blind.append("bond")
+    if distinct["senders"] < 2 or np.all(cols["senders"] == 1):
+        blind += ["mux", "loss", "onset"]
+    elif distinct["senders"] < 4:
+        blind.append("onset")
+    if distinct["pairs"] < 2:
+        blind.append("fabric")
+    blind += ["packet", "header"]  # discrete framing: cited or assumed, never fitted
+    names = topology_params(topology)
+    free = [p for p in names if p not in held and p not in blind]
+    return free, [p for p in names if p not in held and p in blind]
+
+
+def _initial(topology: str, cols: Mapping[str, FloatArray], base: Mapping[str, float],
+             free: Sequence[str]) -> dict[str, float]:
+    m, t = cols["size"], cols["time"]
+    agg = m * cols["pairs"] * cols["senders"] / t
+    rate = base.get("line_rate", float(np.max(m / t)))
+    guess = {"line_rate": float(np.max(agg)), "eta": min(0.9, float(np.max(agg)) / rate * 1.05),
+             "overhead": 0.3 * float(np.min(t)), "copy": 0.3 / rate, "bond": 0.8,
+             "fabric": 2.0 * float(np.max(agg)), "mux": 0.3 * float(np.min(t)),
+             "loss": 1.0 / rate, "onset": 2.0}
+    return {p: guess[p] for p in free}
+
+
+def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None,
+               fixed: Mapping[str, float] | None = None,
+               sources: Mapping[str, str] | None = None,
+               assumed: Sequence[str] = ()) -> FabricFit:
+    """Fit the ``topology`` law to ``data``; ``fixed`` values (SI) are held, with ``sources``.
+
+    ``assumed`` names the fixed parameters that are assumptions rather than citations.
+    """
+    fixed = dict(fixed or {})
+    sources = dict(sources or {})
+    names = topology_params(topology)
+    unknown = sorted(set(fixed) - set(names))
+    if unknown:
+        raise InputError(f"a {topology} fabric has no parameter {unknown[0]!r}",
+                         fix=f"its parameters are {', '.join(names)}")
+    cols = columns(data)
+    if len(data) == 0:
+        raise FitError("no rows to fit a fabric to", fix="give multi-pair or fan-in data")
+    notes: list[str] = []
+    free, blind = _free(topology, cols, set(fixed))
+    base = dict(fixed)
+    statuses: dict[str, str] = {p: ("assumed" if p in assumed else "fixed") for p in fixed}
+    if "line_rate" not in fixed:
+        base["eta"] = 1.0
+        statuses["eta"] = "assumed"
+        sources["eta"] = "assumed: no line rate given, so line_rate is the delivered rate"
+        free = [p for p in free if p != "eta"]
+    for p in blind:
+        spec = PARAMS[p]
+        assert spec.default is not None
+        base[p] = spec.default
+        statuses[p] = "assumed"
+        sources[p] = spec.why
+    npts = len(data)
+    dof = npts - len(free)
+    if dof < 0:
+        raise FitError(f"the {topology} fabric has {len(free)} parameters to learn from "
+                       f"{npts} rows ({', '.join(free)})",
+                       fix="measure more sizes or pair counts, or fix some in a spec")
+    start = _initial(topology, cols, base, free)
+    best = None
+    for scale in (1.0, 0.1, 3.0):
+        init = {p: v * scale if p in ("overhead", "copy", "mux") else v
+                for p, v in start.items()}
+        got = _minimize(topology, cols, base, init)
+        if best is None or got[2] < best[2]:
+            best = got
+    assert best is not None
+    values, inv, _ = best
+    bound = [p for p in free if _on_bound(p, values[p], start[p])]
+    varied = [p for p in free if p not in bound]
+    if bound:
+        held = {**values, **{p: PARAMS[p].lower if values[p] <= start[p] else PARAMS[p].upper
+                             for p in bound}}
+        values, inv, _ = _minimize(topology, cols, held, {p: values[p] for p in varied})
+    fitted = _times(topology, values, cols)
+    rss = float(np.sum(log_ratio(fitted, cols["time"]) ** 2))
+    noise = math.sqrt(rss / dof) if dof > 0 else math.nan
+    cov = np.full((len(varied), len(varied)), math.nan)
+    if inv is not None and dof > 0:
+        cov = inv * (rss / dof)
+    errs = np.sqrt(np.clip(np.diag(cov), 0, None))
+    params = []
+    for name in names:
+        spec = PARAMS[name]
+        if name in varied:
+            err = float(errs[varied.index(name)])
+            params.append(Estimate(name, float(values[name]), err, spec.unit, "fitted"))
+            if dof > 0 and (not math.isfinite(err) or err > abs(values[name])):
+                notes.append(f"{name} is poorly determined by the data")
+        elif name in bound:
+            params.append(Estimate(name, float(values[name]), math.nan, spec.unit, "bound"))
+            notes.append(f"{name} ends on its bound ({values[name]:g}): held there")
+        else:
+            params.append(Estimate(name, float(values[name]), math.nan, spec.unit,
+                                   cast(Status, statuses.get(name, "fixed")),
+                                   sources.get(name, "")))
+    if free and dof == 0:
+        notes.append(f"{len(free)} free parameter(s) from {npts} row(s): no degrees of "
+                     "freedom left, so no uncertainty can be estimated")
+    ranges = {"size": (float(cols["size"].min()), float(cols["size"].max()))}
+    for key in ("pairs", "senders", "channels"):
+        ranges[key] = (float(cols[key].min()), float(cols[key].max()))
+    rel = fitted / cols["time"] - 1.0
+    summary = {"n": npts, "k": len(varied), "rss": rss,
+               "median_rel_err": float(np.median(np.abs(rel))),
+               "max_rel_err": float(np.max(np.abs(rel)))}
+    fab = Fabric(topology, int(channels or cols["channels"].max()), tuple(params), cov, noise,
+                 max(dof, 0), ranges, summary, tuple(notes))
+    return FabricFit(fab, fitted, cols["time"], rss, len(varied))
+
+
+def _on_bound(name: str, value: float, start: float) -> bool:
+    spec = PARAMS[name]
+    if value <= spec.lower + 1e-6 * max(abs(start), 1e-300):
+        return True
+    return spec.upper < math.inf and value >= spec.upper * (1 - 1e-6)
+
+
+def _times(topology: str, values: Mapping[str, float],
+           cols: Mapping[str, FloatArray]) -> FloatArray:
+    x = message_rate(topology, values, cols["size"], cols["pairs"], cols["channels"],
+                     cols["senders"])
+    return np.asarray(cols["pairs"] * cols["senders"] / x, dtype=np.float64)
+
+
+def _minimize(topology: str, cols: Mapping[str, FloatArray], base: Mapping[str, float],
+              init: Mapping[str, float]) -> tuple[dict[str, float], FloatArray | None, float]:
+    """lmfit on parameters scaled to order one; values, (JᵀJ)⁻¹ in SI units, RSS."""
+    import lmfit
+
+    free = list(init)
+    scale = {p: abs(v) if v else 1.0 for p, v in init.items()}
+    params = lmfit.Parameters()
+    for p in free:
+        spec = PARAMS[p]
+        params.add(p, value=init[p] / scale[p], min=spec.lower / scale[p],
+                   max=spec.upper / scale[p])
+
+    def values_of(ps: lmfit.Parameters) -> dict[str, float]:
+        return {**base, **{p: ps[p].value * scale[p] for p in free}}
+
+    def residual(ps: lmfit.Parameters) -> FloatArray:
+        r = log_ratio(_times(topology, values_of(ps), cols), cols["time"])
+        return np.asarray(np.where(np.isfinite(r), r, 50.0), dtype=np.float64)
+
+    if not free:
+        v = dict(base)
+        return v, None, float(np.sum(residual(params) ** 2))
+    res = lmfit.minimize(residual, params, method="leastsq", scale_covar=False)
+    values = values_of(res.params)
+    rss = float(np.sum(residual(res.params) ** 2))
+    if res.covar is None:
+        return values, None, rss
+    d = np.array([scale[p] for p in free])
+    return values, np.asarray(res.covar) * np.outer(d, d), rss
