@@ -36,7 +36,7 @@ calibration: $(STAMP)
 	$(PM) calibrate data/mpi4py/pingpong_ompi.csv --name mpi4py-ompi --force --quiet
 	$(PM) calibrate data/seeds/beowulf-1995-ethernet.csv --spec data/seeds/beowulf-1995-ethernet.spec.toml --name beowulf-1995 --force --quiet
 	$(PM) calibrate data/seeds/hyglac-mpi.csv --model hockney --name hyglac-mpi --force --quiet
-	$(PM) calibrate data/seeds/hyglac-sockets.csv --spec data/seeds/hyglac-sockets.spec.toml --name hyglac-sockets --force --quiet
+	$(PM) calibrate data/seeds/hyglac-sockets.csv --spec data/seeds/hyglac-sockets.spec.toml --name hyglac --force --quiet
 	$(PM) calibrate --spec data/seeds/sci-cluster.spec.toml --name sci-cluster --force --quiet
 	$(PM) calibrate --spec data/seeds/myrinet-cluster.spec.toml --name myrinet-cluster --force --quiet
 

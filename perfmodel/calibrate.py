@@ -22,7 +22,7 @@ from perfmodel.errors import InputError
 from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements, concat
 from perfmodel.network import models as registry
 from perfmodel.network.fabric import TOPOLOGIES
-from perfmodel.network.fabric_fit import FabricFit, fit_fabric, varies
+from perfmodel.network.fabric_fit import FabricFit, fit_fabric, specified_fabric, varies
 from perfmodel.network.fit import (
     Estimate,
     FitResult,
@@ -115,13 +115,16 @@ def _with_counts(tables: Sequence[Measurements]) -> Measurements:
     """Tables joined with all three sharing columns, 1 where a table has none."""
     cols = {k: [np.asarray(t.concurrency.get(k, np.ones(len(t))), dtype=np.float64)
                 for t in tables] for k in ("pairs", "channels", "senders")}
+    fanin = [np.full(len(t), float(np.any(t.concurrency.get("senders", np.ones(1)) > 1)))
+             for t in tables]
     joined = concat([Measurements(t.source, t.size, t.time, t.line, quantity=t.quantity,
                                   format=t.format, benchmark=t.benchmark, pattern=t.pattern)
                      for t in tables])
     return Measurements(joined.source, joined.size, joined.time, joined.line,
                         quantity=joined.quantity, format=joined.format,
                         benchmark=joined.benchmark, pattern=joined.pattern,
-                        concurrency={k: np.concatenate(v) for k, v in cols.items()})
+                        concurrency={k: np.concatenate(v) for k, v in cols.items()},
+                        extra={"fanin": np.concatenate(fanin)})
 
 
 def _pattern_said(data: Measurements) -> tuple[str, ...]:
@@ -196,6 +199,8 @@ def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,
         if topology not in (None, fs.topology):
             raise InputError(f"the spec describes a {fs.topology} fabric, not {topology}",
                              file=spec.path if spec else None, fix="drop --topology")
+        if not varies(shared):
+            return specified_fabric(fs, spec.path if spec else "")
         return fit_fabric(shared, fs.topology, channels=fs.channels, fixed=fs.fixed,
                           sources=fs.sources, assumed=fs.assumed)
     choices = [topology] if topology else list(TOPOLOGIES)

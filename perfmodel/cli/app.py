@@ -187,7 +187,8 @@ def network(
         "--channels", "-c", help="Channels per node (segments, bonded NICs): 1,2. "
                                  "Default: the machine's.")] = None,
     senders: Annotated[str | None, typer.Option(
-        "--senders", help="Senders streaming into one receiver (fan-in): 1..15.")] = None,
+        "--senders", help="Senders streaming into one receiver (fan-in): 1..15. With it, "
+                          "every row is streams, 1 sender included.")] = None,
     link_speed: Annotated[str | None, typer.Option(
         "--link-speed", "-l", help="Line rate of a channel instead of the calibrated one: "
                                    "10Mbps,100Mbps,1Gbps.")] = None,
@@ -227,7 +228,8 @@ def network(
                   parse_counts(pairs, "pairs") if pairs else [1],
                   parse_counts(channels, "channels") if channels else [prof.fabric.channels],
                   parse_counts(senders, "senders") if senders else [1],
-                  parse_list(link_speed, "rate") if link_speed else None, level)
+                  parse_list(link_speed, "rate") if link_speed else None, level,
+                  fanin=senders is not None)
     if json_out:
         _emit_json(render.rates_doc(prof, result))
     else:

@@ -162,10 +162,11 @@ class Fabric:
 
 def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pairs: ArrayLike,
                  channels: ArrayLike, senders: ArrayLike,
-                 line_rate: ArrayLike | None = None) -> FloatArray:
+                 line_rate: ArrayLike | None = None, fanin: ArrayLike = False) -> FloatArray:
     """Messages per second summed over every stream: ``pairs`` groups of ``senders`` each.
 
-    With one sender a group is a ping-pong pair; with several, they stream into one receiver.
+    A group is a ping-pong pair, or, where ``fanin`` is true (always when ``senders`` > 1),
+    ``senders`` streams into one receiver (one stream when ``senders`` is 1).
     ``line_rate`` (default ``values["line_rate"]``) may be an array, for link-speed sweeps.
     """
     v = dict(values)
@@ -175,17 +176,18 @@ def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pa
     n = np.asarray(senders, dtype=np.float64)
     c = np.asarray(channels, dtype=np.float64)
     rate = np.asarray(v["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
+    stream = np.asarray(fanin, dtype=bool) | (n > 1)
     if topology == "shared":
         medium = contention.shared_medium(m, k * n, c, line_rate=rate, **common)
         # several senders into one node: that node's host takes every message in turn
         host = k / (v["overhead"] + v["copy"] * m)
-        return np.asarray(np.where(n > 1, np.minimum(medium, host), medium), dtype=np.float64)
+        return np.asarray(np.where(stream, np.minimum(medium, host), medium), dtype=np.float64)
     pair = contention.switched_pairs(m, k, c, line_rate=rate, fabric=v["fabric"], **common)
     fan = k * contention.fan_in(m, n, c, line_rate=rate, mux=v["mux"], loss=v["loss"],
                                 onset=v["onset"], **common)
     with np.errstate(divide="ignore"):
         cap = np.where(m > 0, v["fabric"] / np.maximum(m, 1e-300), np.inf)
-    return np.asarray(np.where(n > 1, np.minimum(fan, cap), pair), dtype=np.float64)
+    return np.asarray(np.where(stream, np.minimum(fan, cap), pair), dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,7 @@ class Rates:
     message_rate_hi: FloatArray
     extrapolated: NDArray[np.bool_]
     level: float
+    fanin: bool = False
 
     @property
     def streams(self) -> FloatArray:
@@ -219,10 +222,11 @@ class Rates:
 
 def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: ArrayLike | None = None,
           senders: ArrayLike = 1, line_rate: ArrayLike | None = None,
-          level: float = 0.95) -> Rates:
+          level: float = 0.95, fanin: bool = False) -> Rates:
     """Predict ``fabric`` over the broadcast grid of its arguments (SI units).
 
-    ``channels`` defaults to the machine's own, ``line_rate`` to the calibrated one.  The
+    ``channels`` defaults to the machine's own, ``line_rate`` to the calibrated one;
+    ``fanin`` makes every group stream into its receiver, even with one sender.  The
     interval combines the fitted parameters' covariance (delta method on ln X) with the fit's
     scatter, scaled by Student's t; it is multiplicative, so never negative.
     """
@@ -235,7 +239,7 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
     m, k, c, n, lr = np.broadcast_arrays(m, k, c, n, lr)
 
     def at(values: Mapping[str, float]) -> FloatArray:
-        return message_rate(fabric.topology, values, m, k, c, n, lr)
+        return message_rate(fabric.topology, values, m, k, c, n, lr, fanin)
 
     x = at(base)
     lo = hi = np.full_like(x, math.nan)
@@ -259,16 +263,16 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
         span = fabric.ranges.get(key)
         if span is not None:
             out |= (arr < span[0]) | (arr > span[1])
-    return Rates(m, k, c, n, lr, x, lo, hi, out, level)
+    return Rates(m, k, c, n, lr, x, lo, hi, out, level, fanin)
 
 
 
 def grid(fabric: Fabric, sizes: Sequence[float], pairs: Sequence[int], channels: Sequence[int],
          senders: Sequence[int], line_rates: Sequence[float] | None = None,
-         level: float = 0.95) -> Rates:
+         level: float = 0.95, fanin: bool = False) -> Rates:
     """:func:`rates` over every combination, flattened to one row each (size varies fastest
     after link speed: rows are ordered by pairs, senders, channels, link speed, size)."""
     lr = [fabric.values["line_rate"]] if line_rates is None else list(line_rates)
     k, n, c, r, m = (a.ravel() for a in np.meshgrid(pairs, senders, channels, lr, sizes,
                                                     indexing="ij"))
-    return rates(fabric, m, k, c, n, r, level)
+    return rates(fabric, m, k, c, n, r, level, fanin)

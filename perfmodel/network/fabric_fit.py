@@ -23,6 +23,7 @@ from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
 from perfmodel.network.fabric import PARAMS, Fabric, message_rate, topology_params
 from perfmodel.network.fit import Estimate, Status, log_ratio
+from perfmodel.network.spec import FabricSpec
 
 FloatArray = NDArray[np.float64]
 
@@ -51,11 +52,15 @@ class FabricFit:
 
 
 def columns(data: Measurements) -> dict[str, FloatArray]:
-    """size, time, pairs, channels, senders of every row (1 where a column is absent)."""
+    """size, time, pairs, channels, senders of every row (1 where a column is absent), and
+    ``fanin``: 1 for rows of a fan-in measurement (a table with several senders), whose
+    one-sender rows are then one stream, not a ping-pong."""
     ones = np.ones(len(data))
     out = {"size": data.size, "time": data.time}
     for key in ("pairs", "channels", "senders"):
         out[key] = np.asarray(data.concurrency.get(key, ones), dtype=np.float64)
+    said = np.asarray(data.extra.get("fanin", np.zeros(len(data))), dtype=np.float64)
+    out["fanin"] = np.asarray((out["senders"] > 1) | (said > 0), dtype=np.float64)
     return out
 
 
@@ -137,9 +142,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
                        fix="measure more sizes or pair counts, or fix some in a spec")
     start = _initial(topology, cols, base, free)
     best = None
-    for scale in (1.0, 0.1, 3.0):
-        init = {p: v * scale if p in ("overhead", "copy", "mux") else v
-                for p, v in start.items()}
+    for init in _starts(start):
         got = _minimize(topology, cols, base, init)
         if best is None or got[2] < best[2]:
             best = got
@@ -188,6 +191,21 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     return FabricFit(fab, fitted, cols["time"], rss, len(varied))
 
 
+def _starts(start: Mapping[str, float]) -> list[dict[str, float]]:
+    """Starting points: the host costs scaled down and up, and for fan-in the multiplexing
+    and loss terms over two decades each (the fan-in law has kinks where limits change)."""
+    host = [1.0, 0.1, 3.0]
+    mux = [1.0, 10.0, 100.0] if "mux" in start else [1.0]
+    loss = [1.0, 0.1, 10.0] if "loss" in start else [1.0]
+    out = []
+    for h in host:
+        for a in mux:
+            for b in loss:
+                f = {"overhead": h, "copy": h, "mux": a, "loss": b}
+                out.append({p: v * f.get(p, 1.0) for p, v in start.items()})
+    return out
+
+
 def _on_bound(name: str, value: float, start: float) -> bool:
     spec = PARAMS[name]
     if value <= spec.lower + 1e-6 * max(abs(start), 1e-300):
@@ -198,7 +216,7 @@ def _on_bound(name: str, value: float, start: float) -> bool:
 def _times(topology: str, values: Mapping[str, float],
            cols: Mapping[str, FloatArray]) -> FloatArray:
     x = message_rate(topology, values, cols["size"], cols["pairs"], cols["channels"],
-                     cols["senders"])
+                     cols["senders"], fanin=cols["fanin"])
     return np.asarray(cols["pairs"] * cols["senders"] / x, dtype=np.float64)
 
 
@@ -232,3 +250,30 @@ def _minimize(topology: str, cols: Mapping[str, FloatArray], base: Mapping[str, 
         return values, None, rss
     d = np.array([scale[p] for p in free])
     return values, np.asarray(res.covar) * np.outer(d, d), rss
+
+
+def specified_fabric(spec: FabricSpec, path: str = "") -> FabricFit:
+    """A fabric wholly from a spec, for data that share nothing (one pair, one sender).
+
+    Every parameter without a default must be given; the rest take their defaults, marked
+    ``assumed`` with the reason.
+    """
+    names = topology_params(spec.topology)
+    params = []
+    for name in names:
+        p = PARAMS[name]
+        if name in spec.fixed:
+            status = "assumed" if name in spec.assumed else "fixed"
+            params.append(Estimate(name, spec.fixed[name], math.nan, p.unit,
+                                   cast(Status, status), spec.sources.get(name, "")))
+        elif p.default is not None:
+            params.append(Estimate(name, p.default, math.nan, p.unit, "assumed", p.why))
+        else:
+            raise InputError(f"the measurements share nothing (one pair, one sender, one "
+                             f"channel), so the fabric's {name} must be given", file=path or None,
+                             fix=f"add [fabric.params.{name}] to the spec, or give multi-pair "
+                                 "or fan-in data")
+    fab = Fabric(spec.topology, spec.channels, tuple(params),
+                 notes=("a specification, not a fit: the measurements share nothing",))
+    empty = np.zeros(0)
+    return FabricFit(fab, empty, empty, 0.0, 0)
