@@ -210,37 +210,15 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
     if sorted(expected) != sorted(raw_params):
         raise r.fail("params", f"has {', '.join(raw_params)}; model {kind} needs "
                      f"{', '.join(expected)}", "regenerate the profile with calibrate")
-    params = []
-    for name in expected:
-        p = raw_params[name]
-        rp = r.at(f"network.params.{name}.")
-        if not isinstance(p, dict):
-            raise rp.fail("", "is not a table", "give value, stderr, unit")
-        rp.only(p, _PARAM)
-        status = rp.text(p, "status", "fitted")
-        if status not in STATUSES:
-            raise rp.fail("status", f"is {status!r}", f"use one of {', '.join(STATUSES)}")
-        value = rp.number(p, "value")
-        why = registry.check_value(name, value)
-        if why:
-            raise rp.fail("value", f"is {value}: {why}",
-                          "give a physical value, or regenerate the profile with calibrate")
-        stderr = rp.number(p, "stderr", finite=False) if "stderr" in p else math.nan
-        params.append(Estimate(name, value, stderr, rp.text(p, "unit", ""),
-                               cast(Any, status), rp.text(p, "source", "")))
+    params = [_estimate(r.at(f"network.params.{name}."), name, raw_params[name],
+                        registry.check_value, None) for name in expected]
     fitted = net.get("fitted", [])
     by_status = [p.name for p in params if p.status == "fitted"]
     if fitted != by_status:
         raise r.fail("fitted", f"is {fitted!r}, but the parameters with status "
                      f"'fitted' are {by_status!r}", "list them in the same order")
     k = len(fitted)
-    cov = np.array(net.get("covariance", [] if k else [[]]), dtype=np.float64)
-    if cov.size == 0:
-        cov = np.zeros((0, 0))
-    if cov.shape != (k, k) or np.any(np.diag(cov) < 0) or \
-            not (np.all(np.isfinite(cov)) or np.all(np.isnan(cov))):
-        raise r.fail("covariance", f"is not a valid {k}×{k} covariance matrix",
-                     "regenerate the profile with calibrate")
+    cov = _covariance(r, net.get("covariance"), k)
     dof = r.number(net, "dof") if "dof" in net else 0.0
     if not (dof.is_integer() and 0 <= dof <= 1e9):
         raise r.fail("dof", f"is {dof}", "degrees of freedom are a whole number >= 0")
@@ -276,6 +254,25 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
     )
 
 
+def _estimate(rp: _Reader, name: str, p: Any, check: Any, unit: str | None) -> Estimate:
+    """One ``params.NAME`` table: value checked by ``check`` (which says why a value is not
+    physical, or None), stderr, status and source; ``unit`` overrides the stored one."""
+    if not isinstance(p, dict):
+        raise rp.fail("", "is not a table", "give value, stderr, unit, status, source")
+    rp.only(p, _PARAM)
+    status = rp.text(p, "status", "fitted")
+    if status not in STATUSES:
+        raise rp.fail("status", f"is {status!r}", f"use one of {', '.join(STATUSES)}")
+    value = rp.number(p, "value", finite=unit is None)
+    why = check(name, value)
+    if why:
+        raise rp.fail("value", f"is {value}: {why}",
+                      "give a physical value, or regenerate the profile with calibrate")
+    stderr = rp.number(p, "stderr", finite=False) if "stderr" in p else math.nan
+    return Estimate(name, value, stderr, rp.text(p, "unit", "") if unit is None else unit,
+                    cast(Any, status), rp.text(p, "source", ""))
+
+
 def _covariance(r: _Reader, raw: Any, k: int) -> np.ndarray:
     cov = np.array(raw if raw is not None else [], dtype=np.float64)
     if cov.size == 0:
@@ -303,23 +300,8 @@ def _fabric(r: _Reader, doc: Any) -> Fabric:
     if sorted(raw) != sorted(names):
         raise r.fail("params", f"has {', '.join(raw)}; a {topology} fabric needs "
                      f"{', '.join(names)}", "regenerate the profile with calibrate")
-    params = []
-    for name in names:
-        p = raw[name]
-        rp = r.at(f"{r.prefix}params.{name}.")
-        if not isinstance(p, dict):
-            raise rp.fail("", "is not a table", "give value, stderr, unit, status, source")
-        rp.only(p, _PARAM)
-        status = rp.text(p, "status", "fitted")
-        if status not in STATUSES:
-            raise rp.fail("status", f"is {status!r}", f"use one of {', '.join(STATUSES)}")
-        value = rp.number(p, "value", finite=False)
-        why = check_param(name, value)
-        if why:
-            raise rp.fail("value", f"is {value}: {why}", "give a physical value")
-        stderr = rp.number(p, "stderr", finite=False) if "stderr" in p else math.nan
-        params.append(Estimate(name, value, stderr, FABRIC_PARAMS[name].unit,
-                               cast(Any, status), rp.text(p, "source", "")))
+    params = [_estimate(r.at(f"{r.prefix}params.{name}."), name, raw[name], check_param,
+                        FABRIC_PARAMS[name].unit) for name in names]
     fitted = [p.name for p in params if p.status == "fitted"]
     if doc.get("fitted", []) != fitted:
         raise r.fail("fitted", f"is {doc.get('fitted')!r}, but the parameters with status "
