@@ -42,7 +42,6 @@ class Calibration:
     profile: Profile
     notes: tuple[str, ...] = ()
     fabric: FabricFit | None = None
-    shared: Measurements | None = None
 
 
 def _versions() -> dict[str, str]:
@@ -112,19 +111,13 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
 
 
 def _with_counts(tables: Sequence[Measurements]) -> Measurements:
-    """Tables joined with all three sharing columns, 1 where a table has none."""
-    cols = {k: [np.asarray(t.concurrency.get(k, np.ones(len(t))), dtype=np.float64)
-                for t in tables] for k in ("pairs", "channels", "senders")}
-    fanin = [np.full(len(t), float(np.any(t.concurrency.get("senders", np.ones(1)) > 1)))
-             for t in tables]
-    joined = concat([Measurements(t.source, t.size, t.time, t.line, quantity=t.quantity,
-                                  format=t.format, benchmark=t.benchmark, pattern=t.pattern)
-                     for t in tables])
-    return Measurements(joined.source, joined.size, joined.time, joined.line,
-                        quantity=joined.quantity, format=joined.format,
-                        benchmark=joined.benchmark, pattern=joined.pattern,
-                        concurrency={k: np.concatenate(v) for k, v in cols.items()},
-                        extra={"fanin": np.concatenate(fanin)})
+    """Tables joined with all three sharing columns, 1 where a table has none, and ``fanin``
+    (1 for the rows of a table with several senders, whose one-sender rows are streams)."""
+    counts = {k: np.concatenate([t.concurrency.get(k, np.ones(len(t))) for t in tables])
+              for k in ("pairs", "channels", "senders")}
+    fanin = np.concatenate([np.full(len(t), float(np.any(t.concurrency.get("senders", 1) > 1)))
+                            for t in tables])
+    return replace(concat(tables), concurrency=counts, extra={"fanin": fanin})
 
 
 def _pattern_said(data: Measurements) -> tuple[str, ...]:
@@ -188,7 +181,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         profile = replace(profile, fabric=fabric.fabric)
         notes.append(f"fabric: {fabric.fabric.topology}, {fabric.n} rows, median |rel. error| "
                      f"{fabric.fabric.fit.get('median_rel_err', float('nan')):.1%}")
-    return Calibration(selection, data, profile, tuple(notes), fabric, shared)
+    return Calibration(selection, data, profile, tuple(notes), fabric)
 
 
 def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,

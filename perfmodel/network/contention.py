@@ -62,6 +62,26 @@ def finite_source_throughput(tokens: ArrayLike, servers: ArrayLike, think: Array
     return np.where(z > 0, x, np.minimum(k, s) / d)
 
 
+def bonded(count: ArrayLike, bond: float) -> FloatArray:
+    """Channels' worth that ``count`` channels carry when each extra adds ``bond`` of one."""
+    return np.asarray(1.0 + (np.asarray(count, dtype=np.float64) - 1.0) * bond,
+                      dtype=np.float64)
+
+
+def packets_of(size: ArrayLike, packet: float) -> FloatArray:
+    """Packets a message of ``size`` bytes needs (at least one, for an empty message)."""
+    return np.asarray(np.maximum(np.ceil(np.asarray(size, dtype=np.float64) / packet), 1.0),
+                      dtype=np.float64)
+
+
+def fabric_limit(size: ArrayLike, fabric: ArrayLike) -> FloatArray:
+    """Messages per second a fabric of ``fabric`` bytes per second passes (∞ for empty ones)."""
+    m = np.asarray(size, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.asarray(np.where(m > 0, np.asarray(fabric, dtype=np.float64)
+                                   / np.maximum(m, 1e-300), np.inf), dtype=np.float64)
+
+
 def message_time(size: ArrayLike, channels: ArrayLike, *, line_rate: ArrayLike, eta: float,
                  overhead: float, copy: float, bond: float, packet: float,
                  header: float) -> tuple[FloatArray, FloatArray]:
@@ -82,10 +102,9 @@ def message_time(size: ArrayLike, channels: ArrayLike, *, line_rate: ArrayLike, 
     m = np.asarray(size, dtype=np.float64)
     c = np.asarray(channels, dtype=np.float64)
     rate = np.asarray(line_rate, dtype=np.float64) * eta
-    packets = np.maximum(np.ceil(m / packet), 1.0)
+    packets = packets_of(m, packet)
     wire = (m + packets * header) / rate
-    spread = 1.0 + (np.minimum(packets, c) - 1.0) * bond
-    hold = wire / spread
+    hold = wire / bonded(np.minimum(packets, c), bond)
     first = np.minimum(m, packet)
     t1 = overhead + np.maximum(copy * m, hold) + np.minimum(copy * first, (first + header) / rate)
     return np.asarray(t1, dtype=np.float64), np.asarray(hold, dtype=np.float64)
@@ -108,8 +127,7 @@ def shared_medium(size: ArrayLike, tokens: ArrayLike, channels: ArrayLike, *,
     c = np.asarray(channels, dtype=np.float64)
     t1, hold = message_time(m, c, line_rate=line_rate, eta=eta, overhead=overhead, copy=copy,
                             bond=bond, packet=packet, header=header)
-    packets = np.maximum(np.ceil(m / packet), 1.0)
-    servers = (1.0 + (c - 1.0) * bond) / (1.0 + (np.minimum(packets, c) - 1.0) * bond)
+    servers = bonded(c, bond) / bonded(np.minimum(packets_of(m, packet), c), bond)
     return finite_source_throughput(tokens, servers, np.maximum(t1 - hold, 0.0), hold)
 
 
@@ -125,11 +143,8 @@ def switched_pairs(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
     m = np.asarray(size, dtype=np.float64)
     t1, _ = message_time(m, channels, line_rate=line_rate, eta=eta, overhead=overhead,
                          copy=copy, bond=bond, packet=packet, header=header)
-    with np.errstate(divide="ignore"):
-        cap = np.where(m > 0, np.asarray(fabric, dtype=np.float64) / np.maximum(m, 1e-300),
-                       np.inf)
-    return np.asarray(np.minimum(np.asarray(pairs, dtype=np.float64) / t1, cap),
-                      dtype=np.float64)
+    return np.asarray(np.minimum(np.asarray(pairs, dtype=np.float64) / t1,
+                                 fabric_limit(m, fabric)), dtype=np.float64)
 
 
 def fan_in(size: ArrayLike, senders: ArrayLike, channels: ArrayLike, *, line_rate: ArrayLike,
@@ -152,7 +167,7 @@ def fan_in(size: ArrayLike, senders: ArrayLike, channels: ArrayLike, *, line_rat
     m = np.asarray(size, dtype=np.float64)
     n = np.asarray(senders, dtype=np.float64)
     c = np.asarray(channels, dtype=np.float64)
-    rate = np.asarray(line_rate, dtype=np.float64) * eta * (1.0 + (c - 1.0) * bond)
+    rate = np.asarray(line_rate, dtype=np.float64) * eta * bonded(c, bond)
     host = overhead + copy * m + mux * (1.0 - 1.0 / n)
     port = m * ((1.0 + header / packet) / rate + loss * (1.0 - np.exp(-(n - 1.0) / onset)))
     return np.asarray(1.0 / np.maximum(host, port), dtype=np.float64)

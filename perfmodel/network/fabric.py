@@ -22,7 +22,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
 from perfmodel.network import contention
-from perfmodel.network.fit import Estimate
+from perfmodel.network.fit import Estimate, ParamSet
+from perfmodel.network.predict import log_interval
 from perfmodel.units import parse_quantity
 
 FloatArray = NDArray[np.float64]
@@ -126,7 +127,7 @@ def parse_param(name: str, text: str) -> float:
 
 
 @dataclass(frozen=True)
-class Fabric:
+class Fabric(ParamSet):
     """A calibrated (or specified) fabric: everything ``rates`` needs to predict.
 
     channels : how many channels the machine has (the default for predictions)
@@ -145,19 +146,6 @@ class Fabric:
     fit: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
-    @property
-    def values(self) -> dict[str, float]:
-        return {p.name: p.value for p in self.params}
-
-    @property
-    def fitted_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.params if p.status == "fitted")
-
-    def estimate(self, name: str) -> Estimate:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
 
 
 def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pairs: ArrayLike,
@@ -185,8 +173,7 @@ def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pa
     pair = contention.switched_pairs(m, k, c, line_rate=rate, fabric=v["fabric"], **common)
     fan = k * contention.fan_in(m, n, c, line_rate=rate, mux=v["mux"], loss=v["loss"],
                                 onset=v["onset"], **common)
-    with np.errstate(divide="ignore"):
-        cap = np.where(m > 0, v["fabric"] / np.maximum(m, 1e-300), np.inf)
+    cap = contention.fabric_limit(m, v["fabric"])
     return np.asarray(np.where(stream, np.minimum(fan, cap), pair), dtype=np.float64)
 
 
@@ -209,7 +196,6 @@ class Rates:
     message_rate_hi: FloatArray
     extrapolated: NDArray[np.bool_]
     level: float
-    fanin: bool = False
 
     @property
     def streams(self) -> FloatArray:
@@ -227,8 +213,7 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
 
     ``channels`` defaults to the machine's own, ``line_rate`` to the calibrated one;
     ``fanin`` makes every group stream into its receiver, even with one sender.  The
-    interval combines the fitted parameters' covariance (delta method on ln X) with the fit's
-    scatter, scaled by Student's t; it is multiplicative, so never negative.
+    interval is :func:`~perfmodel.network.predict.log_interval`'s: never negative.
     """
     m = np.asarray(size, dtype=np.float64)
     c = np.asarray(fabric.channels if channels is None else channels, dtype=np.float64)
@@ -242,28 +227,14 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
         return message_rate(fabric.topology, values, m, k, c, n, lr, fanin)
 
     x = at(base)
-    lo = hi = np.full_like(x, math.nan)
-    names = fabric.fitted_names
-    cov = fabric.covariance
-    if fabric.dof > 0 and names and math.isfinite(fabric.noise) and np.all(np.isfinite(cov)):
-        from scipy.special import stdtrit
-
-        grads = []
-        for name in names:
-            v = base[name]
-            h = abs(v) * 1e-6 if v else 1e-12
-            up, down = at({**base, name: v + h}), at({**base, name: max(v - h, 0.0)})
-            grads.append((np.log(up) - np.log(down)) / (v + h - max(v - h, 0.0)))
-        g = np.stack(grads, axis=-1)
-        var = np.einsum("...i,ij,...j->...", g, cov, g)
-        half = stdtrit(fabric.dof, 0.5 + level / 2) * np.sqrt(var + fabric.noise**2)
-        lo, hi = x * np.exp(-half), x * np.exp(half)
+    lo, hi = log_interval(at, base, fabric.fitted_names, fabric.covariance, fabric.dof,
+                          fabric.noise, level)
     out = np.zeros(x.shape, dtype=bool)
     for key, arr in (("size", m), ("pairs", k), ("senders", n), ("channels", c)):
         span = fabric.ranges.get(key)
         if span is not None:
             out |= (arr < span[0]) | (arr > span[1])
-    return Rates(m, k, c, n, lr, x, lo, hi, out, level, fanin)
+    return Rates(m, k, c, n, lr, x, lo, hi, out, level)
 
 
 

@@ -30,25 +30,21 @@ FloatArray = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class FabricFit:
-    """A fitted fabric with the data, the fitted times and the fit's statistics."""
+    """A fitted fabric with the rows it was fitted to and its time for each (s per message)."""
 
     fabric: Fabric
+    data: Measurements
     fitted: FloatArray
-    measured: FloatArray
     rss: float
     k: int
 
     @property
     def n(self) -> int:
-        return len(self.measured)
+        return len(self.data)
 
     @property
     def bic(self) -> float:
         return self.n * math.log(max(self.rss, 1e-300) / self.n) + math.log(self.n) * self.k
-
-    @property
-    def rel_err(self) -> FloatArray:
-        return np.asarray(self.fitted / self.measured - 1.0, dtype=np.float64)
 
 
 def columns(data: Measurements) -> dict[str, FloatArray]:
@@ -188,7 +184,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
                "max_rel_err": float(np.max(np.abs(rel)))}
     fab = Fabric(topology, int(channels or cols["channels"].max()), tuple(params), cov, noise,
                  max(dof, 0), ranges, summary, tuple(notes))
-    return FabricFit(fab, fitted, cols["time"], rss, len(varied))
+    return FabricFit(fab, data, fitted, rss, len(varied))
 
 
 def _starts(start: Mapping[str, float]) -> list[dict[str, float]]:
@@ -276,4 +272,4 @@ def specified_fabric(spec: FabricSpec, path: str = "") -> FabricFit:
     fab = Fabric(spec.topology, spec.channels, tuple(params),
                  notes=("a specification, not a fit: the measurements share nothing",))
     empty = np.zeros(0)
-    return FabricFit(fab, empty, empty, 0.0, 0)
+    return FabricFit(fab, Measurements("", empty, empty, ()), empty, 0.0, 0)

@@ -64,21 +64,10 @@ class Estimate:
         return abs(self.stderr / self.value) if self.value else math.inf
 
 
-@dataclass(frozen=True)
-class NetworkModel:
-    """A point-to-point model with values, covariance and noise: everything to predict from.
+class ParamSet:
+    """Look-ups over a ``params`` tuple of :class:`Estimate`, shared by the fitted models."""
 
-    covariance : over the *fitted* parameters, in the order of :attr:`fitted_names`
-    noise : standard deviation of the log-ratio residuals, ≈ relative (NaN when no dof)
-    size_range : smallest and largest size the model was calibrated on, bytes
-    """
-
-    kind: str
     params: tuple[Estimate, ...]
-    covariance: FloatArray
-    noise: float
-    dof: int
-    size_range: tuple[float, float]
 
     @property
     def values(self) -> dict[str, float]:
@@ -94,6 +83,23 @@ class NetworkModel:
             if p.name == name:
                 return p
         raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class NetworkModel(ParamSet):
+    """A point-to-point model with values, covariance and noise: everything to predict from.
+
+    covariance : over the *fitted* parameters, in the order of :attr:`fitted_names`
+    noise : standard deviation of the log-ratio residuals, ≈ relative (NaN when no dof)
+    size_range : smallest and largest size the model was calibrated on, bytes
+    """
+
+    kind: str
+    params: tuple[Estimate, ...]
+    covariance: FloatArray
+    noise: float
+    dof: int
+    size_range: tuple[float, float]
 
     def time(self, nbytes: ArrayLike) -> FloatArray:
         """One-way time in seconds at ``nbytes``."""

@@ -10,6 +10,7 @@ reaches zero or below.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,18 +56,34 @@ def _rate(size: FloatArray, time: FloatArray) -> FloatArray:
         return np.asarray(np.where(size > 0, size / time, np.nan), dtype=np.float64)
 
 
-def gradient(model: NetworkModel, sizes: FloatArray) -> FloatArray:
-    """dT/dθ for each fitted parameter θ, shape (len(sizes), k), by central differences."""
-    names = model.fitted_names
-    base = model.values
-    jac = np.zeros((len(sizes), len(names)))
-    for j, name in enumerate(names):
-        v = base[name]
-        h = abs(v) * 1e-6 if v else 1e-12
-        up = registry.evaluate(model.kind, sizes, {**base, name: v + h})
-        down = registry.evaluate(model.kind, sizes, {**base, name: max(v - h, 0.0)})
-        jac[:, j] = (up - down) / (v + h - max(v - h, 0.0))
-    return jac
+def log_interval(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[str, float],
+                 names: Sequence[str], cov: FloatArray, dof: int, noise: float,
+                 level: float) -> tuple[FloatArray, FloatArray]:
+    """A multiplicative ``level`` interval around ``at(base)`` (any positive prediction).
+
+    ``at`` evaluates the prediction at parameter values; ``names`` are the fitted parameters
+    that ``cov`` is over.  Delta method on the log: g = ∂ln y/∂θ by central differences (held
+    at 0 below), var = g·Σ·gᵀ + noise², half-width t(dof)·√var.  NaN bounds when the fit left
+    no degrees of freedom or no finite covariance.
+    """
+    y = at(base)
+    nan = np.full_like(y, math.nan)
+    if not (dof > 0 and math.isfinite(noise) and (cov.size == 0 or np.all(np.isfinite(cov)))):
+        return nan, nan
+    from scipy.special import stdtrit  # Student's t quantile; scipy.stats is slow to import
+
+    var = np.zeros_like(y)
+    if names:
+        grads = []
+        for name in names:
+            v = base[name]
+            h = abs(v) * 1e-6 if v else 1e-12
+            up, down = at({**base, name: v + h}), at({**base, name: max(v - h, 0.0)})
+            grads.append((up - down) / (v + h - max(v - h, 0.0)) / y)
+        g = np.stack(grads, axis=-1)
+        var = np.einsum("...i,ij,...j->...", g, cov, g)
+    half = stdtrit(dof, 0.5 + level / 2) * np.sqrt(var + noise**2)
+    return y * np.exp(-half), y * np.exp(half)
 
 
 def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95) -> Prediction:
@@ -75,15 +92,8 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95) -> Predi
         raise ValueError("level must lie between 0 and 1")
     m = np.atleast_1d(np.asarray(sizes, dtype=np.float64))
     t = model.time(m)
-    lo = hi = np.full_like(t, math.nan)
-    cov = model.covariance
-    if model.dof > 0 and math.isfinite(model.noise) and (cov.size == 0 or np.all(np.isfinite(cov))):
-        from scipy.special import stdtrit  # Student's t quantile; scipy.stats is slow to import
-
-        g = gradient(model, m) / t[:, None]
-        var = np.einsum("ij,jk,ik->i", g, cov, g) if cov.size else np.zeros_like(t)
-        h = stdtrit(model.dof, 0.5 + level / 2) * np.sqrt(var + model.noise**2)
-        lo, hi = t * np.exp(-h), t * np.exp(h)
+    lo, hi = log_interval(lambda v: registry.evaluate(model.kind, m, v), model.values,
+                          model.fitted_names, model.covariance, model.dof, model.noise, level)
     lo_size, hi_size = model.size_range
     extrapolated = (m < lo_size) | (m > hi_size)
     return Prediction(m, t, lo, hi, extrapolated, level)

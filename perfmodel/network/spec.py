@@ -32,6 +32,7 @@ says why it was chosen)::
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,8 +63,42 @@ class FabricSpec:
     assumed: tuple[str, ...] = ()
 
 
-def _line_of(text: str, key: str, plain: bool = False) -> int | None:
-    table = key if plain else f"params.{key}"
+def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: list[str],
+             owner: str, parse: Callable[[str, str], float], example: str,
+             statuses: tuple[str, ...] = ()) -> tuple[dict[str, float], dict[str, str],
+                                                     list[str]]:
+    """``[PREFIX.NAME]`` tables: each a quoted ``value`` parsed by ``parse`` and a ``source``
+    (and, where ``statuses`` allows, ``status = "assumed"``).  Returns the values (SI), their
+    sources and the names marked assumed; errors name the file and the table's line."""
+    fixed: dict[str, float] = {}
+    sources: dict[str, str] = {}
+    assumed: list[str] = []
+    for name, entry in raw.items():
+        line = _line_of(text, f"{prefix}.{name}")
+        if name not in names:
+            raise InputError(f"{owner} has no parameter {name!r}", file=path, line=line,
+                             fix=f"its parameters are {', '.join(names)}")
+        allowed = {"value", "source", *(["status"] if statuses else [])}
+        if not isinstance(entry, dict) or set(entry) - allowed or \
+                not isinstance(entry.get("value"), str) or \
+                not isinstance(entry.get("source"), str) or \
+                (statuses and entry.get("status", statuses[0]) not in statuses):
+            also = ' (and optionally status = "assumed")' if statuses else ""
+            raise InputError(f"{prefix}.{name} needs value and source, both quoted text{also}",
+                             file=path, line=line,
+                             fix=f'value = {example}, source = "paper: sentence"')
+        try:
+            fixed[name] = parse(name, entry["value"])
+        except InputError as exc:
+            raise InputError(f"{prefix}.{name}: {exc.what}", file=path, line=line,
+                             fix=exc.fix) from None
+        sources[name] = entry["source"]
+        if entry.get("status") == "assumed":
+            assumed.append(name)
+    return fixed, sources, assumed
+
+
+def _line_of(text: str, table: str) -> int | None:
     for i, ln in enumerate(text.splitlines(), start=1):
         if re.match(rf"\s*\[{re.escape(table)}\]", ln):
             return i
@@ -92,23 +127,8 @@ def load_spec(path: str | Path) -> NetworkSpec:
     raw = doc.get("params", {})
     if not isinstance(raw, dict):
         raise InputError("params is not a table", file=path, fix="write [params.NAME] tables")
-    fixed: dict[str, float] = {}
-    sources: dict[str, str] = {}
-    for name, entry in raw.items():
-        line = _line_of(text, name)
-        if name not in params:
-            raise InputError(f"model {model} has no parameter {name!r}", file=path, line=line,
-                             fix=f"its parameters are {', '.join(params)}")
-        if not isinstance(entry, dict) or set(entry) - {"value", "source"} or \
-                not isinstance(entry.get("value"), str) or not isinstance(entry.get("source"), str):
-            raise InputError(f"params.{name} needs value and source, both quoted text",
-                             file=path, line=line, fix='value = "2us", source = "paper: sentence"')
-        try:
-            fixed[name] = registry.parse_value(name, entry["value"])
-        except InputError as exc:
-            raise InputError(f"params.{name}: {exc.what}", file=path, line=line,
-                             fix=exc.fix) from None
-        sources[name] = entry["source"]
+    fixed, sources, _ = _entries(raw, text, str(path), "params", list(params),
+                                 f"model {model}", registry.parse_value, '"2us"')
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise InputError("notes must be a list of strings", file=path, fix='notes = ["..."]')
@@ -138,27 +158,7 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
     if not isinstance(raw, dict):
         raise InputError("fabric.params is not a table", file=path,
                          fix="write [fabric.params.NAME] tables")
-    fixed: dict[str, float] = {}
-    sources: dict[str, str] = {}
-    assumed: list[str] = []
-    for name, entry in raw.items():
-        line = _line_of(text, f"fabric.params.{name}", plain=True)
-        if name not in names:
-            raise InputError(f"a {topology} fabric has no parameter {name!r}", file=path,
-                             line=line, fix=f"its parameters are {', '.join(names)}")
-        if not isinstance(entry, dict) or set(entry) - {"value", "source", "status"} or \
-                not isinstance(entry.get("value"), str) or \
-                not isinstance(entry.get("source"), str) or \
-                entry.get("status", "fixed") not in ("fixed", "assumed"):
-            raise InputError(f"fabric.params.{name} needs value and source, both quoted text "
-                             "(and optionally status = \"assumed\")", file=path, line=line,
-                             fix='value = "1KiB", source = "paper: sentence"')
-        try:
-            fixed[name] = parse_param(name, entry["value"])
-        except InputError as exc:
-            raise InputError(f"fabric.params.{name}: {exc.what}", file=path, line=line,
-                             fix=exc.fix) from None
-        sources[name] = entry["source"]
-        if entry.get("status") == "assumed":
-            assumed.append(name)
+    fixed, sources, assumed = _entries(raw, text, path, "fabric.params", list(names),
+                                       f"a {topology} fabric", parse_param, '"1KiB"',
+                                       statuses=("fixed", "assumed"))
     return FabricSpec(topology, channels, fixed, sources, tuple(assumed))
