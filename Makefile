@@ -39,6 +39,9 @@ calibration: $(STAMP)
 	$(PM) calibrate data/seeds/hyglac-sockets.csv --spec data/seeds/hyglac-sockets.spec.toml --name hyglac --force --quiet
 	$(PM) calibrate --spec data/seeds/sci-cluster.spec.toml --name sci-cluster --force --quiet
 	$(PM) calibrate --spec data/seeds/myrinet-cluster.spec.toml --name myrinet-cluster --force --quiet
+	$(PM) calibrate --spec data/seeds/es80.spec.toml --name es80 --force --quiet
+	$(PM) calibrate --spec data/seeds/beowulf-ii.spec.toml --name beowulf-ii --force --quiet
+	$(PM) calibrate --spec data/seeds/cray-t3d.spec.toml --name cray-t3d --force --quiet
 
 clean:
 	rm -rf build $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -111,13 +111,17 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
 
 
 def _with_counts(tables: Sequence[Measurements]) -> Measurements:
-    """Tables joined with all three sharing columns, 1 where a table has none, and ``fanin``
-    (1 for the rows of a table with several senders, whose one-sender rows are streams)."""
+    """Tables joined with all four sharing columns, 1 where a table has none, ``fanin`` (1 for
+    the rows of a table with several senders, whose one-sender rows are streams) and
+    ``exchange`` (1 for the rows of an Exchange ring)."""
     counts = {k: np.concatenate([t.concurrency.get(k, np.ones(len(t))) for t in tables])
-              for k in ("pairs", "channels", "senders")}
+              for k in ("pairs", "channels", "senders", "processes")}
     fanin = np.concatenate([np.full(len(t), float(np.any(t.concurrency.get("senders", 1) > 1)))
                             for t in tables])
-    return replace(concat(tables), concurrency=counts, extra={"fanin": fanin})
+    ring = np.concatenate([np.full(len(t), float(t.pattern == "exchange")) for t in tables])
+    placement = tuple(x for t in tables for x in (t.placement or ("block",) * len(t)))
+    return replace(concat(tables), concurrency=counts, placement=placement,
+                   extra={"fanin": fanin, "exchange": ring})
 
 
 def _pattern_said(data: Measurements) -> tuple[str, ...]:
@@ -139,12 +143,14 @@ def _described(table: Measurements) -> str:
 def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
               fixed: Mapping[str, float] | None = None, spec: NetworkSpec | None = None,
               name: str | None = None, command: str = "",
-              benchmark: str | None = None, topology: str | None = None) -> Calibration:
+              benchmark: str | None = None, topology: str | None = None,
+              box: int | None = None) -> Calibration:
     """Fit a point-to-point model to ``paths`` and build the machine profile.
 
     ``fixed`` holds parameters given on the command line (SI units); ``spec`` holds cited
     ones from a spec file.  With a spec that fixes every parameter, ``paths`` may be empty:
-    the profile is then a specification, not a fit.
+    the profile is then a specification, not a fit.  ``box`` is the processes one box holds
+    (else the spec's, else 1), for fabrics fitted to Exchange rings.
     """
     fixed = dict(fixed or {})
     sources = {k: "given on the command line" for k in fixed}
@@ -167,6 +173,11 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     if not paths:
         return _from_spec_only(model, fixed, sources, spec, name, provenance)
     data, records, notes, shared = gather(paths, benchmark)
+    procs = data.counts("processes")
+    if data.pattern == "exchange" and len(procs) > 1:
+        data = data.take(data.concurrency["processes"] == procs[0])
+        notes.append(f"point-to-point model: the {procs[0]}-process rows (the rings of "
+                     f"{', '.join(map(str, procs[1:]))} processes inform the fabric)")
     check_enough(data, minimum=_free_count(model, fixed))
     selection = fit(data, model, fixed, sources)
     said = _pattern_said(data)
@@ -174,10 +185,14 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         selection = Selection(selection.best, selection.candidates, selection.reason,
                               selection.notes + (spec.notes if spec else ()) + said)
     name = name or Path(paths[0]).stem
-    profile = from_selection(name, selection, records, provenance)
+    profile = _mark_assumed(from_selection(name, selection, records, provenance), spec)
     fabric = None
+    if box is not None and not varies(shared) and (spec is None or spec.fabric is None):
+        raise InputError("--box describes the boxes Exchange rings are placed on, but no input "
+                         "varies its process count", fix="give Exchange tables of several "
+                         "process counts (--benchmark Exchange), or drop --box")
     if (spec is not None and spec.fabric is not None) or varies(shared):
-        fabric = _fit_fabric(shared, spec, topology)
+        fabric = _fit_fabric(shared, spec, topology, box)
         profile = replace(profile, fabric=fabric.fabric)
         notes.append(f"fabric: {fabric.fabric.topology}, {fabric.n} rows, median |rel. error| "
                      f"{fabric.fabric.fit.get('median_rel_err', float('nan')):.1%}")
@@ -185,20 +200,33 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
 
 
 def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,
-                topology: str | None) -> FabricFit:
+                topology: str | None, box: int | None = None) -> FabricFit:
     """The fabric the spec describes, or the better by BIC of a shared and a switched one."""
     fs = spec.fabric if spec is not None else None
     if fs is not None:
+        if box not in (None, fs.box):
+            raise InputError(f"the spec's fabric has box = {fs.box}, not {box}",
+                             file=spec.path if spec else None, fix="drop --box")
         if topology not in (None, fs.topology):
             raise InputError(f"the spec describes a {fs.topology} fabric, not {topology}",
                              file=spec.path if spec else None, fix="drop --topology")
         if not varies(shared):
             return specified_fabric(fs, spec.path if spec else "")
-        return fit_fabric(shared, fs.topology, channels=fs.channels, fixed=fs.fixed,
+        return fit_fabric(shared, fs.topology, channels=fs.channels, box=fs.box, fixed=fs.fixed,
                           sources=fs.sources, assumed=fs.assumed)
     choices = [topology] if topology else list(TOPOLOGIES)
-    fits = [fit_fabric(shared, t) for t in choices]
+    fits = [fit_fabric(shared, t, box=box or 1) for t in choices]
     return min(fits, key=lambda f: f.bic)
+
+
+def _mark_assumed(profile: Profile, spec: NetworkSpec | None) -> Profile:
+    """The spec's held parameters that it marks as assumptions, so marked in the profile."""
+    if spec is None or not spec.assumed:
+        return profile
+    net = profile.network
+    params = tuple(replace(p, status="assumed") if p.name in spec.assumed else p
+                   for p in net.params)
+    return replace(profile, network=replace(net, params=params))
 
 
 def _free_count(model: str, fixed: Mapping[str, float]) -> int:
@@ -231,5 +259,9 @@ def _from_spec_only(model: str, fixed: dict[str, float], sources: dict[str, str]
     selection = Selection(result, (result,), f"{model} as specified",
                           notes + (spec.notes if spec else ()))
     label = name or (Path(spec.path).stem if spec else model)
-    profile = from_selection(label, selection, (), provenance)
-    return Calibration(selection, data, profile, ())
+    profile = _mark_assumed(from_selection(label, selection, (), provenance), spec)
+    fabric = None
+    if spec is not None and spec.fabric is not None:
+        fabric = specified_fabric(spec.fabric, spec.path)
+        profile = replace(profile, fabric=fabric.fabric)
+    return Calibration(selection, data, profile, (), fabric)

@@ -92,6 +92,7 @@ def fabric_doc(fab: Fabric) -> dict[str, Any]:
     return {
         "topology": fab.topology,
         "channels": fab.channels,
+        "box": fab.box,
         "dof": fab.dof,
         "noise_rel": fab.noise,
         "fitted": list(fab.fitted_names),
@@ -181,8 +182,8 @@ class _Reader:
 
 
 _TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric"}
-_FABRIC = {"topology", "channels", "dof", "noise_rel", "fitted", "covariance", "ranges", "notes",
-           "fit", "params"}
+_FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
+           "notes", "fit", "params"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
             "selection", "notes", "params", "fit", "candidates"}
 _PARAM = {"value", "stderr", "unit", "status", "source"}
@@ -295,8 +296,11 @@ def _fabric(r: _Reader, doc: Any) -> Fabric:
     channels = r.number(doc, "channels")
     if not (channels.is_integer() and 1 <= channels <= 64):
         raise r.fail("channels", f"is {channels}", "channels are a whole number from 1 to 64")
+    box = r.number(doc, "box") if "box" in doc else 1.0
+    if not (box.is_integer() and 1 <= box <= 4096):
+        raise r.fail("box", f"is {box}", "the processes one box holds, a whole number >= 1")
     raw = r.table(doc, "params")
-    names = topology_params(topology)
+    names = topology_params(topology, int(box))
     if sorted(raw) != sorted(names):
         raise r.fail("params", f"has {', '.join(raw)}; a {topology} fabric needs "
                      f"{', '.join(names)}", "regenerate the profile with calibrate")
@@ -313,17 +317,18 @@ def _fabric(r: _Reader, doc: Any) -> Fabric:
     noise = r.number(doc, "noise_rel", finite=False) if "noise_rel" in doc else math.nan
     ranges: dict[str, tuple[float, float]] = {}
     for key, span in dict(doc.get("ranges", {})).items():
-        if key not in ("size", "pairs", "senders", "channels") or not isinstance(span, list) \
+        if key not in ("size", "pairs", "senders", "channels", "processes") \
+                or not isinstance(span, list) \
                 or len(span) != 2 or not all(isinstance(v, int | float) for v in span) \
                 or not span[0] <= span[1]:
             raise r.fail(f"ranges.{key}", f"is {span!r}", "give [lowest, highest] of size, "
-                         "pairs, senders or channels")
+                         "pairs, senders, channels or processes")
         ranges[key] = (float(span[0]), float(span[1]))
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise r.fail("notes", "is not a list of text", "give a list of quoted strings")
     return Fabric(topology, int(channels), tuple(params), cov, noise, int(dof), ranges,
-                  dict(doc.get("fit", {})), tuple(notes))
+                  dict(doc.get("fit", {})), tuple(notes), int(box))
 
 
 def load(path: str | Path) -> Profile:

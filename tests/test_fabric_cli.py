@@ -70,6 +70,10 @@ def test_table_output_says_what_is_assumed() -> None:
     (["--channels", "1,x"], "not a whole number"),
     (["--link-speed", "fast"], ""),
     (["--size", "8KiB..1KiB", "--pairs", "2"], "does not rise"),
+    (["--processes", "2,4", "--pairs", "2"], "no --pairs"),
+    (["--placement", "cyclic"], "give --processes"),
+    (["--processes", "4", "--placement", "random"], "unknown placement"),
+    (["--processes", "1,2"], "at least 2"),
 ])
 def test_bad_options_are_one_line_and_exit_2(args: list[str], message: str) -> None:
     result = runner.invoke(app, ["network", BEOWULF, *args])
@@ -125,3 +129,33 @@ def test_spec_fabric_errors_name_the_line(tmp_path: Path) -> None:
     spec.write_text(spec.read_text(encoding="utf-8").replace("eta", "colour"), encoding="utf-8")
     with pytest.raises(InputError, match="no parameter 'colour'"):
         load_spec(spec)
+
+
+ES80 = str(ROOT / "calibration" / "es80.toml")
+EXCHANGE_KEYS = {"size", "processes", "placement", "channels", "link_speed", "time", "time_lo",
+                 "time_hi", "per_process_bandwidth", "aggregate_bandwidth",
+                 "aggregate_message_rate", "extrapolated"}
+
+
+def test_exchange_rows_per_process_count_in_si_units() -> None:
+    doc = _json(["network", ES80, "--size", "1B,8KiB", "--processes", "2,4", "--json"])
+    assert doc["pattern"] == "exchange" and doc["box"] == 2
+    rows = doc["rows"]
+    assert [(r["processes"], r["size"]) for r in rows] == \
+        [(2, 1.0), (2, 8192.0), (4, 1.0), (4, 8192.0)]
+    for r in rows:
+        assert set(r) == EXCHANGE_KEYS and r["placement"] == "block"
+        assert r["per_process_bandwidth"] == pytest.approx(4 * r["size"] / r["time"])
+        assert r["aggregate_message_rate"] == pytest.approx(2 * r["processes"] / r["time"])
+    # four processes over two boxes: more than twice the 2-process time for small messages
+    assert rows[2]["time"] > 2 * rows[0]["time"]
+    cyclic = _json(["network", ES80, "--size", "8KiB", "--processes", "4", "--placement",
+                    "cyclic", "--json"])["rows"][0]
+    assert cyclic["placement"] == "cyclic" and cyclic["time"] > rows[3]["time"]
+
+
+def test_exchange_table() -> None:
+    result = runner.invoke(app, ["network", ES80, "--size", "1B..8B", "--processes", "2..4"])
+    assert result.exit_code == 0, result.stderr
+    assert "Exchange ring" in result.stdout and "2 processes per box" in result.stdout
+    assert "assumed, not measured" in result.stdout

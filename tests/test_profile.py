@@ -163,8 +163,14 @@ def test_toml_writer_round_trips() -> None:
 def test_spec_files_parse_units_and_keep_sources() -> None:
     spec = load_spec(DATA / "seeds" / "sci-cluster.spec.toml")
     assert spec.model == "hockney"
-    assert spec.fixed == {"alpha": pytest.approx(2e-6), "beta": pytest.approx(5.33e9 / 8)}
+    assert spec.fixed == {"alpha": pytest.approx(2e-6), "beta": pytest.approx(528e6)}
     assert "as low as 2" in spec.sources["alpha"]
+    assert spec.fabric is not None and spec.fabric.fixed["line_rate"] == pytest.approx(5.33e9 / 8)
+    es80 = load_spec(DATA / "seeds" / "es80.spec.toml")
+    assert es80.fabric is not None and es80.fabric.box == 2
+    assert es80.fabric.fixed["intra_latency"] == pytest.approx(2.5e-6)
+    assert set(es80.assumed) == {"alpha", "beta"}
+    assert set(es80.fabric.assumed) == set(es80.fabric.fixed)  # every Marvel value assumed
 
 
 @pytest.mark.parametrize(("body", "fragment"), [

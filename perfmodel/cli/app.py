@@ -131,6 +131,11 @@ def calibrate(
     topology: Annotated[str | None, typer.Option(
         "--topology", help="shared | switched: the fabric to fit to multi-pair, multi-channel "
                            "or fan-in rows (default: the better by BIC).")] = None,
+    box: Annotated[int | None, typer.Option(
+        "--box", min=1, max=4096, help="Processes one box (node) holds: with Exchange rows at "
+                                       "several process counts, fits the link inside a box "
+                                       "beside the one between boxes (ranks placed in "
+                                       "blocks).")] = None,
     no_write: Annotated[bool, typer.Option(
         "--no-write", help="Fit and show, but write no profile.")] = False,
     quiet: Annotated[bool, typer.Option(
@@ -156,7 +161,7 @@ def calibrate(
     net_spec = load_spec(spec) if spec is not None else None
     result = run(list(inputs or []), model=model, fixed=fixed, spec=net_spec, name=name,
                  command=" ".join(["perfmodel", *sys.argv[1:]]), benchmark=benchmark,
-                 topology=topology)
+                 topology=topology, box=box)
     path: Path | None = None
     if not no_write:
         from perfmodel.io import write_atomic
@@ -192,12 +197,21 @@ def network(
     link_speed: Annotated[str | None, typer.Option(
         "--link-speed", "-l", help="Line rate of a channel instead of the calibrated one: "
                                    "10Mbps,100Mbps,1Gbps.")] = None,
+    processes: Annotated[str | None, typer.Option(
+        "--processes", "-p", help="Predict the Exchange ring (IMB/Pallas Exchange: every "
+                                  "process sends to and receives from both neighbours) for "
+                                  "these process counts: 2,4 or 2..64.")] = None,
+    placement: Annotated[str, typer.Option(
+        "--placement", help="Where ranks sit, with --processes: block (fill each box "
+                            "first), cyclic (deal ranks to boxes), spread (one per box).")
+    ] = "block",
     level: LevelOpt = 0.95,
     json_out: JsonOpt = False,
 ) -> None:
     """Predict one-way time and bandwidth at any message size, with intervals; with --pairs,
     --channels, --senders or --link-speed, per-pair and aggregate throughput on the shared
-    network for every combination."""
+    network for every combination; with --processes, the Exchange ring's time per iteration
+    as placement puts ranks inside or across boxes."""
     from perfmodel.units import parse_counts, parse_list
 
     sizes = parse_list(size, "size")
@@ -208,7 +222,14 @@ def network(
     prof = load(profile)
     from perfmodel.cli import render
 
-    if pairs is None and channels is None and senders is None and link_speed is None:
+    if processes is not None and (pairs is not None or senders is not None):
+        raise InputError("--processes predicts the Exchange ring, which has no --pairs or "
+                         "--senders", fix="drop --pairs/--senders, or drop --processes")
+    if placement != "block" and processes is None:
+        raise InputError("--placement places the ranks of an Exchange ring",
+                         fix="give --processes too")
+    if pairs is None and channels is None and senders is None and link_speed is None \
+            and processes is None:
         from perfmodel.network.predict import predict
 
         pred = predict(prof.network, sizes, level)
@@ -222,6 +243,19 @@ def network(
                          "pairs, channels, senders or link speeds", file=profile,
                          fix="calibrate it on data with pairs/channels/senders columns, or give "
                              "a spec with a [fabric] table")
+    if processes is not None:
+        from perfmodel.network.fabric import exchange_grid
+
+        ring = exchange_grid(prof.fabric, sizes, parse_counts(processes, "processes"),
+                             parse_counts(channels, "channels") if channels
+                             else [prof.fabric.channels],
+                             parse_list(link_speed, "rate") if link_speed else None,
+                             placement, level)
+        if json_out:
+            _emit_json(render.exchange_doc(prof, ring))
+        else:
+            render.exchange(prof, ring, str(profile))
+        return
     from perfmodel.network.fabric import grid
 
     result = grid(prof.fabric, sizes,

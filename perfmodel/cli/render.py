@@ -16,7 +16,7 @@ from rich.table import Table
 from perfmodel.calibrate import Calibration
 from perfmodel.measurements import PATTERNS, Measurements
 from perfmodel.network import models as registry
-from perfmodel.network.fabric import Fabric, Rates
+from perfmodel.network.fabric import Exchange, Fabric, Rates
 from perfmodel.network.fit import Estimate
 from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
@@ -370,6 +370,13 @@ def fabric_params_doc(fab: Fabric) -> list[dict[str, Any]]:
              "status": p.status, "source": p.source} for p in fab.params]
 
 
+def _assumed_note(out: Console, fab: Fabric) -> None:
+    assumed = [p.name for p in fab.params if p.status == "assumed"]
+    if assumed:
+        out.print(f"[dim]note:[/dim] assumed, not measured: {', '.join(assumed)} "
+                  "(see the profile's sources)")
+
+
 def rates_doc(profile: Profile, r: Rates) -> dict[str, Any]:
     """One row per combination, SI units; per-pair values are one stream's share."""
     fab = profile.fabric
@@ -430,7 +437,64 @@ def rates(profile: Profile, r: Rates, path: str) -> None:
                 "extrapolated" if r.extrapolated[i] else ""]
         t.add_row(*row)
     out.print(t)
-    assumed = [p.name for p in fab.params if p.status == "assumed"]
-    if assumed:
-        out.print(f"[dim]note:[/dim] assumed, not measured: {', '.join(assumed)} "
-                  "(see the profile's sources)")
+    _assumed_note(out, fab)
+
+
+def exchange_doc(profile: Profile, r: Exchange) -> dict[str, Any]:
+    """One row per combination, SI units: the Exchange iteration and what it moves."""
+    fab = profile.fabric
+    assert fab is not None
+    rows = []
+    for i in range(r.size.size):
+        t, m, p = r.time[i], r.size[i], r.processes[i]
+        rows.append({
+            "size": m, "processes": int(p), "placement": r.placement,
+            "channels": int(r.channels[i]), "link_speed": r.line_rate[i],
+            "time": t, "time_lo": r.time_lo[i], "time_hi": r.time_hi[i],
+            "per_process_bandwidth": 4.0 * m / t, "aggregate_bandwidth": 2.0 * p * m / t,
+            "aggregate_message_rate": 2.0 * p / t, "extrapolated": bool(r.extrapolated[i])})
+    return {"profile": profile.name, "topology": fab.topology, "box": fab.box,
+            "pattern": "exchange", "level": r.level,
+            "units": {"size": "B", "link_speed": "B/s", "time": "s",
+                      "per_process_bandwidth": "B/s", "aggregate_bandwidth": "B/s",
+                      "aggregate_message_rate": "1/s"},
+            "time": "one iteration: every process sends one message to each neighbour and "
+                    "receives one from each (IMB Exchange's t)",
+            "per_process_bandwidth": "4 x size / time, bytes sent and received per process "
+                                     "(IMB Exchange's Mbytes/sec)",
+            "aggregate_bandwidth": "bytes sent by all processes per second",
+            "parameters": fabric_params_doc(fab), "rows": rows}
+
+
+def exchange(profile: Profile, r: Exchange, path: str) -> None:
+    out = console()
+    fab = profile.fabric
+    assert fab is not None
+    per_box = f", {fab.box} processes per box" if fab.box > 1 else ""
+    out.print(f"[bold]{profile.name}[/bold]: Exchange ring on a {fab.topology} network"
+              f"{per_box}, {r.placement} placement ({path})")
+    lvl = f"{100 * r.level:g} %"
+    show_speed = len(np.unique(r.line_rate)) > 1 or \
+        not np.allclose(r.line_rate, fab.values["line_rate"])
+    show_chan = len(np.unique(r.channels)) > 1
+    ranged = bool(np.any(np.isfinite(r.time_lo)))
+    cols = ["size", "procs", *(["chan."] if show_chan else []),
+            *(["link"] if show_speed else []), "time", *([f"{lvl} range"] if ranged else []),
+            "per process", ""]
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in cols:
+        t.add_column(col, justify="right", no_wrap=True)
+    for i in range(r.size.size):
+        m = r.size[i]
+        row = [format_size(m), str(int(r.processes[i]))]
+        row += [str(int(r.channels[i]))] if show_chan else []
+        row += [format_rate(r.line_rate[i])] if show_speed else []
+        row += [format_time(r.time[i])]
+        row += [format_range(r.time_lo[i], r.time_hi[i], "time")] if ranged else []
+        row += [format_rate(4.0 * m / r.time[i]) if m > 0 else "—",
+                "extrapolated" if r.extrapolated[i] else ""]
+        t.add_row(*row)
+    out.print(t)
+    out.print("[dim]time is one iteration (both neighbours, both ways); per process is "
+              "4 x size / time, as IMB's Exchange counts it[/dim]")
+    _assumed_note(out, fab)

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
-from perfmodel.network import contention
+from perfmodel.network import contention, hierarchy
 from perfmodel.network.fit import Estimate, ParamSet
 from perfmodel.network.predict import log_interval
 from perfmodel.units import parse_quantity
@@ -72,6 +72,8 @@ PARAMS: dict[str, FabricParam] = {p.name: p for p in (
        default=0.0, why="default: no fan-in measured, the port assumed loss-free"),
     _P("onset", "", "number", "senders over which port losses set in (e-folding)", 1e-3,
        default=1.0, why="default: no fan-in measured (irrelevant while loss is 0)"),
+    _P("intra_latency", "s", "time", "one-way time of a small message inside a box", 0.0),
+    _P("intra_rate", "B/s", "rate", "bandwidth of the link inside a box", 1.0),
 )}
 
 _COMMON = ("line_rate", "eta", "overhead", "copy", "bond", "packet", "header")
@@ -83,12 +85,18 @@ TOPOLOGIES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def topology_params(topology: str) -> tuple[str, ...]:
+HIERARCHY = ("intra_latency", "intra_rate")
+"""The intra-box link, a parameter of every fabric whose boxes hold several processes."""
+
+
+def topology_params(topology: str, box: int = 1) -> tuple[str, ...]:
+    """The parameters of a ``topology`` fabric, with the intra-box link when ``box`` > 1."""
     try:
-        return TOPOLOGIES[topology][1]
+        names = TOPOLOGIES[topology][1]
     except KeyError:
         raise InputError(f"unknown topology {topology!r}",
                          fix=f"use one of {', '.join(TOPOLOGIES)}") from None
+    return (*names, *HIERARCHY) if box > 1 else names
 
 
 def check_param(name: str, value: float) -> str | None:
@@ -131,6 +139,8 @@ class Fabric(ParamSet):
     """A calibrated (or specified) fabric: everything ``rates`` needs to predict.
 
     channels : how many channels the machine has (the default for predictions)
+    box : processes one box holds (1: every process on its own node); with more, the fabric
+        has an intra-box link (:data:`HIERARCHY`) and placement decides which messages use it
     covariance : over :attr:`fitted_names`, SI units
     noise : standard deviation of the log residuals of the fit (NaN: no dof)
     ranges : calibrated span of each variable (``size``, ``pairs``, ``senders``, ``channels``)
@@ -145,7 +155,7 @@ class Fabric(ParamSet):
     ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     fit: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
-
+    box: int = 1
 
 
 def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pairs: ArrayLike,
@@ -175,6 +185,98 @@ def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pa
                                 onset=v["onset"], **common)
     cap = contention.fabric_limit(m, v["fabric"])
     return np.asarray(np.where(stream, np.minimum(fan, cap), pair), dtype=np.float64)
+
+
+def exchange_seconds(topology: str, values: Mapping[str, float], box: int, size: ArrayLike,
+                     processes: ArrayLike, placement: str, channels: ArrayLike,
+                     line_rate: ArrayLike | None = None) -> FloatArray:
+    """Seconds per iteration of the Exchange ring (:func:`~perfmodel.network.hierarchy.
+    exchange_time`): messages between boxes take the topology's one-message time and share
+    each box's ``channels``; messages inside a box take the intra-box link."""
+    v = dict(values)
+    common = {k: v[k] for k in _COMMON if k != "line_rate"}
+    m = np.asarray(size, dtype=np.float64)
+    c = np.asarray(channels, dtype=np.float64)
+    rate = np.asarray(v["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
+    t1, _ = contention.message_time(m, c, line_rate=rate, **common)
+    wire = (m + contention.packets_of(m, v["packet"]) * v["header"]) \
+        / (rate * v["eta"] * contention.bonded(c, v["bond"]))
+    intra = (v["intra_latency"], v["intra_rate"]) if box > 1 else None
+    return hierarchy.exchange_time(m, processes, box=box, placement=placement, intra=intra,
+                                   inter=t1, wire=wire, shared=topology == "shared",
+                                   fabric=v.get("fabric", math.inf))
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """Predicted Exchange iterations over a grid; arrays have the grid's broadcast shape.
+
+    ``time`` is one iteration (what IMB's Exchange reports); in it every process sends two
+    messages and receives two, so it moves ``4·size`` bytes (IMB's Mbytes/sec counts these).
+    """
+
+    size: FloatArray
+    processes: FloatArray
+    channels: FloatArray
+    line_rate: FloatArray
+    placement: str
+    time: FloatArray
+    time_lo: FloatArray
+    time_hi: FloatArray
+    extrapolated: NDArray[np.bool_]
+    level: float
+
+    @property
+    def bandwidth(self) -> FloatArray:
+        """Bytes sent and received per process per second (IMB Exchange's throughput)."""
+        return np.asarray(4.0 * self.size / self.time, dtype=np.float64)
+
+
+def _outside(fabric: Fabric, **grid: FloatArray) -> NDArray[np.bool_]:
+    """Where any variable of the grid lies outside the span the fabric was calibrated on."""
+    out = np.zeros(np.broadcast_shapes(*(a.shape for a in grid.values())), dtype=bool)
+    for key, arr in grid.items():
+        span = fabric.ranges.get(key)
+        if span is not None:
+            out |= (arr < span[0]) | (arr > span[1])
+    return out
+
+
+def exchange(fabric: Fabric, size: ArrayLike, processes: ArrayLike, placement: str = "block",
+             channels: ArrayLike | None = None, line_rate: ArrayLike | None = None,
+             level: float = 0.95) -> Exchange:
+    """Predict the Exchange ring of ``processes`` ranks placed by ``placement`` on ``fabric``."""
+    if placement not in hierarchy.PLACEMENTS:
+        raise InputError(f"unknown placement {placement!r}",
+                         fix=f"use one of {', '.join(hierarchy.PLACEMENTS)}")
+    base = fabric.values
+    m, p, c, lr = np.broadcast_arrays(
+        np.asarray(size, dtype=np.float64), np.asarray(processes, dtype=np.float64),
+        np.asarray(fabric.channels if channels is None else channels, dtype=np.float64),
+        np.asarray(base["line_rate"] if line_rate is None else line_rate, dtype=np.float64))
+    if np.any(p < 2) or np.any(p != np.round(p)):
+        raise InputError("an Exchange ring needs whole process counts of at least 2",
+                         fix="give --processes 2 or more")
+
+    def at(values: Mapping[str, float]) -> FloatArray:
+        return 1.0 / exchange_seconds(fabric.topology, values, fabric.box, m, p, placement, c,
+                                      lr)
+
+    x = at(base)
+    lo, hi = log_interval(at, base, fabric.fitted_names, fabric.covariance, fabric.dof,
+                          fabric.noise, level)
+    out = _outside(fabric, size=m, processes=p, channels=c)
+    return Exchange(m, p, c, lr, placement, 1.0 / x, 1.0 / hi, 1.0 / lo, out, level)
+
+
+def exchange_grid(fabric: Fabric, sizes: Sequence[float], processes: Sequence[int],
+                  channels: Sequence[int], line_rates: Sequence[float] | None = None,
+                  placement: str = "block", level: float = 0.95) -> Exchange:
+    """:func:`exchange` over every combination, one row each (ordered by processes, channels,
+    link speed, size)."""
+    lr = [fabric.values["line_rate"]] if line_rates is None else list(line_rates)
+    p, c, r, m = (a.ravel() for a in np.meshgrid(processes, channels, lr, sizes, indexing="ij"))
+    return exchange(fabric, m, p, placement, c, r, level)
 
 
 @dataclass(frozen=True)
@@ -229,12 +331,8 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
     x = at(base)
     lo, hi = log_interval(at, base, fabric.fitted_names, fabric.covariance, fabric.dof,
                           fabric.noise, level)
-    out = np.zeros(x.shape, dtype=bool)
-    for key, arr in (("size", m), ("pairs", k), ("senders", n), ("channels", c)):
-        span = fabric.ranges.get(key)
-        if span is not None:
-            out |= (arr < span[0]) | (arr > span[1])
-    return Rates(m, k, c, n, lr, x, lo, hi, out, level)
+    return Rates(m, k, c, n, lr, x, lo, hi,
+                 _outside(fabric, size=m, pairs=k, senders=n, channels=c), level)
 
 
 

@@ -21,8 +21,16 @@ from numpy.typing import NDArray
 
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
-from perfmodel.network.fabric import PARAMS, Fabric, message_rate, topology_params
+from perfmodel.network.fabric import (
+    HIERARCHY,
+    PARAMS,
+    Fabric,
+    exchange_seconds,
+    message_rate,
+    topology_params,
+)
 from perfmodel.network.fit import Estimate, Status, log_ratio
+from perfmodel.network.hierarchy import PLACEMENTS, ring_crossings
 from perfmodel.network.spec import FabricSpec
 
 FloatArray = NDArray[np.float64]
@@ -48,66 +56,99 @@ class FabricFit:
 
 
 def columns(data: Measurements) -> dict[str, FloatArray]:
-    """size, time, pairs, channels, senders of every row (1 where a column is absent), and
-    ``fanin``: 1 for rows of a fan-in measurement (a table with several senders), whose
-    one-sender rows are then one stream, not a ping-pong."""
+    """size, time, pairs, channels, senders and processes of every row (1 where a column is
+    absent); ``fanin``: 1 for rows of a fan-in measurement (a table with several senders),
+    whose one-sender rows are then one stream, not a ping-pong; ``exchange``: 1 for rows
+    timing an Exchange ring (one iteration, over ``processes`` ranks); ``placement``: the
+    index in :data:`~perfmodel.network.hierarchy.PLACEMENTS` of each row's placement
+    (``block`` unless the data say)."""
     ones = np.ones(len(data))
     out = {"size": data.size, "time": data.time}
-    for key in ("pairs", "channels", "senders"):
+    for key in ("pairs", "channels", "senders", "processes"):
         out[key] = np.asarray(data.concurrency.get(key, ones), dtype=np.float64)
     said = np.asarray(data.extra.get("fanin", np.zeros(len(data))), dtype=np.float64)
     out["fanin"] = np.asarray((out["senders"] > 1) | (said > 0), dtype=np.float64)
+    ring = data.extra.get("exchange", np.full(len(data), float(data.pattern == "exchange")))
+    out["exchange"] = np.asarray(ring, dtype=np.float64)
+    names = list(PLACEMENTS)
+    labels = data.placement or ("block",) * len(data)
+    out["placement"] = np.array([float(names.index(x)) if x in names else 0.0 for x in labels])
     return out
 
 
 def varies(data: Measurements) -> bool:
-    """Whether the rows say anything about sharing: more than one pair, channel or sender."""
+    """Whether the rows say anything about sharing: more than one pair, channel or sender,
+    or Exchange rings of several process counts."""
     cols = columns(data)
-    return bool(any(np.any(cols[k] > 1) for k in ("pairs", "channels", "senders")))
+    ring = cols["exchange"] > 0
+    return bool(any(np.any(cols[k][~ring] > 1) for k in ("pairs", "channels", "senders"))
+                or len(np.unique(cols["processes"][ring])) > 1)
 
 
-def _free(topology: str, cols: Mapping[str, FloatArray], held: set[str]) -> tuple[list[str],
-                                                                                   list[str]]:
+def _layout(cols: Mapping[str, FloatArray], box: int) -> tuple[FloatArray, FloatArray]:
+    """Per Exchange row: the fewest and the most of a rank's messages leaving its box."""
+    fewest, most = np.zeros(len(cols["size"])), np.zeros(len(cols["size"]))
+    for i in np.flatnonzero(cols["exchange"] > 0):
+        place = list(PLACEMENTS)[int(cols["placement"][i])]
+        fewest[i], most[i], _, _ = ring_crossings(int(cols["processes"][i]), box, place)
+    return fewest, most
+
+
+def _free(topology: str, cols: Mapping[str, FloatArray], held: set[str],
+          box: int = 1) -> tuple[list[str], list[str]]:
     """Parameters to fit, and those the data cannot inform (they take defaults)."""
-    distinct = {k: len(np.unique(cols[k])) for k in ("pairs", "channels", "senders")}
+    ring = cols["exchange"] > 0
+    distinct = {k: len(np.unique(cols[k][~ring])) for k in ("pairs", "channels", "senders")}
     blind: list[str] = []
     if distinct["channels"] < 2:
         blind.append("bond")
-    if distinct["senders"] < 2 or np.all(cols["senders"] == 1):
+    if distinct["senders"] < 2 or np.all(cols["senders"][~ring] == 1):
         blind += ["mux", "loss", "onset"]
     elif distinct["senders"] < 4:
         blind.append("onset")
     if distinct["pairs"] < 2:
         blind.append("fabric")
+    if np.all(ring):
+        blind.append("copy")    # alone on a link, copy·m and m/rate add up: not separable
     blind += ["packet", "header"]  # discrete framing: cited or assumed, never fitted
-    names = topology_params(topology)
+    fewest, most = _layout(cols, box)
+    if box > 1 and not np.any(ring & (fewest < 2)):
+        blind += list(HIERARCHY)   # no rank has a neighbour in its own box
+    if np.all(ring) and not np.any(most > 0):
+        blind += ["line_rate", "eta", "overhead"]  # no message leaves a box
+    names = topology_params(topology, box)
     free = [p for p in names if p not in held and p not in blind]
     return free, [p for p in names if p not in held and p in blind]
 
 
 def _initial(topology: str, cols: Mapping[str, FloatArray], base: Mapping[str, float],
              free: Sequence[str]) -> dict[str, float]:
-    m, t = cols["size"], cols["time"]
-    agg = m * cols["pairs"] * cols["senders"] / t
+    m, t, ring = cols["size"], cols["time"], cols["exchange"] > 0
+    agg = np.where(ring, 2.0 * m / t, m * cols["pairs"] * cols["senders"] / t)
     rate = base.get("line_rate", float(np.max(m / t)))
+    alone = ring & (cols["processes"] <= 2)   # rings whose two messages go to one neighbour
+    inside = t[alone] if np.any(alone) else t
     guess = {"line_rate": float(np.max(agg)), "eta": min(0.9, float(np.max(agg)) / rate * 1.05),
              "overhead": 0.3 * float(np.min(t)), "copy": 0.3 / rate, "bond": 0.8,
              "fabric": 2.0 * float(np.max(agg)), "mux": 0.3 * float(np.min(t)),
-             "loss": 1.0 / rate, "onset": 2.0}
+             "loss": 1.0 / rate, "onset": 2.0, "intra_latency": 0.3 * float(np.min(inside)),
+             "intra_rate": float(np.max(agg[alone] if np.any(alone) else agg))}
     return {p: guess[p] for p in free}
 
 
-def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None,
+def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None, box: int = 1,
                fixed: Mapping[str, float] | None = None,
                sources: Mapping[str, str] | None = None,
                assumed: Sequence[str] = ()) -> FabricFit:
     """Fit the ``topology`` law to ``data``; ``fixed`` values (SI) are held, with ``sources``.
 
     ``assumed`` names the fixed parameters that are assumptions rather than citations.
+    ``box`` is the processes one box holds: with more than one, Exchange rows whose ranks share
+    boxes inform the intra-box link.
     """
     fixed = dict(fixed or {})
     sources = dict(sources or {})
-    names = topology_params(topology)
+    names = topology_params(topology, box)
     unknown = sorted(set(fixed) - set(names))
     if unknown:
         raise InputError(f"a {topology} fabric has no parameter {unknown[0]!r}",
@@ -116,7 +157,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     if len(data) == 0:
         raise FitError("no rows to fit a fabric to", fix="give multi-pair or fan-in data")
     notes: list[str] = []
-    free, blind = _free(topology, cols, set(fixed))
+    free, blind = _free(topology, cols, set(fixed), box)
     base = dict(fixed)
     statuses: dict[str, str] = {p: ("assumed" if p in assumed else "fixed") for p in fixed}
     if "line_rate" not in fixed:
@@ -126,7 +167,10 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         free = [p for p in free if p != "eta"]
     for p in blind:
         spec = PARAMS[p]
-        assert spec.default is not None
+        if spec.default is None:
+            raise FitError(f"the data cannot inform the fabric's {p} ({spec.description})",
+                           fix=f"give it in the spec's [fabric.params.{p}], or measure "
+                               "Exchange rings both inside one box and across boxes")
         base[p] = spec.default
         statuses[p] = "assumed"
         sources[p] = spec.why
@@ -139,7 +183,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     start = _initial(topology, cols, base, free)
     best = None
     for init in _starts(start):
-        got = _minimize(topology, cols, base, init)
+        got = _minimize(topology, cols, base, init, box)
         if best is None or got[2] < best[2]:
             best = got
     assert best is not None
@@ -149,8 +193,8 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     if bound:
         held = {**values, **{p: PARAMS[p].lower if values[p] <= start[p] else PARAMS[p].upper
                              for p in bound}}
-        values, inv, _ = _minimize(topology, cols, held, {p: values[p] for p in varied})
-    fitted = _times(topology, values, cols)
+        values, inv, _ = _minimize(topology, cols, held, {p: values[p] for p in varied}, box)
+    fitted = _times(topology, values, cols, box)
     rss = float(np.sum(log_ratio(fitted, cols["time"]) ** 2))
     noise = math.sqrt(rss / dof) if dof > 0 else math.nan
     cov = np.full((len(varied), len(varied)), math.nan)
@@ -178,12 +222,16 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     ranges = {"size": (float(cols["size"].min()), float(cols["size"].max()))}
     for key in ("pairs", "senders", "channels"):
         ranges[key] = (float(cols[key].min()), float(cols[key].max()))
+    ring = cols["exchange"] > 0
+    if np.any(ring):
+        ranges["processes"] = (float(cols["processes"][ring].min()),
+                               float(cols["processes"][ring].max()))
     rel = fitted / cols["time"] - 1.0
     summary = {"n": npts, "k": len(varied), "rss": rss,
                "median_rel_err": float(np.median(np.abs(rel))),
                "max_rel_err": float(np.max(np.abs(rel)))}
     fab = Fabric(topology, int(channels or cols["channels"].max()), tuple(params), cov, noise,
-                 max(dof, 0), ranges, summary, tuple(notes))
+                 max(dof, 0), ranges, summary, tuple(notes), box)
     return FabricFit(fab, data, fitted, rss, len(varied))
 
 
@@ -209,15 +257,25 @@ def _on_bound(name: str, value: float, start: float) -> bool:
     return spec.upper < math.inf and value >= spec.upper * (1 - 1e-6)
 
 
-def _times(topology: str, values: Mapping[str, float],
-           cols: Mapping[str, FloatArray]) -> FloatArray:
+def _times(topology: str, values: Mapping[str, float], cols: Mapping[str, FloatArray],
+           box: int = 1) -> FloatArray:
+    """The law's time for every row: one stream's time per message, or one Exchange
+    iteration."""
     x = message_rate(topology, values, cols["size"], cols["pairs"], cols["channels"],
                      cols["senders"], fanin=cols["fanin"])
-    return np.asarray(cols["pairs"] * cols["senders"] / x, dtype=np.float64)
+    out = np.asarray(cols["pairs"] * cols["senders"] / x, dtype=np.float64)
+    ring = cols["exchange"] > 0
+    for code in np.unique(cols["placement"][ring]):
+        rows = ring & (cols["placement"] == code)
+        out[rows] = exchange_seconds(topology, values, box, cols["size"][rows],
+                                     cols["processes"][rows], list(PLACEMENTS)[int(code)],
+                                     cols["channels"][rows])
+    return out
 
 
 def _minimize(topology: str, cols: Mapping[str, FloatArray], base: Mapping[str, float],
-              init: Mapping[str, float]) -> tuple[dict[str, float], FloatArray | None, float]:
+              init: Mapping[str, float], box: int = 1
+              ) -> tuple[dict[str, float], FloatArray | None, float]:
     """lmfit on parameters scaled to order one; values, (JᵀJ)⁻¹ in SI units, RSS."""
     import lmfit
 
@@ -233,7 +291,7 @@ def _minimize(topology: str, cols: Mapping[str, FloatArray], base: Mapping[str, 
         return {**base, **{p: ps[p].value * scale[p] for p in free}}
 
     def residual(ps: lmfit.Parameters) -> FloatArray:
-        r = log_ratio(_times(topology, values_of(ps), cols), cols["time"])
+        r = log_ratio(_times(topology, values_of(ps), cols, box), cols["time"])
         return np.asarray(np.where(np.isfinite(r), r, 50.0), dtype=np.float64)
 
     if not free:
@@ -254,7 +312,7 @@ def specified_fabric(spec: FabricSpec, path: str = "") -> FabricFit:
     Every parameter without a default must be given; the rest take their defaults, marked
     ``assumed`` with the reason.
     """
-    names = topology_params(spec.topology)
+    names = topology_params(spec.topology, spec.box)
     params = []
     for name in names:
         p = PARAMS[name]
@@ -270,6 +328,7 @@ def specified_fabric(spec: FabricSpec, path: str = "") -> FabricFit:
                              fix=f"add [fabric.params.{name}] to the spec, or give multi-pair "
                                  "or fan-in data")
     fab = Fabric(spec.topology, spec.channels, tuple(params),
-                 notes=("a specification, not a fit: the measurements share nothing",))
+                 notes=("a specification, not a fit: no measurement varies what it shares",),
+                 box=spec.box)
     empty = np.zeros(0)
     return FabricFit(fab, Measurements("", empty, empty, ()), empty, 0.0, 0)

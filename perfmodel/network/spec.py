@@ -12,11 +12,14 @@ records the value, its unit as written, and where it comes from::
     source = "seed 003 §3: 'providing one-way latencies as low as 2 μ s' (sic)"
 
 ``calibrate --spec FILE`` holds these parameters fixed, fits the rest to the measurements
-given (if any), and copies each source into the profile.
+given (if any), and copies each source into the profile.  ``status = "assumed"`` marks a
+value that is an assumption, not a citation (its source then says why it was chosen).
 
 An optional ``[fabric]`` table does the same for the contention law
 (:mod:`perfmodel.network.fabric`): its ``topology`` (``shared`` or ``switched``), the
-machine's ``channels``, and ``[fabric.params.NAME]`` tables with ``value`` and ``source``;
+machine's ``channels``, the processes one ``box`` (node) holds (default 1; with more, the
+intra-box link ``intra_latency`` and ``intra_rate`` joins the parameters), and
+``[fabric.params.NAME]`` tables with ``value`` and ``source``;
 ``status = "assumed"`` marks a value that is an assumption, not a citation (its source then
 says why it was chosen)::
 
@@ -50,6 +53,7 @@ class NetworkSpec:
     sources: dict[str, str]
     notes: tuple[str, ...] = ()
     fabric: FabricSpec | None = None
+    assumed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class FabricSpec:
     fixed: dict[str, float]
     sources: dict[str, str]
     assumed: tuple[str, ...] = ()
+    box: int = 1
 
 
 def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: list[str],
@@ -127,13 +132,14 @@ def load_spec(path: str | Path) -> NetworkSpec:
     raw = doc.get("params", {})
     if not isinstance(raw, dict):
         raise InputError("params is not a table", file=path, fix="write [params.NAME] tables")
-    fixed, sources, _ = _entries(raw, text, str(path), "params", list(params),
-                                 f"model {model}", registry.parse_value, '"2us"')
+    fixed, sources, assumed = _entries(raw, text, str(path), "params", list(params),
+                                       f"model {model}", registry.parse_value, '"2us"',
+                                       statuses=("fixed", "assumed"))
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise InputError("notes must be a list of strings", file=path, fix='notes = ["..."]')
     fabric = _fabric(doc["fabric"], text, str(path)) if "fabric" in doc else None
-    return NetworkSpec(str(path), model, fixed, sources, tuple(notes), fabric)
+    return NetworkSpec(str(path), model, fixed, sources, tuple(notes), fabric, tuple(assumed))
 
 
 def _fabric(doc: object, text: str, path: str) -> FabricSpec:
@@ -141,10 +147,10 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
 
     if not isinstance(doc, dict):
         raise InputError("fabric is not a table", file=path, fix="write a [fabric] table")
-    unknown = sorted(set(doc) - {"topology", "channels", "params"})
+    unknown = sorted(set(doc) - {"topology", "channels", "box", "params"})
     if unknown:
         raise InputError(f"fabric has an unknown key {unknown[0]!r}", file=path,
-                         fix="known keys: topology, channels, params")
+                         fix="known keys: topology, channels, box, params")
     topology = doc.get("topology")
     if topology not in TOPOLOGIES:
         raise InputError(f"fabric.topology is {topology!r}", file=path,
@@ -153,7 +159,11 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
     if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= 64:
         raise InputError(f"fabric.channels is {channels!r}", file=path,
                          fix="give the channels (or bonded NICs) per node, a whole number")
-    names = topology_params(topology)
+    box = doc.get("box", 1)
+    if isinstance(box, bool) or not isinstance(box, int) or not 1 <= box <= 4096:
+        raise InputError(f"fabric.box is {box!r}", file=path,
+                         fix="give the processes one box (node) holds, a whole number")
+    names = topology_params(topology, box)
     raw = doc.get("params", {})
     if not isinstance(raw, dict):
         raise InputError("fabric.params is not a table", file=path,
@@ -161,4 +171,4 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
     fixed, sources, assumed = _entries(raw, text, path, "fabric.params", list(names),
                                        f"a {topology} fabric", parse_param, '"1KiB"',
                                        statuses=("fixed", "assumed"))
-    return FabricSpec(topology, channels, fixed, sources, tuple(assumed))
+    return FabricSpec(topology, channels, fixed, sources, tuple(assumed), box)
