@@ -165,6 +165,12 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
                              fix="give it once")
         fixed.update(spec.fixed)
         sources.update(spec.sources)
+    if box is not None and spec is not None and spec.fabric is not None and box != spec.fabric.box:
+        raise InputError(f"the spec's fabric has box = {spec.fabric.box}, not {box}",
+                         file=spec.path, fix="drop --box")
+    if box is not None and not paths:
+        raise InputError("--box describes the boxes of measured Exchange rings, but no "
+                         "measurements are given", fix="give Exchange tables, or drop --box")
     provenance = {"created": _created(), **_versions()}
     if command:
         provenance["command"] = command
@@ -173,6 +179,12 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     if not paths:
         return _from_spec_only(model, fixed, sources, spec, name, provenance)
     data, records, notes, shared = gather(paths, benchmark)
+    if data.pattern == "exchange" and 1 in data.counts("processes"):
+        notes.append("Exchange rows of 1 process left out: a rank exchanging with itself "
+                     "crosses no link")
+        data = data.take(data.concurrency["processes"] >= 2)
+        shared = shared.take((shared.extra["exchange"] == 0)
+                             | (shared.concurrency["processes"] >= 2))
     procs = data.counts("processes")
     if data.pattern == "exchange" and len(procs) > 1:
         data = data.take(data.concurrency["processes"] == procs[0])
@@ -204,9 +216,6 @@ def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,
     """The fabric the spec describes, or the better by BIC of a shared and a switched one."""
     fs = spec.fabric if spec is not None else None
     if fs is not None:
-        if box not in (None, fs.box):
-            raise InputError(f"the spec's fabric has box = {fs.box}, not {box}",
-                             file=spec.path if spec else None, fix="drop --box")
         if topology not in (None, fs.topology):
             raise InputError(f"the spec describes a {fs.topology} fabric, not {topology}",
                              file=spec.path if spec else None, fix="drop --topology")

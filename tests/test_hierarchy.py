@@ -34,7 +34,8 @@ def _rings(values: dict[str, float], procs: list[int], box: int, noise: float,
            seed: int) -> Measurements:
     m = np.tile(SIZES, len(procs))
     p = np.repeat(procs, len(SIZES)).astype(float)
-    t = exchange_seconds("switched", values, box, m, p, "block", np.ones_like(m))
+    t = exchange_seconds("switched", values, m, p, box=box, placement="block",
+                         channels=np.ones_like(m))
     t = t * np.exp(np.random.default_rng(seed).normal(0.0, noise, t.size))
     return Measurements("synthetic", m, t, tuple(range(1, m.size + 1)), pattern="exchange",
                         concurrency={"processes": p})
@@ -61,6 +62,29 @@ def test_placement_puts_ranks_in_boxes(p: int, box: int, placement: str,
 def test_ring_crossings(p: int, box: int, placement: str,
                         expected: tuple[int, int, int, int]) -> None:
     assert ring_crossings(p, box, placement) == expected
+
+
+def _by_rank(p: int, box: int, placement: str) -> tuple[int, int, int, int]:
+    """ring_crossings the long way: every rank's two neighbours looked at."""
+    where = box_of(p, box, placement)
+    out = (np.roll(where, 1) != where).astype(int) + (np.roll(where, -1) != where).astype(int)
+    return int(out.min()), int(out.max()), int(np.bincount(where, weights=out).max()), \
+        int(out.sum())
+
+
+def test_closed_forms_match_rank_by_rank() -> None:
+    for placement in ("block", "cyclic", "spread"):
+        for box in range(1, 10):
+            for p in range(1, 60):
+                assert ring_crossings(p, box, placement) == _by_rank(p, box, placement), \
+                    (p, box, placement)
+    # closed forms: a huge ring costs nothing to lay out
+    assert ring_crossings(300_000_001, 2, "cyclic") == (2, 2, 4, 600_000_002)
+    assert ring_crossings(300_000_001, 2, "block") == (1, 2, 2, 300_000_002)
+    with pytest.raises(InputError, match="placement"):
+        ring_crossings(4, 2, "random")
+    with pytest.raises(InputError, match="at least 1"):
+        ring_crossings(0, 2, "block")
 
 
 def test_exchange_time_by_hand() -> None:
@@ -146,6 +170,24 @@ def test_rings_inside_one_box_cannot_inform_the_link_between_boxes() -> None:
     assert got["intra_rate"] == pytest.approx(2e9, rel=1e-4)
 
 
+def test_rings_that_all_cross_alike_cannot_split_the_two_links() -> None:
+    """Rings of 4 and 8 in boxes of 2 (block): every slowest rank has one message inside and
+    one outside, so only the sum of the two latencies shows."""
+    with pytest.raises(FitError, match="intra_latency"):
+        fit_fabric(_rings(TRUTH, [4, 8], 2, 0.01, 0), "switched", box=2)
+
+
+def test_one_process_rings_and_unknown_placements_are_refused() -> None:
+    data = _rings(TRUTH, [1, 2, 4], 2, 0.0, 0)
+    with pytest.raises(InputError, match="one process"):
+        fit_fabric(data, "switched", box=2)
+    data = _rings(TRUTH, [2, 4], 2, 0.0, 0)
+    odd = Measurements(data.source, data.size, data.time, data.line, pattern="exchange",
+                       concurrency=data.concurrency, placement=("inter-node",) * len(data))
+    with pytest.raises(InputError, match="inter-node"):
+        fit_fabric(odd, "switched", box=2)
+
+
 def test_rings_that_never_share_a_box_cannot_inform_the_link_inside() -> None:
     data = _rings(TRUTH, [4], 2, 0.0, 0)
     data = Measurements(data.source, data.size, data.time, data.line, pattern="exchange",
@@ -156,8 +198,9 @@ def test_rings_that_never_share_a_box_cannot_inform_the_link_inside() -> None:
 
 def _imb(path: Path, procs: int, values: dict[str, float], box: int) -> Path:
     sizes = [0, *[2 ** i for i in range(0, 21)]]
-    t = exchange_seconds("switched", values, box, np.array(sizes, dtype=float),
-                         np.full(len(sizes), float(procs)), "block", np.ones(len(sizes)))
+    t = exchange_seconds("switched", values, np.array(sizes, dtype=float),
+                         np.full(len(sizes), float(procs)), box=box, placement="block",
+                         channels=np.ones(len(sizes)))
     rows = "\n".join(f"{m:13d} {1000:12d} {x * 1e6:12.2f} {x * 1e6:12.2f} {x * 1e6:12.2f} "
                      f"{4 * m / x / 1e6:12.2f}" for m, x in zip(sizes, t, strict=True))
     path.write_text(
@@ -175,7 +218,10 @@ def _imb(path: Path, procs: int, values: dict[str, float], box: int) -> Path:
 
 def test_calibrate_fits_the_hierarchy_from_imb_exchange_files(tmp_path: Path) -> None:
     files = [_imb(tmp_path / f"exchange{p}.txt", p, TRUTH, 2) for p in (2, 4)]
-    result = calibrate(files, benchmark="Exchange", box=2, topology="switched")
+    lone = _imb(tmp_path / "exchange1.txt", 1, TRUTH, 2)
+    # default topology: both laws compared by BIC, with IMB's 0-byte rows (no warnings)
+    result = calibrate([lone, *files], benchmark="Exchange", box=2)
+    assert any("1 process left out" in n for n in result.notes)
     assert result.fabric is not None
     fab = result.fabric.fabric
     assert fab.box == 2
@@ -191,6 +237,11 @@ def test_calibrate_fits_the_hierarchy_from_imb_exchange_files(tmp_path: Path) ->
     assert back.fabric.ranges["processes"] == (2.0, 4.0)
     with pytest.raises(InputError, match=r"--box"):
         calibrate(files[:1], benchmark="Exchange", box=2)
+    es80 = load_spec(Path(__file__).resolve().parent.parent / "data/seeds/es80.spec.toml")
+    with pytest.raises(InputError, match="box = 2, not 4"):
+        calibrate([], spec=es80, box=4)
+    with pytest.raises(InputError, match=r"--box"):
+        calibrate([], spec=es80, box=2)
 
 
 def test_spec_box_needs_the_intra_link(tmp_path: Path) -> None:

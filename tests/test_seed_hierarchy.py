@@ -3,11 +3,13 @@
 The paper's Figures 3 and 4 are lost; its sentences survive.  The SCI and Myrinet profiles
 hold only the bounds the paper gives (best-case latency, PCI bus or link rate); every Marvel
 value is an assumption chosen inside the window the sentences leave (data/seeds/es80.spec
-.toml says how).  So the Marvel ordering and crossover checks below are **calibration
-targets**: they show one set of values satisfies every sentence at once, and the window tests
-show the sentences do pin the values down.  What is **predicted**, by the placement law alone,
-is that the one-process-per-node clusters give the same Exchange at 2 and 4 processes, and
-that the box machine's 2- and 4-process curves converge once bandwidth dominates.
+.toml says how, and which reading of two sentences that disagree by one size step it takes).
+So the Marvel ordering, crossover and convergence checks below are **calibration targets**:
+they show one set of values satisfies every sentence at once (convergence follows from
+choosing the same bandwidth between boxes as inside one), and the window tests show the
+sentences pin the latencies down under that reading.  What is **predicted**, by the placement
+law alone, is that the one-process-per-node clusters give the same Exchange at 2 and 4
+processes (the law says exactly the same; the paper, within 9-10 %).
 """
 
 from __future__ import annotations
@@ -47,11 +49,13 @@ def _first_ahead(a: np.ndarray, b: np.ndarray) -> float:
 def test_sci_and_myrinet_2_and_4_processes_within_10_percent() -> None:
     """'For SCI, the difference between 2-process and 4-process latency never exceeds 9%. For
     Myrinet, the difference never exceeds 9% for message sizes up to 8192 bytes.'  Predicted:
-    each node's own port carries both of a rank's messages either way, so the law gives 0 %."""
-    for name in ("sci-cluster", "myrinet-cluster"):
+    each node's own port carries both of a rank's messages either way, so the law gives 0 %
+    (checked over the sizes the paper vouches for: all of them for SCI, up to 8 KiB for
+    Myrinet)."""
+    for name, upto in (("sci-cluster", SIZES[-1]), ("myrinet-cluster", 8192.0)):
         two, four = _t(name, 2), _t(name, 4)
-        assert np.max(np.abs(four / two - 1)) < 0.10, name
-        np.testing.assert_allclose(four, two, rtol=1e-12)
+        within = upto >= SIZES
+        assert np.max(np.abs(four[within] / two[within] - 1)) < 0.09, name
 
 
 def test_marvel_4_processes_more_than_twice_2_up_to_4kb_then_converging() -> None:
@@ -95,8 +99,9 @@ def test_marvel_crossovers() -> None:
 ])
 def test_the_sentences_pin_the_assumed_values(name: str, inside: list[float],
                                               outside: list[float]) -> None:
-    """The windows the spec's sources state: inside them every sentence holds, outside one
-    fails, so the assumed values are as constrained as the seed allows, no more."""
+    """The windows the spec's sources state: inside them every sentence holds (in the reading
+    the sources give), outside one fails: the assumed values are as constrained as the seed
+    allows under that reading, no more."""
     fab = load(CAL / "es80.toml").fabric
     assert fab is not None
     sci, myr = _t("sci-cluster", 2), _t("myrinet-cluster", 2)

@@ -240,7 +240,7 @@ def network(
         return
     if prof.fabric is None:
         raise InputError(f"profile {prof.name!r} has no contention model, so it cannot predict "
-                         "pairs, channels, senders or link speeds", file=profile,
+                         "pairs, channels, senders, processes or link speeds", file=profile,
                          fix="calibrate it on data with pairs/channels/senders columns, or give "
                              "a spec with a [fabric] table")
     if processes is not None:

@@ -451,7 +451,7 @@ def exchange_doc(profile: Profile, r: Exchange) -> dict[str, Any]:
             "size": m, "processes": int(p), "placement": r.placement,
             "channels": int(r.channels[i]), "link_speed": r.line_rate[i],
             "time": t, "time_lo": r.time_lo[i], "time_hi": r.time_hi[i],
-            "per_process_bandwidth": 4.0 * m / t, "aggregate_bandwidth": 2.0 * p * m / t,
+            "per_process_bandwidth": r.bandwidth[i], "aggregate_bandwidth": 2.0 * p * m / t,
             "aggregate_message_rate": 2.0 * p / t, "extrapolated": bool(r.extrapolated[i])})
     return {"profile": profile.name, "topology": fab.topology, "box": fab.box,
             "pattern": "exchange", "level": r.level,
@@ -491,7 +491,7 @@ def exchange(profile: Profile, r: Exchange, path: str) -> None:
         row += [format_rate(r.line_rate[i])] if show_speed else []
         row += [format_time(r.time[i])]
         row += [format_range(r.time_lo[i], r.time_hi[i], "time")] if ranged else []
-        row += [format_rate(4.0 * m / r.time[i]) if m > 0 else "—",
+        row += [format_rate(r.bandwidth[i]) if m > 0 else "—",
                 "extrapolated" if r.extrapolated[i] else ""]
         t.add_row(*row)
     out.print(t)

@@ -187,8 +187,8 @@ def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pa
     return np.asarray(np.where(stream, np.minimum(fan, cap), pair), dtype=np.float64)
 
 
-def exchange_seconds(topology: str, values: Mapping[str, float], box: int, size: ArrayLike,
-                     processes: ArrayLike, placement: str, channels: ArrayLike,
+def exchange_seconds(topology: str, values: Mapping[str, float], size: ArrayLike,
+                     processes: ArrayLike, *, box: int, placement: str, channels: ArrayLike,
                      line_rate: ArrayLike | None = None) -> FloatArray:
     """Seconds per iteration of the Exchange ring (:func:`~perfmodel.network.hierarchy.
     exchange_time`): messages between boxes take the topology's one-message time and share
@@ -246,9 +246,6 @@ def exchange(fabric: Fabric, size: ArrayLike, processes: ArrayLike, placement: s
              channels: ArrayLike | None = None, line_rate: ArrayLike | None = None,
              level: float = 0.95) -> Exchange:
     """Predict the Exchange ring of ``processes`` ranks placed by ``placement`` on ``fabric``."""
-    if placement not in hierarchy.PLACEMENTS:
-        raise InputError(f"unknown placement {placement!r}",
-                         fix=f"use one of {', '.join(hierarchy.PLACEMENTS)}")
     base = fabric.values
     m, p, c, lr = np.broadcast_arrays(
         np.asarray(size, dtype=np.float64), np.asarray(processes, dtype=np.float64),
@@ -259,8 +256,8 @@ def exchange(fabric: Fabric, size: ArrayLike, processes: ArrayLike, placement: s
                          fix="give --processes 2 or more")
 
     def at(values: Mapping[str, float]) -> FloatArray:
-        return 1.0 / exchange_seconds(fabric.topology, values, fabric.box, m, p, placement, c,
-                                      lr)
+        return 1.0 / exchange_seconds(fabric.topology, values, m, p, box=fabric.box,
+                                      placement=placement, channels=c, line_rate=lr)
 
     x = at(base)
     lo, hi = log_interval(at, base, fabric.fitted_names, fabric.covariance, fabric.dof,

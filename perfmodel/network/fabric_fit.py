@@ -72,6 +72,11 @@ def columns(data: Measurements) -> dict[str, FloatArray]:
     out["exchange"] = np.asarray(ring, dtype=np.float64)
     names = list(PLACEMENTS)
     labels = data.placement or ("block",) * len(data)
+    odd = [(ln, x) for ln, x, r in zip(data.line, labels, out["exchange"], strict=True)
+           if r > 0 and x not in names]
+    if odd:
+        raise InputError(f"an Exchange row's placement is {odd[0][1]!r}", file=data.source,
+                         line=odd[0][0], fix=f"give one of {', '.join(names)}")
     out["placement"] = np.array([float(names.index(x)) if x in names else 0.0 for x in labels])
     return out
 
@@ -109,11 +114,15 @@ def _free(topology: str, cols: Mapping[str, FloatArray], held: set[str],
     if distinct["pairs"] < 2:
         blind.append("fabric")
     if np.all(ring):
-        blind.append("copy")    # alone on a link, copy·m and m/rate add up: not separable
+        blind.append("copy")   # alone on a link only the slower of copy·m and m/rate shows
     blind += ["packet", "header"]  # discrete framing: cited or assumed, never fitted
     fewest, most = _layout(cols, box)
-    if box > 1 and not np.any(ring & (fewest < 2)):
-        blind += list(HIERARCHY)   # no rank has a neighbour in its own box
+    # a ring shows only its slowest rank: the two links separate only where rows differ in
+    # how many of that rank's messages leave its box (rows across boxes count as two)
+    leaving = set(most[ring].tolist()) | ({2.0} if np.any(~ring) else set())
+    between_held = {"line_rate", "overhead"} <= held
+    if box > 1 and (not np.any(ring & (fewest < 2)) or (len(leaving) < 2 and not between_held)):
+        blind += list(HIERARCHY)
     if np.all(ring) and not np.any(most > 0):
         blind += ["line_rate", "eta", "overhead"]  # no message leaves a box
     names = topology_params(topology, box)
@@ -156,6 +165,11 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     cols = columns(data)
     if len(data) == 0:
         raise FitError("no rows to fit a fabric to", fix="give multi-pair or fan-in data")
+    lone = np.flatnonzero((cols["exchange"] > 0) & (cols["processes"] < 2))
+    if lone.size:
+        raise InputError("an Exchange row of one process: a rank exchanging with itself "
+                         "crosses no link", file=data.source, line=data.line[lone[0]],
+                         fix="leave out the 1-process Exchange table")
     notes: list[str] = []
     free, blind = _free(topology, cols, set(fixed), box)
     base = dict(fixed)
@@ -261,15 +275,20 @@ def _times(topology: str, values: Mapping[str, float], cols: Mapping[str, FloatA
            box: int = 1) -> FloatArray:
     """The law's time for every row: one stream's time per message, or one Exchange
     iteration."""
-    x = message_rate(topology, values, cols["size"], cols["pairs"], cols["channels"],
-                     cols["senders"], fanin=cols["fanin"])
-    out = np.asarray(cols["pairs"] * cols["senders"] / x, dtype=np.float64)
+    out = np.empty(len(cols["size"]))
     ring = cols["exchange"] > 0
+    pair = ~ring
+    if np.any(pair):
+        x = message_rate(topology, values, cols["size"][pair], cols["pairs"][pair],
+                         cols["channels"][pair], cols["senders"][pair],
+                         fanin=cols["fanin"][pair])
+        out[pair] = cols["pairs"][pair] * cols["senders"][pair] / x
     for code in np.unique(cols["placement"][ring]):
         rows = ring & (cols["placement"] == code)
-        out[rows] = exchange_seconds(topology, values, box, cols["size"][rows],
-                                     cols["processes"][rows], list(PLACEMENTS)[int(code)],
-                                     cols["channels"][rows])
+        out[rows] = exchange_seconds(topology, values, cols["size"][rows],
+                                     cols["processes"][rows], box=box,
+                                     placement=list(PLACEMENTS)[int(code)],
+                                     channels=cols["channels"][rows])
     return out
 
 
