@@ -1,0 +1,1 @@
+"""Application models: communication-to-computation models of science codes."""

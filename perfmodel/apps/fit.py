@@ -1,0 +1,186 @@
+"""Fit an application model's unknown constants to measured run times, and predict.
+
+Timings are rows of (processes, part, seconds); a row whose part is empty is a whole run (the
+sum of the parts).  The residuals are log ratios, as for the network fits, so a 1-second part
+and a 300-second part weigh alike; constants stay at or above their lower bound (0 unless the
+model says).  lmfit is started from several scalings, since terms such as ``work / p`` and
+``tree * log2(p)`` differ by orders of magnitude.  With degrees of freedom to spare, the fit
+carries a covariance and predictions carry intervals; with none, it says so and claims none.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from perfmodel.apps.model import AppModel, free_params
+from perfmodel.errors import FitError, InputError
+from perfmodel.network.fit import Estimate, ParamSet, log_ratio
+from perfmodel.network.predict import log_interval
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class AppFit(ParamSet):
+    """A model with its constants: fitted ones with standard errors, given ones as given."""
+
+    model: AppModel
+    params: tuple[Estimate, ...]
+    covariance: FloatArray = field(default_factory=lambda: np.zeros((0, 0)))
+    dof: int = 0
+    noise: float = math.nan
+    processes: tuple[float, float] = (1.0, math.inf)
+    fit: Mapping[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AppPrediction:
+    """Times over process counts: per part, and the run's total, with ``level`` intervals
+    (NaN when the fit has no uncertainty to give)."""
+
+    processes: FloatArray
+    parts: Mapping[str, FloatArray]
+    total: FloatArray
+    total_lo: FloatArray
+    total_hi: FloatArray
+    parts_lo: Mapping[str, FloatArray]
+    parts_hi: Mapping[str, FloatArray]
+    extrapolated: NDArray[np.bool_]
+    level: float
+
+
+def _rows(model: AppModel, processes: ArrayLike, times: ArrayLike,
+          parts: Sequence[str] | None) -> tuple[FloatArray, FloatArray, list[str]]:
+    p = np.asarray(processes, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64)
+    labels = list(parts) if parts is not None else [""] * len(p)
+    if not (len(p) == len(t) == len(labels)):
+        raise ValueError("processes, times and parts must have the same length")
+    known = {part.name for part in model.parts}
+    odd = sorted({x for x in labels if x and x not in known})
+    if odd:
+        raise InputError(f"model {model.name} has no part {odd[0]!r}",
+                         fix=f"its parts are {', '.join(sorted(known))} (empty: whole run)")
+    if np.any(~np.isfinite(t) | (t <= 0)) or np.any(~np.isfinite(p) | (p < 1)):
+        raise InputError("timings need positive times and process counts of at least 1",
+                         fix="check the timing rows")
+    return p, t, labels
+
+
+def _predicted(model: AppModel, values: Mapping[str, float], p: FloatArray,
+               labels: Sequence[str]) -> FloatArray:
+    per = model.part_times(p, values)
+    total = sum(per.values(), np.zeros(p.shape))
+    return np.array([total[i] if not lab else per[lab][i] for i, lab in enumerate(labels)])
+
+
+def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
+            parts: Sequence[str] | None = None, fixed: Mapping[str, float] | None = None,
+            sources: Mapping[str, str] | None = None) -> AppFit:
+    """Fit the model's free constants to the timing rows; ``fixed`` holds some (SI units)."""
+    import lmfit
+
+    fixed = dict(fixed or {})
+    unknown = sorted(set(fixed) - set(model.param_names))
+    if unknown:
+        raise InputError(f"model {model.name} has no parameter {unknown[0]!r}",
+                         fix=f"its parameters are {', '.join(model.param_names)}")
+    p, t, labels = _rows(model, processes, times, parts)
+    free = free_params(model, list(fixed))
+    base = {q.name: q.value for q in model.params if q.value is not None}
+    base.update(fixed)
+    dof = len(t) - len(free)
+    if dof < 0:
+        raise FitError(f"{len(free)} constants to fit from {len(t)} timings "
+                       f"({', '.join(free)})", fix="give more timings, or fix some constants")
+    lower = {q.name: q.lower for q in model.params}
+    scale = float(np.median(t))
+
+    def residual(ps: lmfit.Parameters) -> FloatArray:
+        v = {**base, **{n: ps[n].value for n in free}}
+        r = log_ratio(_predicted(model, v, p, labels), t)
+        return np.asarray(np.where(np.isfinite(r), r, 50.0), dtype=np.float64)
+
+    best: tuple[float, lmfit.Parameters, object] | None = None
+    for factors in itertools.product((1.0, 1e-2), repeat=min(len(free), 6)):
+        ps = lmfit.Parameters()
+        for i, n in enumerate(free):
+            f = factors[i] if i < len(factors) else 1.0
+            ps.add(n, value=max(scale * f, lower[n] + scale * 1e-3), min=lower[n])
+        res = lmfit.minimize(residual, ps, method="least_squares", scale_covar=False)
+        rss = float(np.sum(residual(res.params) ** 2))
+        if best is None or rss < best[0]:
+            best = (rss, res.params, res)
+    values = dict(base)
+    rss = 0.0
+    cov = np.zeros((0, 0))
+    varied: list[str] = []
+    notes: list[str] = []
+    if best is not None:
+        rss, ps, res = best
+        values.update({n: ps[n].value for n in free})
+        on_bound = [n for n in free if ps[n].value <= lower[n] + 1e-9 * scale]
+        varied = [n for n in free if n not in on_bound]
+        notes += [f"{n} ends on its lower bound {lower[n]:g}: held there" for n in on_bound]
+        spare = len(t) - len(varied)
+        covar = getattr(res, "covar", None)
+        if spare > 0 and varied:
+            cov = np.full((len(varied), len(varied)), math.nan)
+            if covar is not None and np.shape(covar) == (len(free), len(free)):
+                idx = [free.index(n) for n in varied]
+                cov = np.asarray(covar)[np.ix_(idx, idx)] * (rss / spare)
+    if free and len(t) == len(varied):
+        notes.append(f"{len(varied)} constants from {len(t)} timings: exactly determined, no "
+                     "uncertainty can be estimated")
+    errs = np.sqrt(np.clip(np.diag(cov), 0, None)) if cov.size else np.zeros(0)
+    params = []
+    for q in model.params:
+        if q.name in varied:
+            params.append(Estimate(q.name, values[q.name], float(errs[varied.index(q.name)])
+                                   if errs.size else math.nan, q.unit, "fitted"))
+        elif q.name in free:
+            params.append(Estimate(q.name, values[q.name], math.nan, q.unit, "bound"))
+        else:
+            source = (sources or {}).get(q.name, q.source or "given")
+            params.append(Estimate(q.name, values[q.name], math.nan, q.unit, "fixed", source))
+    fitted = _predicted(model, values, p, labels)
+    rel = fitted / t - 1.0
+    k = len(varied)
+    noise = math.sqrt(rss / (len(t) - k)) if len(t) > k else math.nan
+    summary = {"n": len(t), "k": k, "rss": rss, "median_rel_err": float(np.median(np.abs(rel))),
+               "max_rel_err": float(np.max(np.abs(rel)))}
+    return AppFit(model, tuple(params), cov, len(t) - k, noise,
+                  (float(p.min()), float(p.max())), summary, tuple(notes))
+
+
+def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95) -> AppPrediction:
+    """Each part's time and the run's total over ``processes``, with intervals."""
+    p = np.atleast_1d(np.asarray(processes, dtype=np.float64))
+    if np.any(~np.isfinite(p) | (p < 1)):
+        raise InputError("process counts must be at least 1", fix="give e.g. --nodes 1..64")
+    base = fit.values
+    model = fit.model
+
+    def total(v: Mapping[str, float]) -> FloatArray:
+        return np.asarray(sum(model.part_times(p, v).values(), np.zeros(p.shape)))
+
+    parts = model.part_times(p, base)
+    lo, hi = log_interval(total, base, fit.fitted_names, fit.covariance, fit.dof, fit.noise,
+                          level)
+    parts_lo, parts_hi = {}, {}
+    for name in parts:
+
+        def one(v: Mapping[str, float], name: str = name) -> FloatArray:
+            return model.part_times(p, v)[name]
+
+        parts_lo[name], parts_hi[name] = log_interval(one, base, fit.fitted_names,
+                                                      fit.covariance, fit.dof, fit.noise, level)
+    out = (p < fit.processes[0]) | (p > fit.processes[1])
+    return AppPrediction(p, parts, total(base), lo, hi, parts_lo, parts_hi, out, level)

@@ -1,0 +1,260 @@
+"""Application models: a science code's run time as named terms over p processes.
+
+A model file (TOML, plain data) gives the code's parameters and, for each part of a run, up
+to four terms in the expression language of :mod:`perfmodel.apps.expr`::
+
+    kind = "perfmodel application model"
+    schema_version = 1
+    name = "physical-optics"
+    description = "..."
+
+    [params.work_II]
+    unit = "s"
+    description = "main-reflector currents on one processor"
+
+    [parts.II]
+    description = "sub-reflector currents (redundant) and main-reflector currents (parallel)"
+    serial = "redundant_II"
+    compute = "work_II / p"
+
+The terms are ``serial`` (done once, whatever p), ``compute`` (useful work shared by the
+processes), ``communication`` and ``synchronisation``; a part's time is their sum, and a run's
+the sum of its parts.  ``p`` is the number of processes.  Each formula becomes a SymPy
+expression and is compiled once to a NumPy function of ``p`` and the parameters, so a whole
+grid of process counts is one call.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from perfmodel.apps.expr import Node, names_in, parse
+from perfmodel.errors import InputError
+
+FloatArray = NDArray[np.float64]
+KIND = "perfmodel application model"
+TERMS = ("serial", "compute", "communication", "synchronisation")
+VARIABLES = ("p",)
+BUILTIN = Path(__file__).resolve().parent / "models"
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
+_IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
+
+
+@dataclass(frozen=True)
+class AppParam:
+    """A constant of a model: fitted to timings unless ``value`` is given."""
+
+    name: str
+    unit: str
+    description: str
+    value: float | None = None
+    source: str = ""
+    lower: float = 0.0
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str
+    description: str
+    terms: Mapping[str, Node]
+    text: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class AppModel:
+    name: str
+    description: str
+    params: tuple[AppParam, ...]
+    parts: tuple[Part, ...]
+    path: str = ""
+    source: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    @cached_property
+    def compiled(self) -> dict[tuple[str, str], Callable[..., Any]]:
+        """(part, term) -> NumPy function of (p, *params), compiled once from SymPy."""
+        import sympy
+
+        from perfmodel.apps.expr import to_sympy
+
+        symbols = {n: sympy.Symbol(n, positive=True) for n in (*VARIABLES, *self.param_names)}
+        args = [symbols[n] for n in (*VARIABLES, *self.param_names)]
+        out = {}
+        for part in self.parts:
+            for term, node in part.terms.items():
+                expr = to_sympy(node, symbols)
+                out[(part.name, term)] = sympy.lambdify(args, expr, modules="numpy")
+        return out
+
+    def evaluate(self, p: ArrayLike, values: Mapping[str, float]) -> dict[tuple[str, str],
+                                                                          FloatArray]:
+        """Every (part, term) over the process counts ``p``, in seconds."""
+        pp = np.asarray(p, dtype=np.float64)
+        vals = [values[n] for n in self.param_names]
+        out = {}
+        with np.errstate(all="ignore"):
+            for key, fn in self.compiled.items():
+                out[key] = np.broadcast_to(np.asarray(fn(pp, *vals), dtype=np.float64),
+                                           pp.shape).copy()
+        return out
+
+    def part_times(self, p: ArrayLike, values: Mapping[str, float]) -> dict[str, FloatArray]:
+        """Each part's time (the sum of its terms) over ``p``."""
+        terms = self.evaluate(p, values)
+        pp = np.asarray(p, dtype=np.float64)
+        return {part.name: sum((terms[(part.name, t)] for t in part.terms), np.zeros(pp.shape))
+                for part in self.parts}
+
+
+def _line_of(text: str, key: str) -> int | None:
+    for i, ln in enumerate(text.splitlines(), start=1):
+        if re.match(rf"\s*\[{re.escape(key)}\]", ln):
+            return i
+    return None
+
+
+def loads(text: str, path: str = "<model>") -> AppModel:
+    """A model from TOML text; every problem is one :class:`InputError` naming the place."""
+    import tomllib
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML ({exc})", file=path,
+                         fix="check quotes, brackets and = signs") from None
+    return _model(doc, text, path)
+
+
+def load(name_or_path: str | Path) -> AppModel:
+    """A built-in model by name (``physical-optics``) or a model file by path."""
+    path = Path(name_or_path)
+    if not path.suffix and _NAME.match(str(name_or_path)):
+        builtin = BUILTIN / f"{name_or_path}.toml"
+        if not builtin.is_file():
+            raise InputError(f"no built-in application model {str(name_or_path)!r}",
+                             fix=f"built-in models: {', '.join(builtin_names())}; or give a "
+                                 "model file")
+        path = builtin
+    from perfmodel.readers import read_toml
+
+    doc, text = read_toml(path)
+    return _model(doc, text, str(path))
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.stem for p in BUILTIN.glob("*.toml"))
+
+
+def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
+    def fail(what: str, fix: str, key: str | None = None) -> InputError:
+        return InputError(what, file=path, line=_line_of(text, key) if key else None, fix=fix)
+
+    if doc.get("kind") != KIND:
+        raise InputError("is not an application model", file=path, line=1,
+                         fix=f'start it with kind = "{KIND}"')
+    if doc.get("schema_version") != 1:
+        raise fail(f"schema_version is {doc.get('schema_version')!r}",
+                   "this perfmodel reads application models of schema_version = 1")
+    allowed = {"kind", "schema_version", "name", "description", "source", "notes", "params",
+               "parts"}
+    unknown = sorted(set(doc) - allowed)
+    if unknown:
+        raise fail(f"unknown key {unknown[0]!r}", f"known keys: {', '.join(sorted(allowed))}")
+    name = doc.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise fail(f"name is {name!r}", "give a name of letters, digits, - and _")
+    texts = {k: doc.get(k, "") for k in ("description", "source")}
+    if not all(isinstance(v, str) for v in texts.values()):
+        raise fail("description and source must be text", 'write them in quotes')
+    notes = doc.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        raise fail("notes must be a list of text", 'notes = ["..."]')
+    params = _params(doc.get("params", {}), fail)
+    names = {p.name for p in params}
+    raw_parts = doc.get("parts")
+    if not isinstance(raw_parts, dict) or not raw_parts:
+        raise fail("the model has no [parts.NAME] tables", "give at least one part with terms")
+    parts = []
+    used: set[str] = set()
+    for pname, entry in raw_parts.items():
+        key = f"parts.{pname}"
+        if not isinstance(entry, dict):
+            raise fail(f"{key} is not a table", "write [parts.NAME] with terms", key)
+        extra = sorted(set(entry) - {"description", *TERMS})
+        if extra:
+            raise fail(f"{key} has an unknown key {extra[0]!r}",
+                       f"terms are {', '.join(TERMS)}", key)
+        terms = {t: entry[t] for t in TERMS if t in entry}
+        if not terms:
+            raise fail(f"{key} has no terms", f"give one or more of {', '.join(TERMS)}", key)
+        nodes = {}
+        for term, formula in terms.items():
+            try:
+                nodes[term] = parse(formula, names | set(VARIABLES), where=f"{key}.{term}")
+            except InputError as exc:
+                raise InputError(exc.what, file=path, line=_line_of(text, key),
+                                 fix=exc.fix) from None
+            used |= names_in(nodes[term])
+        desc = entry.get("description", "")
+        if not isinstance(desc, str):
+            raise fail(f"{key}.description must be text", "write it in quotes", key)
+        parts.append(Part(str(pname), desc, nodes, terms))
+    idle = sorted(names - used)
+    if idle:
+        raise fail(f"parameter {idle[0]!r} is used by no term", "use it or remove it",
+                   f"params.{idle[0]}")
+    return AppModel(name, texts["description"], params, tuple(parts), path, texts["source"],
+                    tuple(notes))
+
+
+def _params(raw: object, fail: Callable[..., InputError]) -> tuple[AppParam, ...]:
+    if not isinstance(raw, dict):
+        raise fail("params is not a table", "write [params.NAME] tables")
+    out = []
+    for name, entry in raw.items():
+        key = f"params.{name}"
+        if not _IDENT.match(name) or name in VARIABLES:
+            raise fail(f"parameter name {name!r} is not allowed",
+                       "use letters, digits and _ (not p)", key)
+        if not isinstance(entry, dict):
+            raise fail(f"{key} is not a table", "give unit and description", key)
+        extra = sorted(set(entry) - {"unit", "description", "value", "source", "lower"})
+        if extra:
+            raise fail(f"{key} has an unknown key {extra[0]!r}",
+                       "known keys: unit, description, value, source, lower", key)
+        unit, desc = entry.get("unit", ""), entry.get("description", "")
+        if not isinstance(unit, str) or not isinstance(desc, str) or not desc:
+            raise fail(f"{key} needs a description (and a unit), both text",
+                       'description = "what it is", unit = "s"', key)
+        value = entry.get("value")
+        lower = entry.get("lower", 0.0)
+        for what, v in (("value", value), ("lower", lower)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)
+                                  or not math.isfinite(v)):
+                raise fail(f"{key}.{what} is {v!r}", "give a finite number", key)
+        if value is not None and value < lower:
+            raise fail(f"{key}.value is below its lower bound {lower}", "check the value", key)
+        source = entry.get("source", "")
+        if not isinstance(source, str):
+            raise fail(f"{key}.source must be text", "write it in quotes", key)
+        out.append(AppParam(name, unit, desc, None if value is None else float(value), source,
+                            float(lower)))
+    return tuple(out)
+
+
+def free_params(model: AppModel, fixed: Sequence[str] = ()) -> list[str]:
+    """Parameters a fit must find: neither valued in the model nor fixed by the caller."""
+    return [p.name for p in model.params if p.value is None and p.name not in fixed]

@@ -1,0 +1,101 @@
+"""Measured run times of a science code: a CSV of process count, time and (optionally) part.
+
+Columns, by the names users write: ``nodes``, ``processes``, ``ranks`` or ``p``; ``time_s``
+(seconds), ``time`` or ``seconds``; optional ``part`` (empty: the whole run).  Any other column
+is a label (``machine``, ``table`` …) that :meth:`Timings.select` filters on.  Lines starting
+with ``#`` are comments (provenance).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from perfmodel.errors import InputError
+
+COUNT = ("nodes", "processes", "ranks", "p")
+TIME = ("time_s", "time", "seconds")
+
+
+@dataclass(frozen=True)
+class Timings:
+    source: str
+    processes: NDArray[np.float64]
+    times: NDArray[np.float64]
+    parts: tuple[str, ...]
+    labels: Mapping[str, tuple[str, ...]]
+    lines: tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+    def select(self, **want: str) -> Timings:
+        """The rows whose labels equal ``want`` (``select(machine="t3d", table="1")``)."""
+        for key in want:
+            if key not in self.labels:
+                raise InputError(f"{self.source} has no column {key!r}",
+                                 fix=f"label columns: {', '.join(self.labels) or 'none'}")
+        keep = [i for i in range(len(self))
+                if all(self.labels[k][i] == v for k, v in want.items())]
+        return Timings(self.source, self.processes[keep], self.times[keep],
+                       tuple(self.parts[i] for i in keep),
+                       {k: tuple(v[i] for i in keep) for k, v in self.labels.items()},
+                       tuple(self.lines[i] for i in keep))
+
+
+def read_timings(path: str | Path) -> Timings:
+    from perfmodel.readers import read_text
+
+    text, _ = read_text(path)
+    rows = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
+            if ln.strip() and not ln.lstrip().startswith("#")]
+    if not rows:
+        raise InputError("no timing rows", file=path, fix="give a header and one row per run")
+    head_line, header = rows[0]
+    names = [h.strip().lower() for h in next(csv.reader(io.StringIO(header)))]
+    count = next((c for c in COUNT if c in names), None)
+    time = next((c for c in TIME if c in names), None)
+    if count is None or time is None:
+        raise InputError("the header needs a process count and a time column", file=path,
+                         line=head_line, fix=f"name them one of {', '.join(COUNT)} and one of "
+                                             f"{', '.join(TIME)}")
+    others = [c for c in names if c not in (count, time, "part")]
+    procs: list[float] = []
+    secs: list[float] = []
+    parts: list[str] = []
+    labels: dict[str, list[str]] = {c: [] for c in others}
+    lines: list[int] = []
+    for n, ln in rows[1:]:
+        cells = [c.strip() for c in next(csv.reader(io.StringIO(ln)))]
+        if len(cells) != len(names):
+            raise InputError(f"{len(cells)} cells where the header has {len(names)}", file=path,
+                             line=n, fix="give every column a value (an empty part is allowed)")
+        row = dict(zip(names, cells, strict=True))
+        try:
+            p, t = float(row[count]), float(row[time])
+        except ValueError:
+            raise InputError(f"{count} or {time} is not a number", file=path, line=n,
+                             fix="write plain numbers (seconds)") from None
+        if not (math.isfinite(p) and p >= 1 and p == int(p) and p <= 1e7):
+            raise InputError(f"{count} is {row[count]}", file=path, line=n,
+                             fix="process counts are whole numbers of at least 1")
+        if not (math.isfinite(t) and 0 < t < 1e9):
+            raise InputError(f"{time} is {row[time]}", file=path, line=n,
+                             fix="times are positive seconds")
+        procs.append(p)
+        secs.append(t)
+        parts.append(row.get("part", ""))
+        for c in others:
+            labels[c].append(row[c])
+        lines.append(n)
+    if not secs:
+        raise InputError("a header but no timing rows", file=path, fix="add one row per run")
+    return Timings(str(path), np.array(procs), np.array(secs), tuple(parts),
+                   {k: tuple(v) for k, v in labels.items()}, tuple(lines))

@@ -1,0 +1,197 @@
+"""Application models: model files, fitting constants to timings, and the physical-optics
+tables of seed 004."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perfmodel.apps.fit import fit_app, predict_app
+from perfmodel.apps.model import builtin_names, load, loads
+from perfmodel.apps.timings import read_timings
+from perfmodel.errors import FitError, InputError
+from tests.conftest import ROOT
+
+HEAD = 'kind = "perfmodel application model"\nschema_version = 1\nname = "toy"\n'
+TOY = HEAD + """
+[params.serial]
+unit = "s"
+description = "done once"
+
+[params.work]
+unit = "s"
+description = "shared work on one process"
+
+[params.tree]
+unit = "s"
+description = "per tree level"
+
+[parts.run]
+serial = "serial"
+compute = "work / p"
+communication = "tree * log2(p)"
+"""
+TRUTH = {"serial": 20.0, "work": 1000.0, "tree": 1.5}
+
+
+def test_builtin_models_load() -> None:
+    assert "physical-optics" in builtin_names()
+    model = load("physical-optics")
+    assert [p.name for p in model.parts] == ["I", "II", "III"]
+    assert set(model.parts[0].terms) == {"serial", "compute", "communication"}
+    assert "seed 004" in model.source
+
+
+def test_evaluation_matches_the_formula() -> None:
+    model = loads(TOY)
+    p = np.array([1.0, 2.0, 16.0, 1024.0])
+    got = model.part_times(p, TRUTH)["run"]
+    np.testing.assert_allclose(got, 20.0 + 1000.0 / p + 1.5 * np.log2(p))
+    terms = model.evaluate(p, TRUTH)
+    np.testing.assert_allclose(terms[("run", "serial")], 20.0)
+
+
+def test_fit_recovers_known_constants() -> None:
+    """Timings at 1..64 processes with 2 % noise, 20 seeds: every fitted constant within 4
+    standard errors of the truth and 85 % of them within 2 (a constant held on its bound
+    biases the others a little), and the 95 % interval at 1024 processes (16x beyond the
+    data, flagged as extrapolated) covering the true time in at least 17 of 20 seeds.  (The
+    serial and tree terms trade off over 1..64, so the point prediction alone can be 10 %
+    off: the interval says so.)"""
+    model = loads(TOY)
+    p = np.array([1, 2, 4, 8, 16, 32, 64], dtype=float)
+    true_far = model.part_times(np.array([1024.0]), TRUTH)["run"][0]
+    covered = inside = total = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        t = model.part_times(p, TRUTH)["run"] * np.exp(rng.normal(0, 0.02, p.size))
+        fit = fit_app(model, p, t)
+        assert fit.dof == p.size - len(fit.fitted_names)
+        for name in fit.fitted_names:
+            est = fit.estimate(name)
+            z = abs(est.value - TRUTH[name]) / est.stderr
+            assert z < 4, (seed, name, est)
+            inside += z < 2
+            total += 1
+        pred = predict_app(fit, [1024.0])
+        assert bool(pred.extrapolated[0]) and pred.total_lo[0] < pred.total[0] < pred.total_hi[0]
+        covered += bool(pred.total_lo[0] <= true_far <= pred.total_hi[0])
+    assert covered >= 17 and inside >= 0.85 * total
+
+
+def test_exactly_determined_fit_claims_no_uncertainty() -> None:
+    model = loads(TOY)
+    p = np.array([1.0, 2.0, 4.0])
+    fit = fit_app(model, p, model.part_times(p, TRUTH)["run"])
+    assert fit.dof == 0 and any("exactly determined" in n for n in fit.notes)
+    pred = predict_app(fit, [8.0])
+    assert math.isnan(pred.total_lo[0])
+    assert pred.total[0] == pytest.approx(model.part_times(np.array([8.0]), TRUTH)["run"][0],
+                                          rel=1e-6)
+    with pytest.raises(FitError, match="3 constants to fit from 2"):
+        fit_app(model, p[:2], model.part_times(p[:2], TRUTH)["run"])
+
+
+@pytest.mark.parametrize(("edit", "fragment"), [
+    (lambda s: s.replace('kind = "perfmodel application model"', 'kind = "x"'),
+     "not an application model"),
+    (lambda s: s + 'run = "import os"\n', "unknown key 'run'"),
+    (lambda s: s.replace('compute = "work / p"', 'compute = "work / q"'), "unknown name 'q'"),
+    (lambda s: s.replace('compute = "work / p"', 'compute = "__import__(1)"'), "not allowed"),
+    (lambda s: s.replace('compute = "work / p"', 'compute = 3'), "is not text"),
+    (lambda s: s.replace('compute = "work / p"', 'compute = "serial"'),
+     "parameter 'work' is used by no term"),
+    (lambda s: s.replace('[parts.run]', '[parts.run]\nrun = "x"'), "unknown key 'run'"),
+    (lambda s: s.replace('[params.tree]', '[params.p]'), "'p' is not allowed"),
+    (lambda s: s.replace('description = "done once"', 'description = "done once"\nvalue = -1'),
+     "below its lower bound"),
+    (lambda s: s.replace('schema_version = 1', 'schema_version = 9'), "schema_version"),
+    (lambda s: s + "[parts.x\n", "not valid TOML"),
+])
+def test_bad_model_files_are_one_line(edit, fragment: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError) as exc:
+        loads(edit(TOY), "toy.toml")
+    assert fragment in str(exc.value) and str(exc.value).startswith("toy.toml")
+
+
+def test_formula_errors_name_the_line() -> None:
+    text = TOY.replace('compute = "work / p"', 'compute = "work / (p"')
+    with pytest.raises(InputError) as exc:
+        loads(text, "toy.toml")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln == "[parts.run]")
+    assert exc.value.line == line and "missing ')'" in str(exc.value)
+
+
+def test_unknown_builtin_and_part() -> None:
+    with pytest.raises(InputError, match="no built-in application model 'ppx'"):
+        load("ppx")
+    with pytest.raises(InputError, match="no part 'IV'"):
+        fit_app(loads(TOY), [1.0, 2.0, 4.0], [1.0, 1.0, 1.0], ["IV", "", ""])
+
+
+@pytest.mark.parametrize(("body", "fragment"), [
+    ("", "no timing rows"),
+    ("nodes,when\n1,2\n", "process count and a time column"),
+    ("nodes,time_s\n1,x\n", "not a number"),
+    ("nodes,time_s\n0,1\n", "nodes is 0"),
+    ("nodes,time_s\n1.5,1\n", "nodes is 1.5"),
+    ("nodes,time_s\n1,-3\n", "time_s is -3"),
+    ("nodes,time_s\n1\n", "1 cells where the header has 2"),
+    ("nodes,time_s\n", "no timing rows"),
+])
+def test_bad_timings_are_one_line(tmp_path: Path, body: str, fragment: str) -> None:
+    f = tmp_path / "t.csv"
+    f.write_text(body)
+    with pytest.raises(InputError) as exc:
+        read_timings(f)
+    assert fragment in str(exc.value)
+
+
+# --- seed 004: the physical-optics Tables 1 and 2 ------------------------------------------
+
+PO = read_timings(ROOT / "data" / "seeds" / "physical-optics.csv")
+
+
+def _holdout(table: str, machine: str) -> dict[str, np.ndarray]:
+    """Fit on 1, 2 and 4 nodes; relative error of the 8- and 16-node predictions per part."""
+    rows = PO.select(table=table, machine=machine)
+    small = rows.processes <= 4
+    fit = fit_app(load("physical-optics"), rows.processes[small], rows.times[small],
+                  [x for x, k in zip(rows.parts, small, strict=True) if k])
+    pred = predict_app(fit, [8.0, 16.0])
+    out = {}
+    for part in ("I", "II", "III"):
+        measured = np.array([rows.times[i] for i in range(len(rows))
+                             if not small[i] and rows.parts[i] == part])
+        out[part] = pred.parts[part] / measured - 1
+    return out
+
+
+def test_physical_optics_data_are_the_seed_tables() -> None:
+    assert len(PO) == 60
+    t1 = PO.select(table="1", machine="beowulf")
+    assert t1.times[0] == 5.10 and t1.parts[0] == "I"
+    t2 = PO.select(table="2", machine="t3d")
+    assert t2.times[-1] == pytest.approx(0.135 * 60)   # minutes in the paper
+
+
+@pytest.mark.parametrize(("table", "machine"), [("1", "beowulf"), ("1", "t3d"),
+                                                 ("2", "beowulf"), ("2", "t3d")])
+def test_physical_optics_predicts_8_and_16_nodes(table: str, machine: str) -> None:
+    """Issue 5's target: fitted on 1, 2 and 4 nodes, 8 and 16 within 10 % for every part.
+
+    Met for parts I and II everywhere and for part III on the T3D in Table 1.  NOT met for
+    part III on the Beowulf (both tables: its 8- and 16-node times fall below what any
+    serial + parallel/p + tree·log2(p) fit to 1, 2 and 4 nodes allows, as if a per-node
+    working set began to fit in cache) nor on the T3D in Table 2 (a bump at 4 nodes read as
+    log growth).  Those are pinned at their present errors, so a change shows."""
+    err = _holdout(table, machine)
+    assert np.all(np.abs(err["I"]) <= 0.10) and np.all(np.abs(err["II"]) <= 0.10)
+    if (table, machine) == ("1", "t3d"):
+        assert np.all(np.abs(err["III"]) <= 0.10)
+    else:
+        assert np.all(np.abs(err["III"]) <= 0.17)
+        assert np.abs(err["III"][-1]) > 0.10
