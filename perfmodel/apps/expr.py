@@ -298,6 +298,17 @@ def names_in(node: Node) -> set[str]:
     return set()
 
 
+def calls_in(node: Node) -> set[str]:
+    """Every function the tree calls."""
+    if isinstance(node, Call):
+        return {node.name}.union(*(calls_in(a) for a in node.args))
+    if isinstance(node, Unary):
+        return calls_in(node.arg)
+    if isinstance(node, Binary):
+        return calls_in(node.left) | calls_in(node.right)
+    return set()
+
+
 def to_sympy(node: Node, symbols: Mapping[str, Any],
              functions: Mapping[str, Any] | None = None) -> sympy.Expr:
     """The SymPy expression of a checked tree: ``symbols`` maps names to SymPy symbols (or

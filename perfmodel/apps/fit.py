@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel, free_params
 from perfmodel.errors import FitError, InputError
 from perfmodel.network.fit import Estimate, ParamSet, log_ratio
@@ -38,6 +39,7 @@ class AppFit(ParamSet):
     processes: tuple[float, float] = (1.0, math.inf)
     fit: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    machine: Machine | None = None
 
 
 @dataclass(frozen=True)
@@ -75,16 +77,17 @@ def _rows(model: AppModel, processes: ArrayLike, times: ArrayLike,
 
 
 def _predicted(model: AppModel, values: Mapping[str, float], p: FloatArray,
-               labels: Sequence[str]) -> FloatArray:
-    per = model.part_times(p, values)
+               labels: Sequence[str], machine: Machine | None) -> FloatArray:
+    per = model.part_times(p, values, machine)
     total = sum(per.values(), np.zeros(p.shape))
     return np.array([total[i] if not lab else per[lab][i] for i, lab in enumerate(labels)])
 
 
 def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
             parts: Sequence[str] | None = None, fixed: Mapping[str, float] | None = None,
-            sources: Mapping[str, str] | None = None) -> AppFit:
-    """Fit the model's free constants to the timing rows; ``fixed`` holds some (SI units)."""
+            sources: Mapping[str, str] | None = None, machine: Machine | None = None) -> AppFit:
+    """Fit the model's free constants to the timing rows; ``fixed`` holds some (SI units).
+    ``machine`` costs the model's communication (the machine the timings were taken on)."""
     import lmfit
 
     fixed = dict(fixed or {})
@@ -105,7 +108,7 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
 
     def residual(ps: lmfit.Parameters) -> FloatArray:
         v = {**base, **{n: ps[n].value for n in free}}
-        r = log_ratio(_predicted(model, v, p, labels), t)
+        r = log_ratio(_predicted(model, v, p, labels, machine), t)
         return np.asarray(np.where(np.isfinite(r), r, 50.0), dtype=np.float64)
 
     best: tuple[float, lmfit.Parameters, object] | None = None
@@ -127,6 +130,7 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
         rss, ps, res = best
         values.update({n: ps[n].value for n in free})
         on_bound = [n for n in free if ps[n].value <= lower[n] + 1e-9 * scale]
+        values.update({n: lower[n] for n in on_bound})
         varied = [n for n in free if n not in on_bound]
         notes += [f"{n} ends on its lower bound {lower[n]:g}: held there" for n in on_bound]
         spare = len(t) - len(varied)
@@ -150,35 +154,38 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
         else:
             source = (sources or {}).get(q.name, q.source or "given")
             params.append(Estimate(q.name, values[q.name], math.nan, q.unit, "fixed", source))
-    fitted = _predicted(model, values, p, labels)
+    fitted = _predicted(model, values, p, labels, machine)
     rel = fitted / t - 1.0
     k = len(varied)
     noise = math.sqrt(rss / (len(t) - k)) if len(t) > k else math.nan
     summary = {"n": len(t), "k": k, "rss": rss, "median_rel_err": float(np.median(np.abs(rel))),
                "max_rel_err": float(np.max(np.abs(rel)))}
     return AppFit(model, tuple(params), cov, len(t) - k, noise,
-                  (float(p.min()), float(p.max())), summary, tuple(notes))
+                  (float(p.min()), float(p.max())), summary, tuple(notes), machine)
 
 
-def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95) -> AppPrediction:
-    """Each part's time and the run's total over ``processes``, with intervals."""
+def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
+                machine: Machine | None = None) -> AppPrediction:
+    """Each part's time and the run's total over ``processes``, with intervals, on ``machine``
+    (default: the one the fit was made on)."""
     p = np.atleast_1d(np.asarray(processes, dtype=np.float64))
     if np.any(~np.isfinite(p) | (p < 1)):
         raise InputError("process counts must be at least 1", fix="give e.g. --nodes 1..64")
     base = fit.values
     model = fit.model
+    on = machine or fit.machine
 
     def total(v: Mapping[str, float]) -> FloatArray:
-        return np.asarray(sum(model.part_times(p, v).values(), np.zeros(p.shape)))
+        return np.asarray(sum(model.part_times(p, v, on).values(), np.zeros(p.shape)))
 
-    parts = model.part_times(p, base)
+    parts = model.part_times(p, base, on)
     lo, hi = log_interval(total, base, fit.fitted_names, fit.covariance, fit.dof, fit.noise,
                           level)
     parts_lo, parts_hi = {}, {}
     for name in parts:
 
         def one(v: Mapping[str, float], name: str = name) -> FloatArray:
-            return model.part_times(p, v)[name]
+            return model.part_times(p, v, on)[name]
 
         parts_lo[name], parts_hi[name] = log_interval(one, base, fit.fitted_names,
                                                       fit.covariance, fit.dof, fit.noise, level)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from perfmodel.apps.expr import Node, names_in, parse
+from perfmodel.apps.collectives import ALGORITHMS, COMMUNICATION, call
+from perfmodel.apps.expr import Node, calls_in, names_in, parse
+from perfmodel.apps.machine import Machine
 from perfmodel.errors import InputError
 
 FloatArray = NDArray[np.float64]
@@ -78,42 +80,64 @@ class AppModel:
     path: str = ""
     source: str = ""
     notes: tuple[str, ...] = ()
+    algorithms: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
 
+    @property
+    def uses_machine(self) -> bool:
+        """Whether a formula costs communication on a machine (``allreduce(...)`` …)."""
+        return any(calls_in(node) & set(COMMUNICATION)
+                   for part in self.parts for node in part.terms.values())
+
     @cached_property
-    def compiled(self) -> dict[tuple[str, str], Callable[..., Any]]:
-        """(part, term) -> NumPy function of (p, *params), compiled once from SymPy."""
+    def symbolic(self) -> dict[tuple[str, str], Any]:
+        """(part, term) -> SymPy expression; machine calls are functions of (M, …, p)."""
         import sympy
 
         from perfmodel.apps.expr import to_sympy
 
         symbols = {n: sympy.Symbol(n, positive=True) for n in (*VARIABLES, *self.param_names)}
-        args = [symbols[n] for n in (*VARIABLES, *self.param_names)]
-        out = {}
-        for part in self.parts:
-            for term, node in part.terms.items():
-                expr = to_sympy(node, symbols)
-                out[(part.name, term)] = sympy.lambdify(args, expr, modules="numpy")
-        return out
+        machine, p = sympy.Symbol("M"), symbols["p"]
+        functions = {name: (lambda *a, name=name: sympy.Function(name)(machine, *a, p))
+                     for name in COMMUNICATION}
+        return {(part.name, term): to_sympy(node, symbols, functions)
+                for part in self.parts for term, node in part.terms.items()}
 
-    def evaluate(self, p: ArrayLike, values: Mapping[str, float]) -> dict[tuple[str, str],
-                                                                          FloatArray]:
+    @cached_property
+    def compiled(self) -> dict[tuple[str, str], Callable[..., Any]]:
+        """(part, term) -> NumPy function of (machine, p, *params), compiled once."""
+        import sympy
+
+        names = ("M", *VARIABLES, *self.param_names)
+        args = [sympy.Symbol(n, positive=n != "M") for n in names]
+        algorithms = dict(self.algorithms)
+        namespace = {name: (lambda m, *a, name=name: call(name, m, a[:-1], a[-1], algorithms))
+                     for name in COMMUNICATION}
+        return {key: sympy.lambdify(args, expr, modules=[namespace, "numpy"])
+                for key, expr in self.symbolic.items()}
+
+    def evaluate(self, p: ArrayLike, values: Mapping[str, float],
+                 machine: Machine | None = None) -> dict[tuple[str, str], FloatArray]:
         """Every (part, term) over the process counts ``p``, in seconds."""
+        if machine is None and self.uses_machine:
+            raise InputError(f"model {self.name} costs its communication on a machine",
+                             fix="give --machine PROFILE")
         pp = np.asarray(p, dtype=np.float64)
         vals = [values[n] for n in self.param_names]
         out = {}
         with np.errstate(all="ignore"):
             for key, fn in self.compiled.items():
-                out[key] = np.broadcast_to(np.asarray(fn(pp, *vals), dtype=np.float64),
+                out[key] = np.broadcast_to(np.asarray(fn(machine, pp, *vals), dtype=np.float64),
                                            pp.shape).copy()
         return out
 
-    def part_times(self, p: ArrayLike, values: Mapping[str, float]) -> dict[str, FloatArray]:
+    def part_times(self, p: ArrayLike, values: Mapping[str, float],
+                   machine: Machine | None = None) -> dict[str, FloatArray]:
         """Each part's time (the sum of its terms) over ``p``."""
-        terms = self.evaluate(p, values)
+        terms = self.evaluate(p, values, machine)
         pp = np.asarray(p, dtype=np.float64)
         return {part.name: sum((terms[(part.name, t)] for t in part.terms), np.zeros(pp.shape))
                 for part in self.parts}
@@ -169,7 +193,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         raise fail(f"schema_version is {doc.get('schema_version')!r}",
                    "this perfmodel reads application models of schema_version = 1")
     allowed = {"kind", "schema_version", "name", "description", "source", "notes", "params",
-               "parts"}
+               "parts", "algorithms"}
     unknown = sorted(set(doc) - allowed)
     if unknown:
         raise fail(f"unknown key {unknown[0]!r}", f"known keys: {', '.join(sorted(allowed))}")
@@ -203,7 +227,8 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         nodes = {}
         for term, formula in terms.items():
             try:
-                nodes[term] = parse(formula, names | set(VARIABLES), where=f"{key}.{term}")
+                nodes[term] = parse(formula, names | set(VARIABLES), functions=COMMUNICATION,
+                                    where=f"{key}.{term}")
             except InputError as exc:
                 raise InputError(exc.what, file=path, line=_line_of(text, key),
                                  fix=exc.fix) from None
@@ -216,8 +241,15 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     if idle:
         raise fail(f"parameter {idle[0]!r} is used by no term", "use it or remove it",
                    f"params.{idle[0]}")
+    algorithms = doc.get("algorithms", {})
+    if not isinstance(algorithms, dict):
+        raise fail("algorithms is not a table", 'write [algorithms] with allreduce = "ring"')
+    for op, algo in algorithms.items():
+        if op not in ALGORITHMS or algo not in ALGORITHMS[op]:
+            known = ", ".join(f"{k}: {'/'.join(v)}" for k, v in ALGORITHMS.items())
+            raise fail(f"algorithms.{op} = {algo!r} is not known", known, "algorithms")
     return AppModel(name, texts["description"], params, tuple(parts), path, texts["source"],
-                    tuple(notes))
+                    tuple(notes), dict(algorithms))
 
 
 def _params(raw: object, fail: Callable[..., InputError]) -> tuple[AppParam, ...]:

@@ -291,8 +291,119 @@ def inspect(
 
 
 @app.command()
+@guarded
+def predict(
+    app_model: Annotated[str, typer.Argument(
+        metavar="APP", help="A built-in application model (physical-optics …) or a model file.")],
+    machine: Annotated[Path | None, typer.Option(
+        "--machine", "-m", help="Machine profile that costs the model's communication.")] = None,
+    nodes: Annotated[str, typer.Option(
+        "--nodes", "-n", help="Process (node) counts: 1,2,4,8,16 or 1..64.")] = "1,2,4,8,16",
+    timings: Annotated[Path | None, typer.Option(
+        "--fit", help="Measured run times (CSV: nodes, time_s, optional part) to fit the "
+                      "model's constants to.")] = None,
+    where: Annotated[list[str] | None, typer.Option(
+        "--where", help="Use only timing rows with this label: machine=t3d (repeatable).")
+    ] = None,
+    set_values: Annotated[list[str] | None, typer.Option(
+        "--set", help="Give a constant instead of fitting it: work_II=300 (SI units, or with "
+                      "a unit: 2us, 1KiB, 10MB/s). Repeatable.")] = None,
+    channels: Annotated[int | None, typer.Option(
+        "--channels", "-c", min=1, max=64, help="Channels per node instead of the profile's.")
+    ] = None,
+    link_speed: Annotated[str | None, typer.Option(
+        "--link-speed", "-l", help="Line rate instead of the profile's: 100Mbps.")] = None,
+    level: LevelOpt = 0.95,
+    json_out: JsonOpt = False,
+) -> None:
+    """Predict time, speedup, efficiency and where the overhead goes, for every node count."""
+    from perfmodel.units import parse_counts, parse_quantity
+
+    counts = parse_counts(nodes, "nodes")
+    from perfmodel.apps.model import load as load_model
+
+    model = load_model(app_model)
+    on = None
+    if machine is not None:
+        from perfmodel.apps.machine import Machine
+        from perfmodel.profile import load
+
+        rate = parse_quantity(link_speed, "rate") if link_speed else None
+        on = Machine(load(machine), channels, rate)
+    elif channels is not None or link_speed is not None:
+        raise InputError("--channels and --link-speed change a machine", fix="give --machine")
+    given = _parse_set(set_values, model)
+    from perfmodel.apps.fit import AppFit, fit_app
+    from perfmodel.apps.metrics import scaling
+
+    if timings is not None:
+        from perfmodel.apps.timings import read_timings
+
+        rows = read_timings(timings)
+        if where:
+            rows = rows.select(**_parse_where(where))
+        if len(rows) == 0:
+            raise InputError("no timing rows left after --where", file=timings,
+                             fix="check the labels")
+        fit = fit_app(model, rows.processes, rows.times, rows.parts, given, machine=on)
+    else:
+        from perfmodel.apps.model import free_params
+        from perfmodel.network.fit import Estimate
+
+        missing = free_params(model, list(given))
+        if missing:
+            raise InputError(f"model {model.name} needs {', '.join(missing)}",
+                             fix="fit them with --fit TIMINGS, or give them with --set NAME=VALUE")
+        values = {q.name: given.get(q.name, q.value) for q in model.params}
+        fit = AppFit(model, tuple(Estimate(q.name, float(values[q.name] or 0.0), float("nan"),
+                                           q.unit, "fixed", q.source or "given")
+                                  for q in model.params), machine=on)
+    result = scaling(fit, counts, level, on)
+    from perfmodel.cli import render
+
+    if json_out:
+        _emit_json(render.scaling_doc(fit, result))
+    else:
+        render.scaling(fit, result, str(machine) if machine else "")
+
+
+def _parse_set(items: list[str] | None, model: Any) -> dict[str, float]:
+    from perfmodel.units import parse_quantity
+
+    kinds = {"s": "time", "B": "size", "B/s": "rate"}
+    units = {q.name: q.unit for q in model.params}
+    out: dict[str, float] = {}
+    for item in items or []:
+        name, sep, value = (x.strip() for x in item.partition("="))
+        if not sep or not value:
+            raise InputError(f"--set {item!r} is not NAME=VALUE", fix="e.g. --set work_II=300")
+        if name not in units:
+            raise InputError(f"--set {name!r}: model {model.name} has no such constant",
+                             fix=f"its constants: {', '.join(units)}")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            kind = kinds.get(units[name])
+            if kind is None:
+                raise InputError(f"--set {item!r} is not a number",
+                                 fix="give a plain number") from None
+            out[name] = parse_quantity(value, kind)  # type: ignore[arg-type]
+    return out
+
+
+def _parse_where(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = (x.strip() for x in item.partition("="))
+        if not sep or not key:
+            raise InputError(f"--where {item!r} is not LABEL=VALUE", fix="e.g. --where machine=t3d")
+        out[key] = value
+    return out
+
+
+@app.command()
 def models() -> None:
-    """List the network models perfmodel can fit."""
+    """List the network and application models, with their formulas."""
     from perfmodel.cli import render
 
     render.models()

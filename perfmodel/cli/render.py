@@ -66,7 +66,7 @@ def fmt(value: float, unit: str) -> str:
 
 
 def _pct(x: float) -> str:
-    return "—" if not math.isfinite(x) else f"{100 * x:.1f} %"
+    return "—" if not math.isfinite(x) else f"{100 * x + 0.0:.1f} %".replace("-0.0 %", "0.0 %")
 
 
 def _param_row(p: Estimate) -> tuple[str, ...]:
@@ -239,6 +239,17 @@ def models() -> None:
                   spec.description)
     console().print(t)
     console().print("auto: fit hockney, packet and piecewise; keep the lowest BIC.")
+    from perfmodel.apps.model import builtin_names, load
+
+    a = Table(title="Application models (perfmodel predict APP)")
+    for col in ("name", "part", "time = sum of these terms"):
+        a.add_column(col)
+    for name in builtin_names():
+        model = load(name)
+        for i, part in enumerate(model.parts):
+            formula = " + ".join(f"{term}: {text}" for term, text in part.text.items())
+            a.add_row(name if i == 0 else "", part.name, escape(formula))
+    console().print(a)
 
 
 
@@ -498,3 +509,74 @@ def exchange(profile: Profile, r: Exchange, path: str) -> None:
     out.print("[dim]time is one iteration (both neighbours, both ways); per process is "
               "4 x size / time, as IMB's Exchange counts it[/dim]")
     _assumed_note(out, fab)
+
+
+# --- predict (application models) ------------------------------------------------------------
+
+def _num(x: float, fmt: str) -> str | None:
+    return format(x, fmt) if math.isfinite(x) else None
+
+
+def scaling_doc(fit: Any, r: Any) -> dict[str, Any]:
+    """One row per node count, SI units; NaN or non-positive times are null, never numbers."""
+    rows = []
+    for i, p in enumerate(r.processes):
+        t = float(r.time[i])
+        ok = math.isfinite(t) and t > 0
+        rows.append({
+            "nodes": int(p), "time": t if ok else None,
+            "time_lo": float(r.prediction.total_lo[i]) if ok else None,
+            "time_hi": float(r.prediction.total_hi[i]) if ok else None,
+            "speedup": float(r.speedup[i]) if ok else None,
+            "efficiency": float(r.efficiency[i]) if ok else None,
+            "overhead": float(r.overhead[i]) if ok else None,
+            **{f"overhead_{k}": float(v[i]) if ok else None for k, v in r.shares.items()},
+            "karp_flatt": float(r.karp_flatt[i]) if ok and p > 1 else None,
+            "parts": {k: float(v[i]) for k, v in r.prediction.parts.items()},
+            "extrapolated": bool(r.prediction.extrapolated[i])})
+    return {"model": fit.model.name, "level": r.prediction.level,
+            "machine": fit.machine.profile.name if fit.machine else None,
+            "units": {"time": "s"},
+            "overhead": "share of nodes x time not spent on the one-node work: 1 - efficiency",
+            "parameters": [{"name": p.name, "value": p.value, "stderr": p.stderr,
+                            "unit": p.unit, "status": p.status, "source": p.source}
+                           for p in fit.params],
+            "fit": dict(fit.fit), "notes": list(fit.notes), "rows": rows}
+
+
+def scaling(fit: Any, r: Any, machine: str) -> None:
+    out = console()
+    on = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""
+    out.print(f"[bold]{fit.model.name}[/bold]{on}: {escape(fit.model.description)}")
+    lvl = f"{100 * r.prediction.level:g} %"
+    ranged = bool(np.any(np.isfinite(r.prediction.total_lo)))
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    cols = ["nodes", "time", *([f"{lvl} range"] if ranged else []), "speedup", "eff.",
+            "overhead", "comm.", "sync.", "serial", "imbal.", "Karp–Flatt", ""]
+    for col in cols:
+        t.add_column(col, justify="right", no_wrap=True)
+    for i, p in enumerate(r.processes):
+        time = float(r.time[i])
+        if not (math.isfinite(time) and time > 0):
+            t.add_row(str(int(p)), "—", *(["—"] if ranged else []), *["—"] * 8,
+                      "no valid prediction")
+            continue
+        row = [str(int(p)), format_time(time)]
+        if ranged:
+            row.append(format_range(float(r.prediction.total_lo[i]),
+                                    float(r.prediction.total_hi[i]), "time"))
+        row += [f"{r.speedup[i]:.2f}", _pct(float(r.efficiency[i])),
+                _pct(float(r.overhead[i]))]
+        row += [_pct(float(r.shares[k][i])) for k in ("communication", "synchronisation",
+                                                      "serial", "imbalance")]
+        row += [_num(float(r.karp_flatt[i]), ".3f") or "—",
+                "extrapolated" if r.prediction.extrapolated[i] else ""]
+        t.add_row(*row)
+    out.print(t)
+    out.print(_params_table(fit.params, ()))
+    for note in fit.notes:
+        out.print(f"[dim]note:[/dim] {escape(note)}")
+    if np.any(r.prediction.extrapolated):
+        lo, hi = fit.processes
+        out.print(f"[yellow]warning:[/yellow] node counts outside {lo:g}–{hi:g}, the range "
+                  "the constants were fitted on, are extrapolated")

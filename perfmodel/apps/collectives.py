@@ -1,0 +1,171 @@
+"""Collective operations as rounds of messages on a :class:`~perfmodel.apps.machine.Machine`.
+
+Each algorithm is the textbook schedule (Thakur, Rabenseifner and Gropp, "Optimization of
+collective communication operations in MPICH", 2005): a sequence of rounds, each ``k``
+messages of ``m`` bytes at once, costed by :meth:`Machine.round`.  On a network that does not
+share, a round costs one message; on a shared medium the round's messages queue for the
+channels, which is how a shared Ethernet serialises a collective's bytes.  Reductions'
+arithmetic is not counted.  Every function is vectorised over ``p`` (whole numbers ≥ 1) and
+``m`` (bytes each process contributes or receives, as MPI counts them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from perfmodel.apps.machine import Machine
+
+FloatArray = NDArray[np.float64]
+
+
+def _levels(p: FloatArray) -> int:
+    return int(np.ceil(np.log2(max(float(np.max(p)), 1.0)))) if p.size else 0
+
+
+def _tree(machine: Machine, m: FloatArray, p: FloatArray,
+          size: Callable[[int], FloatArray], count: Callable[[int], FloatArray]) -> FloatArray:
+    """Σ over levels i < ⌈log2 p⌉ of a round of ``count(i)`` messages of ``size(i)`` bytes."""
+    total = np.zeros(np.broadcast(m, p).shape)
+    for i in range(_levels(p)):
+        live = 2.0 ** i < p
+        total = total + np.where(live, machine.round(size(i), np.where(live, count(i), 0.0)),
+                                 0.0)
+    return total
+
+
+def barrier(machine: Machine, p: ArrayLike) -> FloatArray:
+    """Dissemination: ⌈log2 p⌉ rounds in which every process sends an empty message."""
+    pp = np.asarray(p, dtype=np.float64)
+    zero = np.zeros_like(pp)
+    return _tree(machine, zero, pp, lambda i: zero, lambda i: pp)
+
+
+def bcast(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "binomial"
+          ) -> FloatArray:
+    """``binomial``: round i sends m bytes from the 2^i processes that have them.
+    ``scatter-allgather`` (van de Geijn): scatter m/p pieces down the tree, then a ring
+    allgather."""
+    mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
+    if algorithm == "binomial":
+        return _tree(machine, mm, pp, lambda i: mm, lambda i: np.minimum(2.0 ** i, pp - 2.0 ** i))
+    if algorithm == "scatter-allgather":
+        return scatter(machine, mm / pp, pp) + allgather(machine, mm / pp, pp, "ring")
+    raise _unknown("bcast", algorithm, ("binomial", "scatter-allgather"))
+
+
+def reduce(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "binomial"
+           ) -> FloatArray:
+    """``binomial``: the broadcast's rounds in reverse."""
+    if algorithm != "binomial":
+        raise _unknown("reduce", algorithm, ("binomial",))
+    return bcast(machine, m, p, "binomial")
+
+
+def scatter(machine: Machine, m: ArrayLike, p: ArrayLike) -> FloatArray:
+    """Binomial scatter of m bytes to each process: round i halves what moves."""
+    mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
+    top = 2.0 ** np.ceil(np.log2(np.maximum(pp, 1.0)))
+    return _tree(machine, mm, pp, lambda i: mm * top / 2.0 ** (i + 1),
+                 lambda i: np.minimum(2.0 ** i, pp - 2.0 ** i))
+
+
+def gather(machine: Machine, m: ArrayLike, p: ArrayLike) -> FloatArray:
+    """Binomial gather: the scatter's rounds in reverse."""
+    return scatter(machine, m, p)
+
+
+def allgather(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "ring"
+              ) -> FloatArray:
+    """``ring``: p − 1 rounds, every process passing m bytes on.  ``recursive-doubling``:
+    round i exchanges 2^i·m bytes between partners.  ``bruck``: as recursive doubling, for any
+    p (the last round sends what is left)."""
+    mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
+    if algorithm == "ring":
+        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp), 0.0)
+    if algorithm in ("recursive-doubling", "bruck"):
+        return _tree(machine, mm, pp, lambda i: mm * np.minimum(2.0 ** i, pp - 2.0 ** i),
+                     lambda i: pp)
+    raise _unknown("allgather", algorithm, ("ring", "recursive-doubling", "bruck"))
+
+
+def allreduce(machine: Machine, m: ArrayLike, p: ArrayLike,
+              algorithm: str = "recursive-doubling") -> FloatArray:
+    """``recursive-doubling``: ⌈log2 p⌉ rounds, everyone exchanging all m bytes.
+    ``ring``: a reduce-scatter and an allgather ring, 2(p − 1) rounds of m/p bytes.
+    ``rabenseifner``: recursive halving (m/2, m/4 …) then recursive doubling back."""
+    mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
+    if algorithm == "recursive-doubling":
+        return _tree(machine, mm, pp, lambda i: mm, lambda i: pp)
+    if algorithm == "ring":
+        return np.where(pp > 1, 2 * (pp - 1) * machine.round(mm / pp, pp), 0.0)
+    if algorithm == "rabenseifner":
+        half = _tree(machine, mm, pp, lambda i: mm / 2.0 ** (i + 1), lambda i: pp)
+        return np.asarray(2 * half, dtype=np.float64)
+    raise _unknown("allreduce", algorithm, ("recursive-doubling", "ring", "rabenseifner"))
+
+
+def alltoall(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "pairwise"
+             ) -> FloatArray:
+    """``pairwise``: p − 1 rounds, every process sending m bytes to one other.
+    ``bruck``: ⌈log2 p⌉ rounds of about m·p/2 bytes each."""
+    mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
+    if algorithm == "pairwise":
+        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp), 0.0)
+    if algorithm == "bruck":
+        return _tree(machine, mm, pp, lambda i: mm * pp / 2.0, lambda i: pp)
+    raise _unknown("alltoall", algorithm, ("pairwise", "bruck"))
+
+
+def exchange(machine: Machine, m: ArrayLike, neighbours: ArrayLike, p: ArrayLike) -> FloatArray:
+    """A halo exchange: every process sends m bytes to each of ``neighbours`` others (and
+    receives as much), all processes at once, one neighbour per round."""
+    mm, nn, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64),
+                                     np.asarray(neighbours, dtype=np.float64),
+                                     np.asarray(p, dtype=np.float64))
+    return np.where(pp > 1, nn * machine.round(mm, pp), 0.0)
+
+
+def _unknown(op: str, algorithm: str, known: tuple[str, ...]) -> Exception:
+    from perfmodel.errors import InputError
+
+    return InputError(f"{op} has no algorithm {algorithm!r}", fix=f"use one of {', '.join(known)}")
+
+
+ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "barrier": ("dissemination",),
+    "bcast": ("binomial", "scatter-allgather"),
+    "reduce": ("binomial",),
+    "allreduce": ("recursive-doubling", "ring", "rabenseifner"),
+    "gather": ("binomial",),
+    "scatter": ("binomial",),
+    "allgather": ("ring", "recursive-doubling", "bruck"),
+    "alltoall": ("pairwise", "bruck"),
+}
+
+
+COMMUNICATION: dict[str, tuple[int, int]] = {
+    "msg": (1, 1), "exchange": (2, 2), "barrier": (0, 0), "bcast": (1, 1), "reduce": (1, 1),
+    "allreduce": (1, 1), "gather": (1, 1), "scatter": (1, 1), "allgather": (1, 1),
+    "alltoall": (1, 1),
+}
+"""What a model's formulas may call to cost communication on the machine, with their
+arguments (bytes; ``exchange(bytes, neighbours)``); ``p`` is passed for them."""
+
+
+def call(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike,
+         algorithms: dict[str, str]) -> FloatArray:
+    """Cost one of :data:`COMMUNICATION` on ``machine`` for ``p`` processes."""
+    if name == "msg":
+        return np.where(np.asarray(p) > 1, machine.message(args[0]), 0.0)
+    if name == "exchange":
+        return exchange(machine, args[0], args[1], p)
+    if name == "barrier":
+        return barrier(machine, p)
+    if name in ("scatter", "gather"):
+        return scatter(machine, args[0], p)
+    op: Callable[..., FloatArray] = {"bcast": bcast, "reduce": reduce, "allreduce": allreduce,
+                                     "allgather": allgather, "alltoall": alltoall}[name]
+    return op(machine, args[0], p, algorithms.get(name, ALGORITHMS[name][0]))

@@ -1,0 +1,64 @@
+"""The machine an application model runs on: what a round of messages costs there.
+
+Built from a machine profile: its fabric when it has one (contention on a shared medium, the
+switch's limits, channels and link speed as what-if knobs), else its point-to-point model
+(messages alone, no contention).  Everything an application's communication costs is made of
+:meth:`Machine.round`: ``k`` messages of ``m`` bytes in flight at once, all delivered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from perfmodel.network import contention
+from perfmodel.network.fabric import message_rate
+from perfmodel.profile import Profile
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A profile with what-if overrides: ``channels`` per node and ``line_rate`` (B/s)."""
+
+    profile: Profile
+    channels: float | None = None
+    line_rate: float | None = None
+
+    @property
+    def contention(self) -> bool:
+        """Whether rounds of several messages share anything (the profile has a fabric)."""
+        return self.profile.fabric is not None
+
+    def message(self, size: ArrayLike) -> FloatArray:
+        """One message alone, one way, in seconds."""
+        m = np.asarray(size, dtype=np.float64)
+        fab = self.profile.fabric
+        if fab is None:
+            return np.asarray(self.profile.network.time(m), dtype=np.float64)
+        v = fab.values
+        common = {k: v[k] for k in ("eta", "overhead", "copy", "bond", "packet", "header")}
+        t1, _ = contention.message_time(
+            m, fab.channels if self.channels is None else self.channels,
+            line_rate=v["line_rate"] if self.line_rate is None else self.line_rate, **common)
+        return t1
+
+    def round(self, size: ArrayLike, messages: ArrayLike) -> FloatArray:
+        """Seconds until ``messages`` messages of ``size`` bytes, sent at once between
+        distinct pairs of nodes, have all arrived: one message's time on a network that does
+        not share, the medium's or the switch's throughput when it does.  0 for no message."""
+        m = np.asarray(size, dtype=np.float64)
+        k = np.asarray(messages, dtype=np.float64)
+        m, k = np.broadcast_arrays(m, k)
+        fab = self.profile.fabric
+        if fab is None:
+            t = self.message(m)
+        else:
+            c = fab.channels if self.channels is None else self.channels
+            kk = np.maximum(k, 1.0)
+            rate = message_rate(fab.topology, fab.values, m, kk, c, 1, self.line_rate)
+            t = np.maximum(kk / rate, self.message(m))
+        return np.asarray(np.where(k > 0, t, 0.0), dtype=np.float64)

