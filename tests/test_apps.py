@@ -106,6 +106,8 @@ def test_exactly_determined_fit_claims_no_uncertainty() -> None:
      "parameter 'work' is used by no term"),
     (lambda s: s.replace('[parts.run]', '[parts.run]\nrun = "x"'), "unknown key 'run'"),
     (lambda s: s.replace('[params.tree]', '[params.p]'), "'p' is not allowed"),
+    (lambda s: s.replace('[params.tree]', '[params.log]'), "is a function's name"),
+    (lambda s: s.replace('[params.tree]', '[params.allreduce]'), "is a function's name"),
     (lambda s: s.replace('description = "done once"', 'description = "done once"\nvalue = -1'),
      "below its lower bound"),
     (lambda s: s.replace('schema_version = 1', 'schema_version = 9'), "schema_version"),
@@ -195,3 +197,24 @@ def test_physical_optics_predicts_8_and_16_nodes(table: str, machine: str) -> No
     else:
         assert np.all(np.abs(err["III"]) <= 0.17)
         assert np.abs(err["III"][-1]) > 0.10
+
+
+def test_a_constant_named_like_the_machine_or_numpy_works() -> None:
+    text = TOY.replace("[params.tree]", "[params.M]").replace("tree * log2", "M * log2")
+    text = text.replace("[params.serial]", "[params.pi]").replace('serial = "serial"',
+                                                                  'serial = "pi"')
+    model = loads(text)
+    got = model.part_times(np.array([4.0]), {"pi": 1.0, "work": 8.0, "M": 0.5})["run"]
+    assert got[0] == pytest.approx(1.0 + 2.0 + 1.0)
+
+
+def test_timings_at_one_node_count_cannot_be_fitted() -> None:
+    with pytest.raises(FitError, match="one node count"):
+        fit_app(loads(TOY), [4.0, 4.0, 4.0, 4.0], [1.0, 1.1, 0.9, 1.0])
+
+
+def test_a_local_file_without_suffix_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    (tmp_path / "toy").write_text(TOY)
+    monkeypatch.chdir(tmp_path)
+    assert load("toy").name == "toy"

@@ -107,11 +107,50 @@ def test_machine_costs_communication_and_what_if_options_change_it(tmp_path: Pat
     (["predict", "physical-optics", "--set", "work_I"], "not NAME=VALUE"),
     (["predict", "physical-optics", "--channels", "2"], "give --machine"),
     (["predict", "physical-optics", "--nodes", "0"], "not a rising range"),
+    (["predict", "physical-optics", "--fit", PO, "--set", "work_I=nan"], "not a finite number"),
+    (["predict", "physical-optics", "--fit", PO, "--set", "work_I=-5"], "at least 0"),
+    (["predict", "physical-optics", "--fit", PO, "--set", "work_I=1e400"], "not a finite"),
+    (["predict", "physical-optics", "--fit", PO, "--where", "table=1", "--where", "table=2"],
+     "gives table twice"),
+    (["predict", "physical-optics", "--machine", BEOWULF, "--link-speed", "0bps"],
+     "not a positive rate"),
+    (["predict", "physical-optics", "--machine", MPICH, "--channels", "2"], "has no fabric"),
 ])
 def test_bad_predict_options_are_one_line(args: list[str], fragment: str) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert fragment in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_overhead_shares_name_their_causes(tmp_path: Path) -> None:
+    """A constant communication cost c and perfectly shared compute: the communication share
+    is (p − 1)·c/(p·T), the imbalance share exactly 0, and the shares add to the overhead."""
+    model = tmp_path / "c.toml"
+    model.write_text(STEP.replace('communication = "allreduce(bytes)"',
+                                  'communication = "bytes / 65536"')
+                     .replace('synchronisation = "barrier()"\n', ""))
+    rows = _json(["predict", str(model), "--nodes", "1,4", "--json"])["rows"]
+    r = rows[1]
+    t = 1.0 / 4 + 1.0
+    assert r["time"] == pytest.approx(t)
+    assert r["overhead_communication"] == pytest.approx(3 * 1.0 / (4 * t))
+    assert r["overhead_imbalance"] == pytest.approx(0.0, abs=1e-12)
+    assert r["overhead"] == pytest.approx(sum(r[f"overhead_{k}"] for k in
+                                              ("communication", "synchronisation", "serial",
+                                               "imbalance")))
+
+
+def test_an_invalid_time_is_never_printed_as_a_number(tmp_path: Path) -> None:
+    model = tmp_path / "nan.toml"
+    model.write_text(STEP.replace('compute = "work / p"', 'compute = "work * sqrt(1 - p)"')
+                     .replace('communication = "allreduce(bytes)"', 'communication = "bytes"')
+                     .replace('synchronisation = "barrier()"\n', ""))
+    rows = _json(["predict", str(model), "--nodes", "1,4", "--json"])["rows"]
+    assert rows[1]["time"] is None and rows[1]["speedup"] is None
+    assert rows[1]["parts"]["step"] is None
+    result = runner.invoke(app, ["predict", str(model), "--nodes", "1,4"])
+    assert result.exit_code == 0 and "no valid prediction" in result.stdout
+    assert "nan" not in result.stdout.lower()
 
 
 def test_a_model_with_communication_needs_a_machine(tmp_path: Path) -> None:
@@ -130,7 +169,8 @@ def test_collectives_without_contention_count_rounds() -> None:
     t = m.message(4096.0)
     levels = np.ceil(np.log2(p))
     np.testing.assert_allclose(C.bcast(m, 4096.0, p), levels * t)
-    np.testing.assert_allclose(C.allreduce(m, 4096.0, p), levels * t)
+    # recursive doubling: log2 p rounds, and two more where p is not a power of two
+    np.testing.assert_allclose(C.allreduce(m, 4096.0, p), np.array([0, 1, 3, 3, 4]) * t)
     np.testing.assert_allclose(C.allgather(m, 4096.0, p, "ring"), (p - 1) * t)
     np.testing.assert_allclose(C.alltoall(m, 4096.0, p), (p - 1) * t)
     np.testing.assert_allclose(C.barrier(m, p), levels * m.message(0.0))

@@ -65,7 +65,8 @@ def reduce(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "binom
 
 
 def scatter(machine: Machine, m: ArrayLike, p: ArrayLike) -> FloatArray:
-    """Binomial scatter of m bytes to each process: round i halves what moves."""
+    """Binomial scatter of m bytes to each process: round i halves what moves (for p not a
+    power of two the sizes are those of the next power of two, slightly more than moves)."""
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
     top = 2.0 ** np.ceil(np.log2(np.maximum(pp, 1.0)))
     return _tree(machine, mm, pp, lambda i: mm * top / 2.0 ** (i + 1),
@@ -80,8 +81,8 @@ def gather(machine: Machine, m: ArrayLike, p: ArrayLike) -> FloatArray:
 def allgather(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "ring"
               ) -> FloatArray:
     """``ring``: p − 1 rounds, every process passing m bytes on.  ``recursive-doubling``:
-    round i exchanges 2^i·m bytes between partners.  ``bruck``: as recursive doubling, for any
-    p (the last round sends what is left)."""
+    round i exchanges 2^i·m bytes between partners.  ``bruck``: the same rounds for any p, the
+    last sending what is left; recursive doubling for p not a power of two is costed so too."""
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
     if algorithm == "ring":
         return np.where(pp > 1, (pp - 1) * machine.round(mm, pp), 0.0)
@@ -93,17 +94,21 @@ def allgather(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "ri
 
 def allreduce(machine: Machine, m: ArrayLike, p: ArrayLike,
               algorithm: str = "recursive-doubling") -> FloatArray:
-    """``recursive-doubling``: ⌈log2 p⌉ rounds, everyone exchanging all m bytes.
+    """``recursive-doubling``: log2 p rounds, everyone exchanging all m bytes.
     ``ring``: a reduce-scatter and an allgather ring, 2(p − 1) rounds of m/p bytes.
-    ``rabenseifner``: recursive halving (m/2, m/4 …) then recursive doubling back."""
+    ``rabenseifner``: recursive halving (m/2, m/4 …) then recursive doubling back.
+    For p not a power of two, the r = p − 2^⌊log2 p⌋ extra processes first hand their data
+    to a partner and get the result back at the end: two more rounds of r messages."""
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
-    if algorithm == "recursive-doubling":
-        return _tree(machine, mm, pp, lambda i: mm, lambda i: pp)
     if algorithm == "ring":
         return np.where(pp > 1, 2 * (pp - 1) * machine.round(mm / pp, pp), 0.0)
+    q = 2.0 ** np.floor(np.log2(np.maximum(pp, 1.0)))
+    extra = np.where(pp > q, 2 * machine.round(mm, pp - q), 0.0)
+    if algorithm == "recursive-doubling":
+        return _tree(machine, mm, q, lambda i: mm, lambda i: q) + extra
     if algorithm == "rabenseifner":
-        half = _tree(machine, mm, pp, lambda i: mm / 2.0 ** (i + 1), lambda i: pp)
-        return np.asarray(2 * half, dtype=np.float64)
+        half = _tree(machine, mm, q, lambda i: mm / 2.0 ** (i + 1), lambda i: q)
+        return np.asarray(2 * half + extra, dtype=np.float64)
     raise _unknown("allreduce", algorithm, ("recursive-doubling", "ring", "rabenseifner"))
 
 

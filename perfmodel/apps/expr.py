@@ -163,6 +163,9 @@ class _Parser:
                                 f"constant exponents are at most {MAX_EXPONENT:g} in size")
             node = Binary("^", base, exponent)
             value = _constant(node)
+            if value is not None and math.isnan(value):
+                raise self.fail("a constant power is not a real number", col,
+                                "a negative number has no real fractional power")
             if value is not None and not abs(value) <= MAX_NUMBER:
                 raise self.fail("a constant power is too large", col,
                                 f"constants are at most {MAX_NUMBER:g}")
@@ -247,7 +250,11 @@ def _constant(node: Node) -> float | None:
                 return a * b
             if node.op == "/":
                 return a / b if b else math.inf
-            return float(abs(a) ** b) if a or b >= 0 else math.inf
+            if a == 0 and b < 0:
+                return math.inf
+            if a < 0 and b != int(b):
+                return math.nan   # a real power of a negative number does not exist
+            return float(a ** b)
         if isinstance(node, Call) and node.name in _FLOAT_FUNCTIONS:
             args = [_constant(x) for x in node.args]
             if any(x is None for x in args):
@@ -282,7 +289,36 @@ right=Binary(op='^', left=Name(name='b'), right=Num(value=2.0))))
     node = p.expression(0)
     if p.tok.kind != "end":
         raise p.fail(f"unexpected {p.tok.text!r}", p.tok.col, "an operator is missing before it")
+    bad = _bad_constant(node)
+    if bad is not None:
+        raise InputError(f"{where}: a constant part of {text!r} is {bad}",
+                         fix=f"constants must be finite real numbers of at most {MAX_NUMBER:g} "
+                             "(no division by 0, log of 0 or root of a negative number)")
     return node
+
+
+def _bad_constant(node: Node) -> str | None:
+    """What is wrong with the first constant subtree that is not a finite real number of at
+    most :data:`MAX_NUMBER`, or None."""
+    value = _constant(node)
+    if value is not None:
+        if math.isnan(value):
+            return "not a real number"
+        if not abs(value) <= MAX_NUMBER:
+            return "infinite or too large"
+        return None
+    children: tuple[Node, ...] = ()
+    if isinstance(node, Unary):
+        children = (node.arg,)
+    elif isinstance(node, Binary):
+        children = (node.left, node.right)
+    elif isinstance(node, Call):
+        children = node.args
+    for child in children:
+        bad = _bad_constant(child)
+        if bad is not None:
+            return bad
+    return None
 
 
 def names_in(node: Node) -> set[str]:
@@ -312,13 +348,18 @@ def calls_in(node: Node) -> set[str]:
 def to_sympy(node: Node, symbols: Mapping[str, Any],
              functions: Mapping[str, Any] | None = None) -> sympy.Expr:
     """The SymPy expression of a checked tree: ``symbols`` maps names to SymPy symbols (or
-    expressions), ``functions`` maps the caller's function names to SymPy functions."""
+    expressions), ``functions`` maps the caller's function names to SymPy functions.
+
+    Built with SymPy's automatic evaluation off, so the expression is the formula as written:
+    no simplification runs (a short formula can otherwise make SymPy expand for minutes).
+    """
     import sympy
 
     builtin: dict[str, Any] = {
         "log": sympy.log, "exp": sympy.exp, "sqrt": sympy.sqrt, "ceil": sympy.ceiling,
         "floor": sympy.floor, "abs": sympy.Abs, "min": sympy.Min, "max": sympy.Max,
-        "log2": lambda x: sympy.log(x, 2), "log10": lambda x: sympy.log(x, 10),
+        "log2": lambda x: sympy.log(x) / sympy.log(2),
+        "log10": lambda x: sympy.log(x) / sympy.log(10),
     }
     table = {**builtin, **(functions or {})}
 
@@ -343,5 +384,6 @@ def to_sympy(node: Node, symbols: Mapping[str, Any],
             return a ** b
         return table[n.name](*(walk(a) for a in n.args))
 
-    result: sympy.Expr = walk(node)
+    with sympy.evaluate(False):
+        result: sympy.Expr = walk(node)
     return result

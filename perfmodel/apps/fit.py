@@ -97,6 +97,9 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
                          fix=f"its parameters are {', '.join(model.param_names)}")
     p, t, labels = _rows(model, processes, times, parts)
     free = free_params(model, list(fixed))
+    if free and len(np.unique(p)) < 2:
+        raise FitError("every timing is at one node count, which cannot tell what scales "
+                       "from what does not", fix="give timings at two or more node counts")
     base = {q.name: q.value for q in model.params if q.value is not None}
     base.update(fixed)
     dof = len(t) - len(free)
@@ -108,7 +111,8 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
 
     def residual(ps: lmfit.Parameters) -> FloatArray:
         v = {**base, **{n: ps[n].value for n in free}}
-        r = log_ratio(_predicted(model, v, p, labels, machine), t)
+        with np.errstate(all="ignore"):
+            r = log_ratio(_predicted(model, v, p, labels, machine), t)
         return np.asarray(np.where(np.isfinite(r), r, 50.0), dtype=np.float64)
 
     best: tuple[float, lmfit.Parameters, object] | None = None
@@ -129,13 +133,16 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
     if best is not None:
         rss, ps, res = best
         values.update({n: ps[n].value for n in free})
-        on_bound = [n for n in free if ps[n].value <= lower[n] + 1e-9 * scale]
+        size = max(abs(values[n]) for n in free) if free else 1.0
+        on_bound = [n for n in free if ps[n].value <= lower[n] + 1e-9 * max(size, scale)]
         values.update({n: lower[n] for n in on_bound})
         varied = [n for n in free if n not in on_bound]
         notes += [f"{n} ends on its lower bound {lower[n]:g}: held there" for n in on_bound]
         spare = len(t) - len(varied)
         covar = getattr(res, "covar", None)
         if spare > 0 and varied:
+            # the others' errors from the full fit's covariance: a constant held on its bound
+            # by noise may belong elsewhere, and conditioning on it would understate them
             cov = np.full((len(varied), len(varied)), math.nan)
             if covar is not None and np.shape(covar) == (len(free), len(free)):
                 idx = [free.index(n) for n in varied]

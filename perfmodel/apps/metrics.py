@@ -4,10 +4,10 @@ With T(p) the run time on p processes and T(1) on one:
 
 - speedup S = T(1)/T(p), efficiency E = S/p;
 - overhead = 1 − E: the share of the p·T(p) process-seconds not spent on the work one process
-  would do, split into its causes by the model's terms: *communication* (p·comm(p) of the
-  p·T(p)), *synchronisation* (p·(sync(p) − sync(1))), *serial* ((p − 1)·serial: the others
-  idle, or repeat it, while it runs) and the rest (*imbalance*: compute that does not shrink
-  as 1/p);
+  would do.  Since T is the sum of the model's terms X, p·T(p) − T(1) = Σ (p·X(p) − X(1)),
+  and each term's share (p·X(p) − X(1))/(p·T(p)) names a cause: *communication*,
+  *synchronisation*, *serial* (the others idle, or repeat it, while it runs) and *imbalance*
+  (compute that does not shrink as 1/p).  The shares add up to the overhead exactly;
 - Karp–Flatt serial fraction e = (1/S − 1/p)/(1 − 1/p), the serial share that would explain
   the speedup under Amdahl's law (undefined at p = 1).
 """
@@ -57,20 +57,19 @@ def scaling(fit: AppFit, processes: ArrayLike, level: float = 0.95,
     base = _by_term(model.evaluate(one, values, on))
     t1 = float(sum(v[0] for v in base.values()))
     t = pred.total
+    valid = np.isfinite(t) & (t > 0) & math.isfinite(t1) & (t1 > 0)
+    nan = np.full_like(p, math.nan)
     with np.errstate(all="ignore"):
-        speedup = t1 / t
+        speedup = np.where(valid, t1 / t, nan)
         efficiency = speedup / p
         overhead = 1.0 - efficiency
         work = p * t
-        shares = {
-            "communication": p * (terms["communication"] - base["communication"][0]) / work,
-            "synchronisation": p * (terms["synchronisation"] - base["synchronisation"][0])
-            / work,
-            "serial": (p - 1.0) * terms["serial"] / work,
-        }
-        shares["imbalance"] = overhead - sum(shares.values(), np.zeros_like(p))
-        kf = np.where(p > 1, (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / np.maximum(p, 1.0 + 1e-9)),
-                      math.nan)
+        causes = {"communication": "communication", "synchronisation": "synchronisation",
+                  "serial": "serial", "imbalance": "compute"}
+        shares = {name: np.where(valid, (p * terms[term] - base[term][0]) / work, nan)
+                  for name, term in causes.items()}
+        kf = np.where(valid & (p > 1),
+                      (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / np.maximum(p, 1.0 + 1e-9)), nan)
     return Scaling(pred, speedup, efficiency, overhead, shares, kf, terms)
 
 

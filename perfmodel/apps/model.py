@@ -38,12 +38,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.apps.collectives import ALGORITHMS, COMMUNICATION, call
-from perfmodel.apps.expr import Node, calls_in, names_in, parse
+from perfmodel.apps.expr import FUNCTIONS, Node, calls_in, names_in, parse
 from perfmodel.apps.machine import Machine
 from perfmodel.errors import InputError
 
 FloatArray = NDArray[np.float64]
 KIND = "perfmodel application model"
+_MACHINE = "_machine"    # the machine argument of compiled formulas: no parameter can be named so
+_PREFIX = "_pm_"         # compiled communication functions, clear of NumPy's and Python's names
 TERMS = ("serial", "compute", "communication", "synchronisation")
 VARIABLES = ("p",)
 BUILTIN = Path(__file__).resolve().parent / "models"
@@ -100,8 +102,8 @@ class AppModel:
         from perfmodel.apps.expr import to_sympy
 
         symbols = {n: sympy.Symbol(n, positive=True) for n in (*VARIABLES, *self.param_names)}
-        machine, p = sympy.Symbol("M"), symbols["p"]
-        functions = {name: (lambda *a, name=name: sympy.Function(name)(machine, *a, p))
+        machine, p = sympy.Symbol(_MACHINE), symbols["p"]
+        functions = {name: (lambda *a, name=name: sympy.Function(_PREFIX + name)(machine, *a, p))
                      for name in COMMUNICATION}
         return {(part.name, term): to_sympy(node, symbols, functions)
                 for part in self.parts for term, node in part.terms.items()}
@@ -111,13 +113,18 @@ class AppModel:
         """(part, term) -> NumPy function of (machine, p, *params), compiled once."""
         import sympy
 
-        names = ("M", *VARIABLES, *self.param_names)
-        args = [sympy.Symbol(n, positive=n != "M") for n in names]
+        names = (_MACHINE, *VARIABLES, *self.param_names)
+        args = [sympy.Symbol(n, positive=n != _MACHINE) for n in names]
         algorithms = dict(self.algorithms)
-        namespace = {name: (lambda m, *a, name=name: call(name, m, a[:-1], a[-1], algorithms))
+        namespace = {_PREFIX + name: (lambda m, *a, name=name: call(name, m, a[:-1], a[-1],
+                                                                   algorithms))
                      for name in COMMUNICATION}
-        return {key: sympy.lambdify(args, expr, modules=[namespace, "numpy"])
-                for key, expr in self.symbolic.items()}
+        try:
+            return {key: sympy.lambdify(args, expr, modules=[namespace, "numpy"])
+                    for key, expr in self.symbolic.items()}
+        except Exception as exc:  # a checked tree should always compile; say so if not
+            raise InputError(f"model {self.name}: a formula cannot be compiled ({exc})",
+                             file=self.path or None, fix="simplify the formula") from None
 
     def evaluate(self, p: ArrayLike, values: Mapping[str, float],
                  machine: Machine | None = None) -> dict[tuple[str, str], FloatArray]:
@@ -130,8 +137,16 @@ class AppModel:
         out = {}
         with np.errstate(all="ignore"):
             for key, fn in self.compiled.items():
-                out[key] = np.broadcast_to(np.asarray(fn(machine, pp, *vals), dtype=np.float64),
-                                           pp.shape).copy()
+                try:
+                    got = np.asarray(fn(machine, pp, *vals))
+                except (ArithmeticError, ValueError, TypeError) as exc:
+                    raise InputError(f"model {self.name}: {key[0]}.{key[1]} cannot be evaluated "
+                                     f"({exc})", file=self.path or None,
+                                     fix="check the formula and the constants") from None
+                real = np.real(got) if np.iscomplexobj(got) else got
+                if np.iscomplexobj(got):   # a root or power of a negative value: not a time
+                    real = np.where(np.imag(got) == 0, real, np.nan)
+                out[key] = np.broadcast_to(np.asarray(real, dtype=np.float64), pp.shape).copy()
         return out
 
     def part_times(self, p: ArrayLike, values: Mapping[str, float],
@@ -165,7 +180,7 @@ def loads(text: str, path: str = "<model>") -> AppModel:
 def load(name_or_path: str | Path) -> AppModel:
     """A built-in model by name (``physical-optics``) or a model file by path."""
     path = Path(name_or_path)
-    if not path.suffix and _NAME.match(str(name_or_path)):
+    if not path.suffix and not path.is_file() and _NAME.match(str(name_or_path)):
         builtin = BUILTIN / f"{name_or_path}.toml"
         if not builtin.is_file():
             raise InputError(f"no built-in application model {str(name_or_path)!r}",
@@ -261,6 +276,8 @@ def _params(raw: object, fail: Callable[..., InputError]) -> tuple[AppParam, ...
         if not _IDENT.match(name) or name in VARIABLES:
             raise fail(f"parameter name {name!r} is not allowed",
                        "use letters, digits and _ (not p)", key)
+        if name in FUNCTIONS or name in COMMUNICATION:
+            raise fail(f"parameter name {name!r} is a function's name", "choose another", key)
         if not isinstance(entry, dict):
             raise fail(f"{key} is not a table", "give unit and description", key)
         extra = sorted(set(entry) - {"unit", "description", "value", "source", "lower"})

@@ -83,9 +83,9 @@ def read_timings(path: str | Path) -> Timings:
         except ValueError:
             raise InputError(f"{count} or {time} is not a number", file=path, line=n,
                              fix="write plain numbers (seconds)") from None
-        if not (math.isfinite(p) and p >= 1 and p == int(p) and p <= 1e7):
+        if not (math.isfinite(p) and p >= 1 and p == int(p) and p <= 100_000):
             raise InputError(f"{count} is {row[count]}", file=path, line=n,
-                             fix="process counts are whole numbers of at least 1")
+                             fix="process counts are whole numbers from 1 to 100000")
         if not (math.isfinite(t) and 0 < t < 1e9):
             raise InputError(f"{time} is {row[time]}", file=path, line=n,
                              fix="times are positive seconds")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 import sys
 from collections.abc import Callable
@@ -329,7 +330,15 @@ def predict(
         from perfmodel.profile import load
 
         rate = parse_quantity(link_speed, "rate") if link_speed else None
-        on = Machine(load(machine), channels, rate)
+        if rate is not None and not rate > 0:
+            raise InputError(f"--link-speed {link_speed!r} is not a positive rate",
+                             fix="e.g. --link-speed 100Mbps")
+        prof = load(machine)
+        if prof.fabric is None and (channels is not None or rate is not None):
+            raise InputError(f"profile {prof.name!r} has no fabric, so channels and link speed "
+                             "cannot change", file=machine,
+                             fix="drop --channels/--link-speed, or use a profile with a fabric")
+        on = Machine(prof, channels, rate)
     elif channels is not None or link_speed is not None:
         raise InputError("--channels and --link-speed change a machine", fix="give --machine")
     given = _parse_set(set_values, model)
@@ -388,6 +397,10 @@ def _parse_set(items: list[str] | None, model: Any) -> dict[str, float]:
                 raise InputError(f"--set {item!r} is not a number",
                                  fix="give a plain number") from None
             out[name] = parse_quantity(value, kind)  # type: ignore[arg-type]
+        lower = next(q.lower for q in model.params if q.name == name)
+        if not (math.isfinite(out[name]) and out[name] >= lower):
+            raise InputError(f"--set {item!r} is not a finite number of at least {lower:g}",
+                             fix="give a physical value")
     return out
 
 
@@ -397,6 +410,8 @@ def _parse_where(items: list[str]) -> dict[str, str]:
         key, sep, value = (x.strip() for x in item.partition("="))
         if not sep or not key:
             raise InputError(f"--where {item!r} is not LABEL=VALUE", fix="e.g. --where machine=t3d")
+        if key in out:
+            raise InputError(f"--where gives {key} twice", fix="give each label once")
         out[key] = value
     return out
 

@@ -522,7 +522,7 @@ def scaling_doc(fit: Any, r: Any) -> dict[str, Any]:
     rows = []
     for i, p in enumerate(r.processes):
         t = float(r.time[i])
-        ok = math.isfinite(t) and t > 0
+        ok = math.isfinite(t) and t > 0 and math.isfinite(float(r.speedup[i]))
         rows.append({
             "nodes": int(p), "time": t if ok else None,
             "time_lo": float(r.prediction.total_lo[i]) if ok else None,
@@ -532,7 +532,8 @@ def scaling_doc(fit: Any, r: Any) -> dict[str, Any]:
             "overhead": float(r.overhead[i]) if ok else None,
             **{f"overhead_{k}": float(v[i]) if ok else None for k, v in r.shares.items()},
             "karp_flatt": float(r.karp_flatt[i]) if ok and p > 1 else None,
-            "parts": {k: float(v[i]) for k, v in r.prediction.parts.items()},
+            "parts": {k: float(v[i]) if math.isfinite(float(v[i])) and v[i] >= 0 else None
+                      for k, v in r.prediction.parts.items()},
             "extrapolated": bool(r.prediction.extrapolated[i])})
     return {"model": fit.model.name, "level": r.prediction.level,
             "machine": fit.machine.profile.name if fit.machine else None,
@@ -557,7 +558,7 @@ def scaling(fit: Any, r: Any, machine: str) -> None:
         t.add_column(col, justify="right", no_wrap=True)
     for i, p in enumerate(r.processes):
         time = float(r.time[i])
-        if not (math.isfinite(time) and time > 0):
+        if not (math.isfinite(time) and time > 0 and math.isfinite(float(r.speedup[i]))):
             t.add_row(str(int(p)), "—", *(["—"] if ranged else []), *["—"] * 8,
                       "no valid prediction")
             continue

@@ -26,6 +26,12 @@ from numpy.typing import ArrayLike, NDArray
 FloatArray = NDArray[np.float64]
 
 
+MANY = 512
+"""Tokens beyond which the finite-source queue is solved as :data:`MANY` tokens with
+proportionally shorter think times (the same arrival rate when all are thinking): the
+many-sources limit, which the finite-source queue approaches as tokens grow."""
+
+
 def finite_source_throughput(tokens: ArrayLike, servers: ArrayLike, think: ArrayLike,
                              service: ArrayLike) -> FloatArray:
     """Completions per second of ``tokens`` customers cycling through a delay and a station.
@@ -38,28 +44,41 @@ def finite_source_throughput(tokens: ArrayLike, servers: ArrayLike, think: Array
 
     The chain's state is the number n at the station: up-rate (k − n)/think, down-rate
     min(n, s)/service, so p(n) ∝ Π_{i ≤ n} (k − i + 1)·(service/think) / min(i, s).
-    Throughput is E[min(n, s)] / service.  Computed in logs, so large ``tokens`` are fine.
+    Throughput is E[min(n, s)] / service.  Computed in logs, one token count at a time and in
+    bounded chunks, so memory stays small; beyond :data:`MANY` tokens, see there.
 
     >>> float(finite_source_throughput(1, 1, 3.0, 1.0))   # one token: 1 / (z + d)
     0.25
     """
     k, s, z, d = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64)
                                        for a in (tokens, servers, think, service)))
-    top = int(np.max(k)) if k.size else 0
-    n = np.arange(top + 1, dtype=np.float64).reshape((-1,) + (1,) * k.ndim)
+    z = np.where(k > MANY, z * MANY / np.maximum(k, 1.0), z)
+    k = np.minimum(k, MANY)
+    out = np.empty(k.shape)
+    flat = (out.reshape(-1), k.reshape(-1), s.reshape(-1), z.reshape(-1), d.reshape(-1))
+    for value in np.unique(flat[1]):
+        where = np.flatnonzero(flat[1] == value)
+        chunk = max(1, 4_000_000 // (int(value) + 1))
+        for start in range(0, where.size, chunk):
+            idx = where[start:start + chunk]
+            flat[0][idx] = _chain(value, flat[2][idx], flat[3][idx], flat[4][idx])
+    return out
+
+
+def _chain(tokens: float, s: FloatArray, z: FloatArray, d: FloatArray) -> FloatArray:
+    """:func:`finite_source_throughput` for one token count over 1-D arrays."""
+    n = np.arange(int(tokens) + 1, dtype=np.float64)[:, None]
     busy = np.minimum(n, s)                                   # servers busy with n present
     z_safe = np.where(z > 0, z, 1.0)                          # z = 0 is answered below
     with np.errstate(divide="ignore", invalid="ignore"):
-        step = np.log(np.maximum(k - n + 1, 0)) + np.log(d) - np.log(z_safe) - np.log(busy)
+        step = np.log(np.maximum(tokens - n + 1, 0)) + np.log(d) - np.log(z_safe) - np.log(busy)
     step[0] = 0.0
     logw = np.cumsum(step, axis=0)
-    logw = np.where(n <= k, logw, -np.inf)
     logw = np.where(np.isnan(logw), -np.inf, logw)
-    peak = np.max(logw, axis=0)
-    w = np.exp(logw - peak)
+    w = np.exp(logw - np.max(logw, axis=0))
     x = np.sum(w * busy, axis=0) / np.sum(w, axis=0) / d
     # no delay at all: every token waits at the station, which is then always as busy as it can be
-    return np.where(z > 0, x, np.minimum(k, s) / d)
+    return np.asarray(np.where(z > 0, x, np.minimum(tokens, s) / d), dtype=np.float64)
 
 
 def bonded(count: ArrayLike, bond: float) -> FloatArray:
