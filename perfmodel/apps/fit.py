@@ -77,17 +77,20 @@ def _rows(model: AppModel, processes: ArrayLike, times: ArrayLike,
 
 
 def _predicted(model: AppModel, values: Mapping[str, float], p: FloatArray,
-               labels: Sequence[str], machine: Machine | None) -> FloatArray:
-    per = model.part_times(p, values, machine)
+               labels: Sequence[str], machine: Machine | None,
+               n: FloatArray | None = None) -> FloatArray:
+    per = model.part_times(p, values, machine, n)
     total = sum(per.values(), np.zeros(p.shape))
     return np.array([total[i] if not lab else per[lab][i] for i, lab in enumerate(labels)])
 
 
 def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
             parts: Sequence[str] | None = None, fixed: Mapping[str, float] | None = None,
-            sources: Mapping[str, str] | None = None, machine: Machine | None = None) -> AppFit:
+            sources: Mapping[str, str] | None = None, machine: Machine | None = None,
+            sizes: ArrayLike | None = None) -> AppFit:
     """Fit the model's free constants to the timing rows; ``fixed`` holds some (SI units).
-    ``machine`` costs the model's communication (the machine the timings were taken on)."""
+    ``machine`` costs the model's communication (the machine the timings were taken on);
+    ``sizes`` are the rows' problem sizes (default: the model's)."""
     import lmfit
 
     fixed = dict(fixed or {})
@@ -96,6 +99,7 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
         raise InputError(f"model {model.name} has no parameter {unknown[0]!r}",
                          fix=f"its parameters are {', '.join(model.param_names)}")
     p, t, labels = _rows(model, processes, times, parts)
+    sz = None if sizes is None else np.broadcast_to(np.asarray(sizes, dtype=np.float64), p.shape)
     free = free_params(model, list(fixed))
     if free and len(np.unique(p)) < 2:
         raise FitError("every timing is at one node count, which cannot tell what scales "
@@ -112,7 +116,7 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
     def residual(ps: lmfit.Parameters) -> FloatArray:
         v = {**base, **{n: ps[n].value for n in free}}
         with np.errstate(all="ignore"):
-            r = log_ratio(_predicted(model, v, p, labels, machine), t)
+            r = log_ratio(_predicted(model, v, p, labels, machine, sz), t)
         return np.asarray(np.where(np.isfinite(r), r, 50.0), dtype=np.float64)
 
     best: tuple[float, lmfit.Parameters, object] | None = None
@@ -161,7 +165,7 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
         else:
             source = (sources or {}).get(q.name, q.source or "given")
             params.append(Estimate(q.name, values[q.name], math.nan, q.unit, "fixed", source))
-    fitted = _predicted(model, values, p, labels, machine)
+    fitted = _predicted(model, values, p, labels, machine, sz)
     rel = fitted / t - 1.0
     k = len(varied)
     noise = math.sqrt(rss / (len(t) - k)) if len(t) > k else math.nan
@@ -172,9 +176,9 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
 
 
 def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
-                machine: Machine | None = None) -> AppPrediction:
-    """Each part's time and the run's total over ``processes``, with intervals, on ``machine``
-    (default: the one the fit was made on)."""
+                machine: Machine | None = None, n: ArrayLike | None = None) -> AppPrediction:
+    """Each part's time and the run's total over ``processes`` (problem sizes ``n``), with
+    intervals, on ``machine`` (default: the one the fit was made on)."""
     p = np.atleast_1d(np.asarray(processes, dtype=np.float64))
     if np.any(~np.isfinite(p) | (p < 1)):
         raise InputError("process counts must be at least 1", fix="give e.g. --nodes 1..64")
@@ -183,16 +187,16 @@ def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
     on = machine or fit.machine
 
     def total(v: Mapping[str, float]) -> FloatArray:
-        return np.asarray(sum(model.part_times(p, v, on).values(), np.zeros(p.shape)))
+        return np.asarray(sum(model.part_times(p, v, on, n).values(), np.zeros(p.shape)))
 
-    parts = model.part_times(p, base, on)
+    parts = model.part_times(p, base, on, n)
     lo, hi = log_interval(total, base, fit.fitted_names, fit.covariance, fit.dof, fit.noise,
                           level)
     parts_lo, parts_hi = {}, {}
     for name in parts:
 
         def one(v: Mapping[str, float], name: str = name) -> FloatArray:
-            return model.part_times(p, v, on)[name]
+            return model.part_times(p, v, on, n)[name]
 
         parts_lo[name], parts_hi[name] = log_interval(one, base, fit.fitted_names,
                                                       fit.covariance, fit.dof, fit.noise, level)

@@ -29,6 +29,9 @@ FloatArray = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class Scaling:
+    """``size`` is the problem size of each row (grows with p under weak scaling); ``mflops``
+    the sustained rate where the model counts flops (else NaN)."""
+
     prediction: AppPrediction
     speedup: FloatArray
     efficiency: FloatArray
@@ -36,6 +39,9 @@ class Scaling:
     shares: Mapping[str, FloatArray]
     karp_flatt: FloatArray
     terms: Mapping[str, FloatArray]
+    size: FloatArray
+    mflops: FloatArray
+    weak: bool = False
 
     @property
     def processes(self) -> FloatArray:
@@ -47,17 +53,26 @@ class Scaling:
 
 
 def scaling(fit: AppFit, processes: ArrayLike, level: float = 0.95,
-            machine: Machine | None = None) -> Scaling:
-    """Predict ``fit`` at ``processes`` and derive speedup, efficiency and overhead shares."""
+            machine: Machine | None = None, size: float | None = None,
+            weak: bool = False) -> Scaling:
+    """Predict ``fit`` at ``processes`` and derive speedup, efficiency and overhead shares.
+
+    Strong scaling keeps the problem size ``size`` (default: the model's); weak scaling gives
+    each process that much, n = size·p, and compares with p times the one-process run
+    (scaled speedup)."""
     p = np.atleast_1d(np.asarray(processes, dtype=np.float64))
-    pred = predict_app(fit, p, level, machine)
     model, values, on = fit.model, fit.values, machine or fit.machine
-    one = np.ones(1)
-    terms = _by_term(model.evaluate(p, values, on))
-    base = _by_term(model.evaluate(one, values, on))
-    t1 = float(sum(v[0] for v in base.values()))
+    n1 = size if size is not None else (model.size.value if model.size else 1.0)
+    n = n1 * p if weak else np.full_like(p, n1)
+    pred = predict_app(fit, p, level, machine, n)
+    raw = model.evaluate(p, values, on, n)
+    terms = _by_term(raw)
+    once = _by_term(model.evaluate(np.ones(1), values, on, np.full(1, n1)))
+    scale = p if weak else np.ones_like(p)
+    base = {k: v[0] * scale for k, v in once.items()}
+    t1 = sum(base.values(), np.zeros_like(p))
     t = pred.total
-    valid = np.isfinite(t) & (t > 0) & math.isfinite(t1) & (t1 > 0)
+    valid = np.isfinite(t) & (t > 0) & np.isfinite(t1) & (t1 > 0)
     nan = np.full_like(p, math.nan)
     with np.errstate(all="ignore"):
         speedup = np.where(valid, t1 / t, nan)
@@ -66,11 +81,13 @@ def scaling(fit: AppFit, processes: ArrayLike, level: float = 0.95,
         work = p * t
         causes = {"communication": "communication", "synchronisation": "synchronisation",
                   "serial": "serial", "imbalance": "compute"}
-        shares = {name: np.where(valid, (p * terms[term] - base[term][0]) / work, nan)
+        shares = {name: np.where(valid, (p * terms[term] - base[term]) / work, nan)
                   for name, term in causes.items()}
         kf = np.where(valid & (p > 1),
                       (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / np.maximum(p, 1.0 + 1e-9)), nan)
-    return Scaling(pred, speedup, efficiency, overhead, shares, kf, terms)
+        flops = raw.get(("", "flops"))
+        mflops = np.where(valid, flops / t / 1e6, nan) if flops is not None else nan
+    return Scaling(pred, speedup, efficiency, overhead, shares, kf, terms, n, mflops, weak)
 
 
 def _by_term(values: Mapping[tuple[str, str], FloatArray]) -> dict[str, FloatArray]:
@@ -78,6 +95,7 @@ def _by_term(values: Mapping[tuple[str, str], FloatArray]) -> dict[str, FloatArr
     shape = next(iter(values.values())).shape
     out = {t: np.zeros(shape) for t in ("serial", "compute", "communication",
                                         "synchronisation")}
-    for (_, term), v in values.items():
-        out[term] = out[term] + v
+    for (part, term), v in values.items():
+        if part:   # ("", "flops") counts arithmetic, not time
+            out[term] = out[term] + v
     return out

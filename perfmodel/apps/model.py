@@ -47,7 +47,7 @@ KIND = "perfmodel application model"
 _MACHINE = "_machine"    # the machine argument of compiled formulas: no parameter can be named so
 _PREFIX = "_pm_"         # compiled communication functions, clear of NumPy's and Python's names
 TERMS = ("serial", "compute", "communication", "synchronisation")
-VARIABLES = ("p",)
+VARIABLES = ("p", "n")
 BUILTIN = Path(__file__).resolve().parent / "models"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
@@ -63,6 +63,15 @@ class AppParam:
     value: float | None = None
     source: str = ""
     lower: float = 0.0
+
+
+@dataclass(frozen=True)
+class Size:
+    """The problem size ``n`` a model's formulas may use: its default, unit and meaning."""
+
+    value: float
+    unit: str
+    description: str
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,9 @@ class AppModel:
     source: str = ""
     notes: tuple[str, ...] = ()
     algorithms: Mapping[str, str] = field(default_factory=dict)
+    size: Size | None = None
+    flops: Node | None = None
+    flops_text: str = ""
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -105,8 +117,11 @@ class AppModel:
         machine, p = sympy.Symbol(_MACHINE), symbols["p"]
         functions = {name: (lambda *a, name=name: sympy.Function(_PREFIX + name)(machine, *a, p))
                      for name in COMMUNICATION}
-        return {(part.name, term): to_sympy(node, symbols, functions)
-                for part in self.parts for term, node in part.terms.items()}
+        out = {(part.name, term): to_sympy(node, symbols, functions)
+               for part in self.parts for term, node in part.terms.items()}
+        if self.flops is not None:
+            out[("", "flops")] = to_sympy(self.flops, symbols, functions)
+        return out
 
     @cached_property
     def compiled(self) -> dict[tuple[str, str], Callable[..., Any]]:
@@ -126,19 +141,29 @@ class AppModel:
             raise InputError(f"model {self.name}: a formula cannot be compiled ({exc})",
                              file=self.path or None, fix="simplify the formula") from None
 
+    def sizes(self, p: ArrayLike, n: ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
+        """``p`` and ``n`` broadcast together (``n`` defaults to the model's size)."""
+        if n is None:
+            n = self.size.value if self.size is not None else 1.0
+        pp, nn = np.broadcast_arrays(np.asarray(p, dtype=np.float64),
+                                     np.asarray(n, dtype=np.float64))
+        return pp, nn
+
     def evaluate(self, p: ArrayLike, values: Mapping[str, float],
-                 machine: Machine | None = None) -> dict[tuple[str, str], FloatArray]:
-        """Every (part, term) over the process counts ``p``, in seconds."""
+                 machine: Machine | None = None, n: ArrayLike | None = None
+                 ) -> dict[tuple[str, str], FloatArray]:
+        """Every (part, term) over the process counts ``p`` (and problem sizes ``n``), in
+        seconds; with a ``flops`` formula, also ``("", "flops")``, the run's flop count."""
         if machine is None and self.uses_machine:
             raise InputError(f"model {self.name} costs its communication on a machine",
                              fix="give --machine PROFILE")
-        pp = np.asarray(p, dtype=np.float64)
-        vals = [values[n] for n in self.param_names]
+        pp, nn = self.sizes(p, n)
+        vals = [values[name] for name in self.param_names]
         out = {}
         with np.errstate(all="ignore"):
             for key, fn in self.compiled.items():
                 try:
-                    got = np.asarray(fn(machine, pp, *vals))
+                    got = np.asarray(fn(machine, pp, nn, *vals))
                 except (ArithmeticError, ValueError, TypeError) as exc:
                     raise InputError(f"model {self.name}: {key[0]}.{key[1]} cannot be evaluated "
                                      f"({exc})", file=self.path or None,
@@ -150,10 +175,11 @@ class AppModel:
         return out
 
     def part_times(self, p: ArrayLike, values: Mapping[str, float],
-                   machine: Machine | None = None) -> dict[str, FloatArray]:
-        """Each part's time (the sum of its terms) over ``p``."""
-        terms = self.evaluate(p, values, machine)
-        pp = np.asarray(p, dtype=np.float64)
+                   machine: Machine | None = None, n: ArrayLike | None = None
+                   ) -> dict[str, FloatArray]:
+        """Each part's time (the sum of its terms) over ``p`` (and ``n``)."""
+        terms = self.evaluate(p, values, machine, n)
+        pp, _ = self.sizes(p, n)
         return {part.name: sum((terms[(part.name, t)] for t in part.terms), np.zeros(pp.shape))
                 for part in self.parts}
 
@@ -208,7 +234,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         raise fail(f"schema_version is {doc.get('schema_version')!r}",
                    "this perfmodel reads application models of schema_version = 1")
     allowed = {"kind", "schema_version", "name", "description", "source", "notes", "params",
-               "parts", "algorithms"}
+               "parts", "algorithms", "size", "flops"}
     unknown = sorted(set(doc) - allowed)
     if unknown:
         raise fail(f"unknown key {unknown[0]!r}", f"known keys: {', '.join(sorted(allowed))}")
@@ -252,6 +278,18 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         if not isinstance(desc, str):
             raise fail(f"{key}.description must be text", "write it in quotes", key)
         parts.append(Part(str(pname), desc, nodes, terms))
+    flops = None
+    if "flops" in doc:
+        try:
+            # arithmetic only: the communication functions are not offered here
+            flops = parse(doc["flops"], names | set(VARIABLES), where="flops")
+        except InputError as exc:
+            raise InputError(exc.what, file=path, fix=exc.fix) from None
+        used |= names_in(flops)
+    size = _size(doc.get("size"), fail)
+    if "n" in used and size is None:
+        raise fail("formulas use the problem size n, but there is no [size] table",
+                   'add [size] with value, unit and description', None)
     idle = sorted(names - used)
     if idle:
         raise fail(f"parameter {idle[0]!r} is used by no term", "use it or remove it",
@@ -264,7 +302,24 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
             known = ", ".join(f"{k}: {'/'.join(v)}" for k, v in ALGORITHMS.items())
             raise fail(f"algorithms.{op} = {algo!r} is not known", known, "algorithms")
     return AppModel(name, texts["description"], params, tuple(parts), path, texts["source"],
-                    tuple(notes), dict(algorithms))
+                    tuple(notes), dict(algorithms), size, flops,
+                    str(doc["flops"]) if flops is not None else "")
+
+
+def _size(raw: object, fail: Callable[..., InputError]) -> Size | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) - {"value", "unit", "description"}:
+        raise fail("size must be a table of value, unit and description",
+                   '[size] value = 16, unit = "tiles", description = "..."', "size")
+    value, unit, desc = raw.get("value"), raw.get("unit", ""), raw.get("description", "")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not \
+            (math.isfinite(value) and value > 0):
+        raise fail(f"size.value is {value!r}", "give a positive number", "size")
+    if not isinstance(unit, str) or not isinstance(desc, str) or not desc:
+        raise fail("size needs a description (and a unit), both text",
+                   'description = "tiles of 30 x 30 zones"', "size")
+    return Size(float(value), unit, desc)
 
 
 def _params(raw: object, fail: Callable[..., InputError]) -> tuple[AppParam, ...]:

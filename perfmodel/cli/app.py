@@ -314,10 +314,20 @@ def predict(
     ] = None,
     link_speed: Annotated[str | None, typer.Option(
         "--link-speed", "-l", help="Line rate instead of the profile's: 100Mbps.")] = None,
+    size: Annotated[float | None, typer.Option(
+        "--size", help="Problem size n in the model's unit (default: the model's); per "
+                       "process under --scaling weak.")] = None,
+    scaling_mode: Annotated[str, typer.Option(
+        "--scaling", help="strong: the same problem on every node count; weak: --size per "
+                          "process, so the problem grows with the nodes.")] = "strong",
     level: LevelOpt = 0.95,
     json_out: JsonOpt = False,
 ) -> None:
     """Predict time, speedup, efficiency and where the overhead goes, for every node count."""
+    if scaling_mode not in ("strong", "weak"):
+        raise InputError(f"--scaling {scaling_mode!r}", fix="use strong or weak")
+    if size is not None and not (math.isfinite(size) and size > 0):
+        raise InputError(f"--size {size:g} is not a positive size", fix="e.g. --size 16")
     from perfmodel.units import parse_counts, parse_quantity
 
     counts = parse_counts(nodes, "nodes")
@@ -354,7 +364,15 @@ def predict(
         if len(rows) == 0:
             raise InputError("no timing rows left after --where", file=timings,
                              fix="check the labels")
-        fit = fit_app(model, rows.processes, rows.times, rows.parts, given, machine=on)
+        sizes = None
+        if "size" in rows.labels:
+            try:
+                sizes = [float(x) for x in rows.labels["size"]]
+            except ValueError:
+                raise InputError("the size column is not numeric", file=timings,
+                                 fix="give problem sizes as plain numbers") from None
+        fit = fit_app(model, rows.processes, rows.times, rows.parts, given, machine=on,
+                      sizes=sizes)
     else:
         from perfmodel.apps.model import free_params
         from perfmodel.network.fit import Estimate
@@ -367,7 +385,7 @@ def predict(
         fit = AppFit(model, tuple(Estimate(q.name, float(values[q.name] or 0.0), float("nan"),
                                            q.unit, "fixed", q.source or "given")
                                   for q in model.params), machine=on)
-    result = scaling(fit, counts, level, on)
+    result = scaling(fit, counts, level, on, size, scaling_mode == "weak")
     from perfmodel.cli import render
 
     if json_out:

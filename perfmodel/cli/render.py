@@ -532,10 +532,14 @@ def scaling_doc(fit: Any, r: Any) -> dict[str, Any]:
             "overhead": float(r.overhead[i]) if ok else None,
             **{f"overhead_{k}": float(v[i]) if ok else None for k, v in r.shares.items()},
             "karp_flatt": float(r.karp_flatt[i]) if ok and p > 1 else None,
+            "size": float(r.size[i]),
+            "mflops": float(r.mflops[i]) if ok and math.isfinite(float(r.mflops[i])) else None,
             "parts": {k: float(v[i]) if math.isfinite(float(v[i])) and v[i] >= 0 else None
                       for k, v in r.prediction.parts.items()},
             "extrapolated": bool(r.prediction.extrapolated[i])})
     return {"model": fit.model.name, "level": r.prediction.level,
+            "scaling": "weak" if r.weak else "strong",
+            "size_unit": fit.model.size.unit if fit.model.size else None,
             "machine": fit.machine.profile.name if fit.machine else None,
             "units": {"time": "s"},
             "overhead": "share of nodes x time not spent on the one-node work: 1 - efficiency",
@@ -552,20 +556,26 @@ def scaling(fit: Any, r: Any, machine: str) -> None:
     lvl = f"{100 * r.prediction.level:g} %"
     ranged = bool(np.any(np.isfinite(r.prediction.total_lo)))
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    cols = ["nodes", "time", *([f"{lvl} range"] if ranged else []), "speedup", "eff.",
-            "overhead", "comm.", "sync.", "serial", "imbal.", "Karp–Flatt", ""]
+    sized = fit.model.size is not None
+    rated = bool(np.any(np.isfinite(r.mflops)))
+    cols = ["nodes", *(["size"] if sized else []), "time", *([f"{lvl} range"] if ranged else []),
+            *(["MFLOPS"] if rated else []), "speedup", "eff.", "overhead", "comm.", "sync.",
+            "serial", "imbal.", "Karp–Flatt", ""]
     for col in cols:
         t.add_column(col, justify="right", no_wrap=True)
     for i, p in enumerate(r.processes):
         time = float(r.time[i])
+        head = [str(int(p)), *([f"{r.size[i]:g}"] if sized else [])]
         if not (math.isfinite(time) and time > 0 and math.isfinite(float(r.speedup[i]))):
-            t.add_row(str(int(p)), "—", *(["—"] if ranged else []), *["—"] * 8,
-                      "no valid prediction")
+            t.add_row(*head, "—", *(["—"] if ranged else []), *(["—"] if rated else []),
+                      *["—"] * 8, "no valid prediction")
             continue
-        row = [str(int(p)), format_time(time)]
+        row = [*head, format_time(time)]
         if ranged:
             row.append(format_range(float(r.prediction.total_lo[i]),
                                     float(r.prediction.total_hi[i]), "time"))
+        if rated:
+            row.append(_num(float(r.mflops[i]), ".3g") or "—")
         row += [f"{r.speedup[i]:.2f}", _pct(float(r.efficiency[i])),
                 _pct(float(r.overhead[i]))]
         row += [_pct(float(r.shares[k][i])) for k in ("communication", "synchronisation",
