@@ -218,3 +218,25 @@ def test_a_local_file_without_suffix_loads(tmp_path: Path, monkeypatch: pytest.M
     (tmp_path / "toy").write_text(TOY)
     monkeypatch.chdir(tmp_path)
     assert load("toy").name == "toy"
+
+
+def test_pallas_exchange_model_is_the_fabric_exchange_law() -> None:
+    """The built-in pallas-exchange model, through the application path, gives the same
+    iteration times as `network --processes` (seed 003's Exchange, issue 4's law)."""
+    from perfmodel.apps.fit import AppFit
+    from perfmodel.apps.machine import Machine
+    from perfmodel.apps.metrics import scaling
+    from perfmodel.network.fabric import exchange
+    from perfmodel.profile import load as load_profile
+
+    model = load("pallas-exchange")
+    sizes = [1.0, 4096.0, 1 << 20]
+    for name in ("es80", "sci-cluster", "myrinet-cluster"):
+        prof = load_profile(ROOT / "calibration" / f"{name}.toml")
+        assert prof.fabric is not None
+        on = Machine(prof)
+        fit = AppFit(model, (), machine=on)
+        for m in sizes:
+            got = scaling(fit, [2.0, 4.0], size=m).time
+            want = exchange(prof.fabric, m, np.array([2.0, 4.0])).time
+            np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -152,12 +152,14 @@ ALGORITHMS: dict[str, tuple[str, ...]] = {
 
 
 COMMUNICATION: dict[str, tuple[int, int]] = {
-    "msg": (1, 1), "exchange": (2, 2), "barrier": (0, 0), "bcast": (1, 1), "reduce": (1, 1),
+    "msg": (1, 1), "exchange": (2, 2), "ring": (1, 1), "barrier": (0, 0), "bcast": (1, 1),
+    "reduce": (1, 1),
     "allreduce": (1, 1), "gather": (1, 1), "scatter": (1, 1), "allgather": (1, 1),
     "alltoall": (1, 1),
 }
 """What a model's formulas may call to cost communication on the machine, with their
-arguments (bytes; ``exchange(bytes, neighbours)``); ``p`` is passed for them."""
+arguments (bytes; ``exchange(bytes, neighbours)``; ``ring(bytes)`` is the Exchange ring with
+the ranks placed in blocks on the machine's boxes); ``p`` is passed for them."""
 
 
 def call(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike,
@@ -167,6 +169,8 @@ def call(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike,
         return np.where(np.asarray(p) > 1, machine.message(args[0]), 0.0)
     if name == "exchange":
         return exchange(machine, args[0], args[1], p)
+    if name == "ring":
+        return machine.ring(args[0], p)
     if name == "barrier":
         return barrier(machine, p)
     if name in ("scatter", "gather"):

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.network import contention
-from perfmodel.network.fabric import message_rate
+from perfmodel.network.fabric import exchange_seconds, message_rate
 from perfmodel.profile import Profile
 
 FloatArray = NDArray[np.float64]
@@ -62,3 +62,20 @@ class Machine:
             rate = message_rate(fab.topology, fab.values, m, kk, c, 1, self.line_rate)
             t = np.maximum(kk / rate, self.message(m))
         return np.asarray(np.where(k > 0, t, 0.0), dtype=np.float64)
+
+    def ring(self, size: ArrayLike, processes: ArrayLike, placement: str = "block"
+             ) -> FloatArray:
+        """One iteration of the Exchange ring (IMB/Pallas Exchange): every process sends
+        ``size`` bytes to each of its two ring neighbours and receives as much, with ranks
+        placed in the machine's boxes by ``placement``
+        (:func:`~perfmodel.network.hierarchy.exchange_time`).  Without a fabric: two
+        messages, one after the other."""
+        m, p = np.broadcast_arrays(np.asarray(size, dtype=np.float64),
+                                   np.asarray(processes, dtype=np.float64))
+        fab = self.profile.fabric
+        if fab is None:
+            return np.asarray(np.where(p > 1, 2.0 * self.message(m), 0.0), dtype=np.float64)
+        c = fab.channels if self.channels is None else self.channels
+        t = exchange_seconds(fab.topology, fab.values, m, np.maximum(p, 2.0), box=fab.box,
+                             placement=placement, channels=c, line_rate=self.line_rate)
+        return np.asarray(np.where(p > 1, t, 0.0), dtype=np.float64)

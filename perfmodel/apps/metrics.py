@@ -86,7 +86,8 @@ def scaling(fit: AppFit, processes: ArrayLike, level: float = 0.95,
         kf = np.where(valid & (p > 1),
                       (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / np.maximum(p, 1.0 + 1e-9)), nan)
         flops = raw.get(("", "flops"))
-        mflops = np.where(valid, flops / t / 1e6, nan) if flops is not None else nan
+        timed = np.isfinite(t) & (t > 0)
+        mflops = np.where(timed, flops / t / 1e6, nan) if flops is not None else nan
     return Scaling(pred, speedup, efficiency, overhead, shares, kf, terms, n, mflops, weak)
 
 

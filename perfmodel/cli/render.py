@@ -522,18 +522,20 @@ def scaling_doc(fit: Any, r: Any) -> dict[str, Any]:
     rows = []
     for i, p in enumerate(r.processes):
         t = float(r.time[i])
-        ok = math.isfinite(t) and t > 0 and math.isfinite(float(r.speedup[i]))
+        timed = math.isfinite(t) and t > 0
+        ok = timed and math.isfinite(float(r.speedup[i]))   # T(1) usable too
         rows.append({
-            "nodes": int(p), "time": t if ok else None,
-            "time_lo": float(r.prediction.total_lo[i]) if ok else None,
-            "time_hi": float(r.prediction.total_hi[i]) if ok else None,
+            "nodes": int(p), "time": t if timed else None,
+            "time_lo": float(r.prediction.total_lo[i]) if timed else None,
+            "time_hi": float(r.prediction.total_hi[i]) if timed else None,
             "speedup": float(r.speedup[i]) if ok else None,
             "efficiency": float(r.efficiency[i]) if ok else None,
             "overhead": float(r.overhead[i]) if ok else None,
             **{f"overhead_{k}": float(v[i]) if ok else None for k, v in r.shares.items()},
             "karp_flatt": float(r.karp_flatt[i]) if ok and p > 1 else None,
             "size": float(r.size[i]),
-            "mflops": float(r.mflops[i]) if ok and math.isfinite(float(r.mflops[i])) else None,
+            "mflops": float(r.mflops[i]) if timed and math.isfinite(float(r.mflops[i]))
+            else None,
             "parts": {k: float(v[i]) if math.isfinite(float(v[i])) and v[i] >= 0 else None
                       for k, v in r.prediction.parts.items()},
             "extrapolated": bool(r.prediction.extrapolated[i])})
@@ -566,7 +568,7 @@ def scaling(fit: Any, r: Any, machine: str) -> None:
     for i, p in enumerate(r.processes):
         time = float(r.time[i])
         head = [str(int(p)), *([f"{r.size[i]:g}"] if sized else [])]
-        if not (math.isfinite(time) and time > 0 and math.isfinite(float(r.speedup[i]))):
+        if not (math.isfinite(time) and time > 0):
             t.add_row(*head, "—", *(["—"] if ranged else []), *(["—"] if rated else []),
                       *["—"] * 8, "no valid prediction")
             continue
@@ -576,7 +578,7 @@ def scaling(fit: Any, r: Any, machine: str) -> None:
                                     float(r.prediction.total_hi[i]), "time"))
         if rated:
             row.append(_num(float(r.mflops[i]), ".3g") or "—")
-        row += [f"{r.speedup[i]:.2f}", _pct(float(r.efficiency[i])),
+        row += [_num(float(r.speedup[i]), ".2f") or "—", _pct(float(r.efficiency[i])),
                 _pct(float(r.overhead[i]))]
         row += [_pct(float(r.shares[k][i])) for k in ("communication", "synchronisation",
                                                       "serial", "imbalance")]
@@ -584,7 +586,8 @@ def scaling(fit: Any, r: Any, machine: str) -> None:
                 "extrapolated" if r.prediction.extrapolated[i] else ""]
         t.add_row(*row)
     out.print(t)
-    out.print(_params_table(fit.params, ()))
+    if fit.params:
+        out.print(_params_table(fit.params, ()))
     for note in fit.notes:
         out.print(f"[dim]note:[/dim] {escape(note)}")
     if np.any(r.prediction.extrapolated):
