@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel, free_params
 from perfmodel.errors import FitError, InputError
-from perfmodel.network.fit import Estimate, ParamSet, log_ratio
+from perfmodel.network.fit import Estimate, ParamSet, fit_stats, log_ratio
 from perfmodel.network.predict import log_interval
 
 FloatArray = NDArray[np.float64]
@@ -166,13 +166,11 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
             source = (sources or {}).get(q.name, q.source or "given")
             params.append(Estimate(q.name, values[q.name], math.nan, q.unit, "fixed", source))
     fitted = _predicted(model, values, p, labels, machine, sz)
-    rel = fitted / t - 1.0
     k = len(varied)
     noise = math.sqrt(rss / (len(t) - k)) if len(t) > k else math.nan
-    summary = {"n": len(t), "k": k, "rss": rss, "median_rel_err": float(np.median(np.abs(rel))),
-               "max_rel_err": float(np.max(np.abs(rel)))}
     return AppFit(model, tuple(params), cov, len(t) - k, noise,
-                  (float(p.min()), float(p.max())), summary, tuple(notes), machine)
+                  (float(p.min()), float(p.max())), fit_stats(fitted, t, rss, k), tuple(notes),
+                  machine)
 
 
 def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from perfmodel.network import contention
-from perfmodel.network.fabric import exchange_seconds, message_rate
+from perfmodel.network.fabric import exchange_seconds, message_rate, message_seconds
 from perfmodel.profile import Profile
 
 FloatArray = NDArray[np.float64]
@@ -39,12 +38,9 @@ class Machine:
         fab = self.profile.fabric
         if fab is None:
             return np.asarray(self.profile.network.time(m), dtype=np.float64)
-        v = fab.values
-        common = {k: v[k] for k in ("eta", "overhead", "copy", "bond", "packet", "header")}
-        t1, _ = contention.message_time(
-            m, fab.channels if self.channels is None else self.channels,
-            line_rate=v["line_rate"] if self.line_rate is None else self.line_rate, **common)
-        return t1
+        return message_seconds(fab.values, m,
+                               fab.channels if self.channels is None else self.channels,
+                               self.line_rate)
 
     def round(self, size: ArrayLike, messages: ArrayLike) -> FloatArray:
         """Seconds until ``messages`` messages of ``size`` bytes, sent at once between

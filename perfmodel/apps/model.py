@@ -41,6 +41,7 @@ from perfmodel.apps.collectives import ALGORITHMS, COMMUNICATION, call
 from perfmodel.apps.expr import FUNCTIONS, Node, calls_in, names_in, parse
 from perfmodel.apps.machine import Machine
 from perfmodel.errors import InputError
+from perfmodel.readers import table_line
 
 FloatArray = NDArray[np.float64]
 KIND = "perfmodel application model"
@@ -184,23 +185,11 @@ class AppModel:
                 for part in self.parts}
 
 
-def _line_of(text: str, key: str) -> int | None:
-    for i, ln in enumerate(text.splitlines(), start=1):
-        if re.match(rf"\s*\[{re.escape(key)}\]", ln):
-            return i
-    return None
-
-
 def loads(text: str, path: str = "<model>") -> AppModel:
     """A model from TOML text; every problem is one :class:`InputError` naming the place."""
-    import tomllib
+    from perfmodel.readers import parse_toml
 
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML ({exc})", file=path,
-                         fix="check quotes, brackets and = signs") from None
-    return _model(doc, text, path)
+    return _model(parse_toml(text, path), text, path)
 
 
 def load(name_or_path: str | Path) -> AppModel:
@@ -225,7 +214,7 @@ def builtin_names() -> list[str]:
 
 def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     def fail(what: str, fix: str, key: str | None = None) -> InputError:
-        return InputError(what, file=path, line=_line_of(text, key) if key else None, fix=fix)
+        return InputError(what, file=path, line=table_line(text, key) if key else None, fix=fix)
 
     if doc.get("kind") != KIND:
         raise InputError("is not an application model", file=path, line=1,
@@ -271,7 +260,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
                 nodes[term] = parse(formula, names | set(VARIABLES), functions=COMMUNICATION,
                                     where=f"{key}.{term}")
             except InputError as exc:
-                raise InputError(exc.what, file=path, line=_line_of(text, key),
+                raise InputError(exc.what, file=path, line=table_line(text, key),
                                  fix=exc.fix) from None
             used |= names_in(nodes[term])
         desc = entry.get("description", "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich import box
@@ -21,6 +21,10 @@ from perfmodel.network.fit import Estimate
 from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
 from perfmodel.units import format_range, format_rate, format_size, format_time
+
+if TYPE_CHECKING:   # the application packages load only when predict runs
+    from perfmodel.apps.fit import AppFit
+    from perfmodel.apps.metrics import Scaling
 
 _LABELS = {"r_inf": "r∞ (= β)", "n_half": "n½ (= αβ)", "L+2o": "L + 2o", "1/G": "1/G"}
 
@@ -517,7 +521,7 @@ def _num(x: float, fmt: str) -> str | None:
     return format(x, fmt) if math.isfinite(x) else None
 
 
-def scaling_doc(fit: Any, r: Any) -> dict[str, Any]:
+def scaling_doc(fit: AppFit, r: Scaling) -> dict[str, Any]:
     """One row per node count, SI units; NaN or non-positive times are null, never numbers."""
     rows = []
     for i, p in enumerate(r.processes):
@@ -551,7 +555,7 @@ def scaling_doc(fit: Any, r: Any) -> dict[str, Any]:
             "fit": dict(fit.fit), "notes": list(fit.notes), "rows": rows}
 
 
-def scaling(fit: Any, r: Any, machine: str) -> None:
+def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
     out = console()
     on = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""
     out.print(f"[bold]{fit.model.name}[/bold]{on}: {escape(fit.model.description)}")

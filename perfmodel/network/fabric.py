@@ -158,6 +158,20 @@ class Fabric(ParamSet):
     box: int = 1
 
 
+def pipeline(values: Mapping[str, float]) -> dict[str, float]:
+    """The one-message pipeline's parameters besides the line rate (the keyword arguments
+    the laws of :mod:`perfmodel.network.contention` share)."""
+    return {k: values[k] for k in _COMMON if k != "line_rate"}
+
+
+def message_seconds(values: Mapping[str, float], size: ArrayLike, channels: ArrayLike,
+                    line_rate: ArrayLike | None = None) -> FloatArray:
+    """One message alone, one way (:func:`~perfmodel.network.contention.message_time`'s T1)."""
+    rate = values["line_rate"] if line_rate is None else line_rate
+    t1, _ = contention.message_time(size, channels, line_rate=rate, **pipeline(values))
+    return t1
+
+
 def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pairs: ArrayLike,
                  channels: ArrayLike, senders: ArrayLike,
                  line_rate: ArrayLike | None = None, fanin: ArrayLike = False) -> FloatArray:
@@ -168,7 +182,7 @@ def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pa
     ``line_rate`` (default ``values["line_rate"]``) may be an array, for link-speed sweeps.
     """
     v = dict(values)
-    common = {k: v[k] for k in _COMMON if k != "line_rate"}
+    common = pipeline(v)
     m = np.asarray(size, dtype=np.float64)
     k = np.asarray(pairs, dtype=np.float64)
     n = np.asarray(senders, dtype=np.float64)
@@ -194,11 +208,10 @@ def exchange_seconds(topology: str, values: Mapping[str, float], size: ArrayLike
     exchange_time`): messages between boxes take the topology's one-message time and share
     each box's ``channels``; messages inside a box take the intra-box link."""
     v = dict(values)
-    common = {k: v[k] for k in _COMMON if k != "line_rate"}
     m = np.asarray(size, dtype=np.float64)
     c = np.asarray(channels, dtype=np.float64)
     rate = np.asarray(v["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
-    t1, _ = contention.message_time(m, c, line_rate=rate, **common)
+    t1 = message_seconds(v, m, c, rate)
     wire = (m + contention.packets_of(m, v["packet"]) * v["header"]) \
         / (rate * v["eta"] * contention.bonded(c, v["bond"]))
     intra = (v["intra_latency"], v["intra_rate"]) if box > 1 else None

@@ -29,7 +29,7 @@ from perfmodel.network.fabric import (
     message_rate,
     topology_params,
 )
-from perfmodel.network.fit import Estimate, Status, log_ratio
+from perfmodel.network.fit import Estimate, Status, fit_stats, log_ratio
 from perfmodel.network.hierarchy import PLACEMENTS, ring_crossings
 from perfmodel.network.spec import FabricSpec
 
@@ -240,10 +240,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     if np.any(ring):
         ranges["processes"] = (float(cols["processes"][ring].min()),
                                float(cols["processes"][ring].max()))
-    rel = fitted / cols["time"] - 1.0
-    summary = {"n": npts, "k": len(varied), "rss": rss,
-               "median_rel_err": float(np.median(np.abs(rel))),
-               "max_rel_err": float(np.max(np.abs(rel)))}
+    summary = fit_stats(fitted, cols["time"], rss, len(varied))
     fab = Fabric(topology, int(channels or cols["channels"].max()), tuple(params), cov, noise,
                  max(dof, 0), ranges, summary, tuple(notes), box)
     return FabricFit(fab, data, fitted, rss, len(varied))

@@ -162,6 +162,14 @@ class Selection:
     notes: tuple[str, ...] = field(default=())
 
 
+def fit_stats(fitted: FloatArray, measured: FloatArray, rss: float, k: int) -> dict[str, float]:
+    """A fit's summary for profiles and reports: rows, varied parameters, RSS, and the median
+    and largest |relative error| of the fitted values."""
+    rel = np.abs(np.asarray(fitted) / np.asarray(measured) - 1.0)
+    return {"n": int(rel.size), "k": k, "rss": rss, "median_rel_err": float(np.median(rel)),
+            "max_rel_err": float(np.max(rel))}
+
+
 def log_ratio(fitted: FloatArray, measured: FloatArray) -> FloatArray:
     """The residual every fit minimises: ln(fitted / measured), a symmetric relative error."""
     return np.asarray(np.log(np.maximum(fitted, 1e-300) / measured), dtype=np.float64)

@@ -34,13 +34,13 @@ says why it was chosen)::
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from perfmodel.errors import InputError
 from perfmodel.network import models as registry
+from perfmodel.readers import table_line
 
 KIND = "perfmodel network spec"
 
@@ -79,7 +79,7 @@ def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: l
     sources: dict[str, str] = {}
     assumed: list[str] = []
     for name, entry in raw.items():
-        line = _line_of(text, f"{prefix}.{name}")
+        line = table_line(text, f"{prefix}.{name}")
         if name not in names:
             raise InputError(f"{owner} has no parameter {name!r}", file=path, line=line,
                              fix=f"its parameters are {', '.join(names)}")
@@ -103,11 +103,6 @@ def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: l
     return fixed, sources, assumed
 
 
-def _line_of(text: str, table: str) -> int | None:
-    for i, ln in enumerate(text.splitlines(), start=1):
-        if re.match(rf"\s*\[{re.escape(table)}\]", ln):
-            return i
-    return None
 
 
 def load_spec(path: str | Path) -> NetworkSpec:

@@ -58,15 +58,28 @@ def read_text(path: str | Path) -> tuple[str, bytes]:
 
 def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
     """A TOML file's document and text; a syntax error names its line."""
+    text, _ = read_text(path)
+    return parse_toml(text, path), text
+
+
+def parse_toml(text: str, path: str | Path) -> dict[str, Any]:
+    """TOML text's document; a syntax error is one line naming ``path`` and the line."""
     import tomllib
 
-    text, _ = read_text(path)
     try:
-        return tomllib.loads(text), text
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         at = re.search(r"at line (\d+)", str(exc))
         raise InputError(f"not valid TOML ({str(exc).split(' (at')[0]})", file=path,
                          line=int(at[1]) if at else None, fix="fix the syntax") from None
+
+
+def table_line(text: str, table: str) -> int | None:
+    """The line of TOML text where ``[table]`` opens, for error messages."""
+    for i, ln in enumerate(text.splitlines(), start=1):
+        if re.match(rf"\s*\[{re.escape(table)}\]", ln):
+            return i
+    return None
 
 
 def claims(text: str) -> list[ModuleType]:
