@@ -32,6 +32,7 @@ from perfmodel.network.fit import (
     fit,
 )
 from perfmodel.network.spec import NetworkSpec
+from perfmodel.node import specified as specified_node
 from perfmodel.profile import InputRecord, Profile, from_selection
 
 
@@ -229,7 +230,11 @@ def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,
 
 
 def _mark_assumed(profile: Profile, spec: NetworkSpec | None) -> Profile:
-    """The spec's held parameters that it marks as assumptions, so marked in the profile."""
+    """The spec's held parameters that it marks as assumptions, so marked in the profile;
+    and the spec's node, if it describes one."""
+    if spec is not None and spec.node is not None:
+        profile = replace(profile, node=specified_node(spec.node.fixed, spec.node.sources,
+                                                       spec.node.assumed, spec.path))
     if spec is None or not spec.assumed:
         return profile
     net = profile.network

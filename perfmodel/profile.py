@@ -23,6 +23,9 @@ from perfmodel.network import models as registry
 from perfmodel.network.fabric import PARAMS as FABRIC_PARAMS
 from perfmodel.network.fabric import TOPOLOGIES, Fabric, check_param, topology_params
 from perfmodel.network.fit import Estimate, FitResult, NetworkModel, Selection
+from perfmodel.node import PARAMS as NODE_PARAMS
+from perfmodel.node import Node
+from perfmodel.node import check_param as check_node
 
 KIND = "perfmodel machine profile"
 STATUSES = ("fitted", "fixed", "selected", "bound", "assumed")
@@ -57,6 +60,7 @@ class Profile:
     provenance: Mapping[str, str] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
     fabric: Fabric | None = None
+    node: Node | None = None
 
 
 def fit_summary(result: FitResult) -> dict[str, float]:
@@ -129,6 +133,9 @@ def to_dict(profile: Profile) -> dict[str, Any]:
     }
     if profile.fabric is not None:
         doc["fabric"] = fabric_doc(profile.fabric)
+    if profile.node is not None:
+        doc["node"] = {"notes": list(profile.node.notes),
+                       "params": _params_doc(profile.node.params)}
     return doc
 
 
@@ -181,7 +188,7 @@ class _Reader:
                             f"remove it; known keys: {', '.join(sorted(allowed))}")
 
 
-_TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric"}
+_TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric", "node"}
 _FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
            "notes", "fit", "params"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
@@ -241,6 +248,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
         raise r.fail("inputs", "is not a list of tables", "regenerate the profile with calibrate")
     inputs = tuple(_input(_Reader(r.path, f"inputs[{k}]."), i) for k, i in enumerate(listed))
     fabric = _fabric(r.at("fabric."), doc["fabric"]) if "fabric" in doc else None
+    node = _node(r.at("node."), doc["node"]) if "node" in doc else None
     return Profile(
         name=top.text(doc, "name"),
         network=model,
@@ -252,7 +260,25 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
         provenance=dict(doc.get("provenance", {})),
         schema_version=version,
         fabric=fabric,
+        node=node,
     )
+
+
+def _node(r: _Reader, doc: Any) -> Node:
+    """The [node] table: a node's arithmetic and memory rates with status and source."""
+    if not isinstance(doc, dict):
+        raise r.fail("", "is not a table", "regenerate the profile with calibrate")
+    r.only(doc, {"notes", "params"})
+    raw = r.table(doc, "params")
+    if sorted(raw) != sorted(NODE_PARAMS):
+        raise r.fail("params", f"has {', '.join(raw)}; a node needs "
+                     f"{', '.join(NODE_PARAMS)}", "regenerate the profile with calibrate")
+    params = [_estimate(r.at(f"{r.prefix}params.{name}."), name, raw[name], check_node,
+                        NODE_PARAMS[name].unit) for name in NODE_PARAMS]
+    notes = doc.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+        raise r.fail("notes", "is not a list of text", "give a list of quoted strings")
+    return Node(tuple(params), tuple(notes))
 
 
 def _estimate(rp: _Reader, name: str, p: Any, check: Any, unit: str | None) -> Estimate:

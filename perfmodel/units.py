@@ -25,7 +25,7 @@ from typing import Literal
 
 from perfmodel.errors import UnitError
 
-Kind = Literal["size", "time", "rate"]
+Kind = Literal["size", "time", "rate", "flops"]
 
 DECIMAL_PREFIXES: dict[str, float] = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
                                       "P": 1e15}
@@ -40,6 +40,9 @@ RATE_BASES: dict[str, float] = {
     "B/s": 1.0, "Bps": 1.0, "byte/s": 1.0, "bytes/s": 1.0,
     "b/s": 0.125, "bps": 0.125, "bit/s": 0.125, "bits/s": 0.125, "bE": 0.125,
 }
+# base unit -> factor to floating-point operations per second (a node's arithmetic rate)
+FLOP_BASES: dict[str, float] = {"flop/s": 1.0, "flops": 1.0, "FLOPS": 1.0, "Flop/s": 1.0,
+                                "FLOP/s": 1.0}
 TIME_UNITS: dict[str, float] = {
     "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
     "ms": 1e-3, "msec": 1e-3, "us": 1e-6, "usec": 1e-6, "µs": 1e-6, "μs": 1e-6,
@@ -54,6 +57,7 @@ _EXAMPLES: dict[Kind, str] = {
     "size": "8KiB, 4K, 1MiB, 512B",
     "time": "2us, 1.5ms, 0.3s",
     "rate": "10Mbps, 100Mb/s, 1GbE, 12.5GB/s",
+    "flops": "4.5Mflop/s, 2GFLOPS, 1.2Gflop/s",
 }
 
 
@@ -79,6 +83,8 @@ def unit_factor(unit: str, kind: Kind) -> float:
         factor = TIME_UNITS.get(u)
     elif kind == "size":
         factor = 1.0 if u == "" else (PREFIXES.get(u) or _prefixed(u, SIZE_BASES))
+    elif kind == "flops":
+        factor = _prefixed(u, FLOP_BASES)
     else:
         factor = _prefixed(u, RATE_BASES)
     if factor is None:
@@ -88,9 +94,9 @@ def unit_factor(unit: str, kind: Kind) -> float:
 
 def _suggest(unit: str, kind: Kind) -> str:
     hint = f"write it like {_EXAMPLES[kind]}"
-    if unit[:1] == "m" and kind in ("size", "rate"):
+    if unit[:1] == "m" and kind in ("size", "rate", "flops"):
         return f"lower-case 'm' is milli; for mega write {'M' + unit[1:]!r} ({hint})"
-    if unit[:1] in ("g", "t") and kind in ("size", "rate"):
+    if unit[:1] in ("g", "t") and kind in ("size", "rate", "flops"):
         return f"did you mean {unit[:1].upper() + unit[1:]!r}? ({hint})"
     return hint
 
@@ -128,6 +134,11 @@ def parse_time(text: str) -> float:
 def parse_rate(text: str) -> float:
     """Bandwidth in bytes per second (``10Mbps`` -> 1.25e6)."""
     return parse_quantity(text, "rate")
+
+
+def parse_flop_rate(text: str) -> float:
+    """Arithmetic rate in flop/s (``4.5Mflop/s`` and ``4.5MFLOPS`` -> 4.5e6)."""
+    return parse_quantity(text, "flops")
 
 
 MAX_ITEMS = 100_000

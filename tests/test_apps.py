@@ -136,7 +136,7 @@ def test_unknown_builtin_and_part() -> None:
 
 @pytest.mark.parametrize(("body", "fragment"), [
     ("", "no timing rows"),
-    ("nodes,when\n1,2\n", "process count and a time column"),
+    ("nodes,when\n1,2\n", "process count and a time (or Mflop/s) column"),
     ("nodes,time_s\n1,x\n", "not a number"),
     ("nodes,time_s\n0,1\n", "nodes is 0"),
     ("nodes,time_s\n1.5,1\n", "nodes is 1.5"),

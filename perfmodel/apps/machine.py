@@ -1,9 +1,11 @@
-"""The machine an application model runs on: what a round of messages costs there.
+"""The machine an application model runs on: what a round of messages and a kernel cost there.
 
 Built from a machine profile: its fabric when it has one (contention on a shared medium, the
 switch's limits, channels and link speed as what-if knobs), else its point-to-point model
 (messages alone, no contention).  Everything an application's communication costs is made of
-:meth:`Machine.round`: ``k`` messages of ``m`` bytes in flight at once, all delivered.
+:meth:`Machine.round`: ``k`` messages of ``m`` bytes in flight at once, all delivered.  Its
+computation is :meth:`Machine.kernel`, the roofline of the profile's ``[node]``
+(:mod:`perfmodel.node`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from perfmodel.network.fabric import exchange_seconds, message_rate, message_seconds
+from perfmodel.errors import InputError
+from perfmodel.network.fabric import exchange_seconds, message_rate, message_seconds, pipeline
+from perfmodel.node import kernel_seconds
 from perfmodel.profile import Profile
 
 FloatArray = NDArray[np.float64]
@@ -21,11 +25,38 @@ FloatArray = NDArray[np.float64]
 
 @dataclass(frozen=True)
 class Machine:
-    """A profile with what-if overrides: ``channels`` per node and ``line_rate`` (B/s)."""
+    """A profile with what-if overrides: ``channels`` per node, ``line_rate`` (B/s) and the
+    node's ``flop_rate`` (flop/s per process)."""
 
     profile: Profile
     channels: float | None = None
     line_rate: float | None = None
+    flop_rate: float | None = None
+
+    def kernel(self, flops: ArrayLike, nbytes: ArrayLike, processes: ArrayLike) -> FloatArray:
+        """Seconds for ``flops`` operations over ``nbytes`` bytes of memory on one of
+        ``processes`` processes (the node's roofline, memory shared as the node says)."""
+        node = self.profile.node
+        if node is None:
+            raise InputError(f"profile {self.profile.name} has no [node]: its arithmetic and "
+                             "memory rates are not known",
+                             fix="add a [node] table to the machine's spec (flop_rate, "
+                                 "memory_bandwidth) and calibrate it again")
+        values = node.values
+        if self.flop_rate is not None:
+            values = {**values, "flop_rate": self.flop_rate}
+        return kernel_seconds(values, flops, nbytes, processes)
+
+    def host(self, size: ArrayLike) -> FloatArray:
+        """Host seconds to send or receive one message of ``size`` bytes, outside the wire:
+        the fabric's per-message overhead and per-byte copy (without a fabric, the
+        point-to-point latency, an upper bound)."""
+        m = np.asarray(size, dtype=np.float64)
+        fab = self.profile.fabric
+        if fab is None:
+            return np.asarray(self.message(np.zeros_like(m)), dtype=np.float64)
+        v = pipeline(fab.values)
+        return np.asarray(v["overhead"] + v["copy"] * m, dtype=np.float64)
 
     @property
     def contention(self) -> bool:

@@ -50,6 +50,11 @@ _PREFIX = "_pm_"         # compiled communication functions, clear of NumPy's an
 TERMS = ("serial", "compute", "communication", "synchronisation")
 VARIABLES = ("p", "n")
 BUILTIN = Path(__file__).resolve().parent / "models"
+CALLS: dict[str, tuple[int, int]] = {**COMMUNICATION, "kernel": (2, 2), "host": (1, 1)}
+"""What formulas may call on the machine, with their arities: the communication of
+:data:`~perfmodel.apps.collectives.COMMUNICATION`; ``kernel(flops, bytes)``, one process's
+time for a kernel on the node (:meth:`Machine.kernel`, the roofline); ``host(bytes)``, the
+host time to send or receive one message outside the wire (0 on one process)."""
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
 
@@ -104,7 +109,7 @@ class AppModel:
     @property
     def uses_machine(self) -> bool:
         """Whether a formula costs communication on a machine (``allreduce(...)`` …)."""
-        return any(calls_in(node) & set(COMMUNICATION)
+        return any(calls_in(node) & set(CALLS)
                    for part in self.parts for node in part.terms.values())
 
     @cached_property
@@ -117,7 +122,7 @@ class AppModel:
         symbols = {n: sympy.Symbol(n, positive=True) for n in (*VARIABLES, *self.param_names)}
         machine, p = sympy.Symbol(_MACHINE), symbols["p"]
         functions = {name: (lambda *a, name=name: sympy.Function(_PREFIX + name)(machine, *a, p))
-                     for name in COMMUNICATION}
+                     for name in CALLS}
         out = {(part.name, term): to_sympy(node, symbols, functions)
                for part in self.parts for term, node in part.terms.items()}
         if self.flops is not None:
@@ -132,9 +137,9 @@ class AppModel:
         names = (_MACHINE, *VARIABLES, *self.param_names)
         args = [sympy.Symbol(n, positive=n != _MACHINE) for n in names]
         algorithms = dict(self.algorithms)
-        namespace = {_PREFIX + name: (lambda m, *a, name=name: call(name, m, a[:-1], a[-1],
-                                                                   algorithms))
-                     for name in COMMUNICATION}
+        namespace = {_PREFIX + name: (lambda m, *a, name=name: _call(name, m, a[:-1], a[-1],
+                                                                    algorithms))
+                     for name in CALLS}
         try:
             return {key: sympy.lambdify(args, expr, modules=[namespace, "numpy"])
                     for key, expr in self.symbolic.items()}
@@ -175,6 +180,29 @@ class AppModel:
                 out[key] = np.broadcast_to(np.asarray(real, dtype=np.float64), pp.shape).copy()
         return out
 
+    def flop_count(self, p: ArrayLike, n: ArrayLike | None = None,
+                   given: Mapping[str, float] | None = None) -> FloatArray:
+        """The run's flop count at ``p`` (and ``n``), from constants the model values or
+        ``given`` holds: what turns a measured Mflop/s into a time before any fit."""
+        if self.flops is None:
+            raise InputError(f"model {self.name} counts no flops, so Mflop/s cannot become "
+                             "times", file=self.path or None,
+                             fix="give times (time_s), or add a flops formula to the model")
+        values = {q.name: q.value for q in self.params if q.value is not None}
+        values.update(given or {})
+        unknown = sorted(names_in(self.flops) - set(values) - set(VARIABLES))
+        if unknown:
+            raise InputError(f"model {self.name}'s flop count needs {unknown[0]}, which is "
+                             "fitted, so Mflop/s cannot become times", file=self.path or None,
+                             fix=f"give it with --set {unknown[0]}=VALUE, or give times")
+        full = {q.name: values.get(q.name, 1.0) for q in self.params}
+        pp, nn = self.sizes(p, n)
+        fn = self.compiled[("", "flops")]
+        with np.errstate(all="ignore"):
+            out = np.broadcast_to(np.asarray(fn(None, pp, nn, *full.values()),
+                                             dtype=np.float64), pp.shape).copy()
+        return out
+
     def part_times(self, p: ArrayLike, values: Mapping[str, float],
                    machine: Machine | None = None, n: ArrayLike | None = None
                    ) -> dict[str, FloatArray]:
@@ -183,6 +211,16 @@ class AppModel:
         pp, _ = self.sizes(p, n)
         return {part.name: sum((terms[(part.name, t)] for t in part.terms), np.zeros(pp.shape))
                 for part in self.parts}
+
+
+def _call(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike,
+          algorithms: dict[str, str]) -> FloatArray:
+    if name == "kernel":
+        return machine.kernel(args[0], args[1], p)
+    if name == "host":
+        return np.asarray(np.where(np.asarray(p) > 1, machine.host(args[0]), 0.0),
+                          dtype=np.float64)
+    return call(name, machine, args, p, algorithms)
 
 
 def loads(text: str, path: str = "<model>") -> AppModel:
@@ -257,7 +295,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         nodes = {}
         for term, formula in terms.items():
             try:
-                nodes[term] = parse(formula, names | set(VARIABLES), functions=COMMUNICATION,
+                nodes[term] = parse(formula, names | set(VARIABLES), functions=CALLS,
                                     where=f"{key}.{term}")
             except InputError as exc:
                 raise InputError(exc.what, file=path, line=table_line(text, key),
@@ -320,7 +358,7 @@ def _params(raw: object, fail: Callable[..., InputError]) -> tuple[AppParam, ...
         if not _IDENT.match(name) or name in VARIABLES:
             raise fail(f"parameter name {name!r} is not allowed",
                        "use letters, digits and _ (not p)", key)
-        if name in FUNCTIONS or name in COMMUNICATION:
+        if name in FUNCTIONS or name in CALLS:
             raise fail(f"parameter name {name!r} is a function's name", "choose another", key)
         if not isinstance(entry, dict):
             raise fail(f"{key} is not a table", "give unit and description", key)

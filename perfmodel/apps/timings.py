@@ -1,7 +1,9 @@
 """Measured run times of a science code: a CSV of process count, time and (optionally) part.
 
 Columns, by the names users write: ``nodes``, ``processes``, ``ranks`` or ``p``; ``time_s``
-(seconds), ``time`` or ``seconds``; optional ``part`` (empty: the whole run).  Any other column
+(seconds), ``time`` or ``seconds`` — or, where only a rate survives, ``mflops`` (sustained
+Mflop/s, as papers and NPB's "Mop/s total" give it; a model's flop count turns it into a
+time); optional ``part`` (empty: the whole run).  Any other column
 is a label (``machine``, ``table`` …) that :meth:`Timings.select` filters on.  Lines starting
 with ``#`` are comments (provenance).
 """
@@ -22,6 +24,7 @@ from perfmodel.errors import InputError
 
 COUNT = ("nodes", "processes", "ranks", "p")
 TIME = ("time_s", "time", "seconds")
+RATE = ("mflops", "mops", "mflop_s")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Timings:
     parts: tuple[str, ...]
     labels: Mapping[str, tuple[str, ...]]
     lines: tuple[int, ...]
+    measure: str = "time"   # "time": ``times`` are seconds; "mflops": they are Mflop/s
 
     def __len__(self) -> int:
         return len(self.times)
@@ -47,7 +51,7 @@ class Timings:
         return Timings(self.source, self.processes[keep], self.times[keep],
                        tuple(self.parts[i] for i in keep),
                        {k: tuple(v[i] for i in keep) for k, v in self.labels.items()},
-                       tuple(self.lines[i] for i in keep))
+                       tuple(self.lines[i] for i in keep), self.measure)
 
 
 def read_timings(path: str | Path) -> Timings:
@@ -61,11 +65,12 @@ def read_timings(path: str | Path) -> Timings:
     head_line, header = rows[0]
     names = [h.strip().lower() for h in next(csv.reader(io.StringIO(header)))]
     count = next((c for c in COUNT if c in names), None)
-    time = next((c for c in TIME if c in names), None)
+    time = next((c for c in (*TIME, *RATE) if c in names), None)
     if count is None or time is None:
-        raise InputError("the header needs a process count and a time column", file=path,
-                         line=head_line, fix=f"name them one of {', '.join(COUNT)} and one of "
-                                             f"{', '.join(TIME)}")
+        raise InputError("the header needs a process count and a time (or Mflop/s) column",
+                         file=path, line=head_line,
+                         fix=f"name them one of {', '.join(COUNT)} and one of "
+                             f"{', '.join(TIME + RATE)}")
     others = [c for c in names if c not in (count, time, "part")]
     procs: list[float] = []
     secs: list[float] = []
@@ -82,13 +87,14 @@ def read_timings(path: str | Path) -> Timings:
             p, t = float(row[count]), float(row[time])
         except ValueError:
             raise InputError(f"{count} or {time} is not a number", file=path, line=n,
-                             fix="write plain numbers (seconds)") from None
+                             fix="write plain numbers") from None
         if not (math.isfinite(p) and p >= 1 and p == int(p) and p <= 100_000):
             raise InputError(f"{count} is {row[count]}", file=path, line=n,
                              fix="process counts are whole numbers from 1 to 100000")
         if not (math.isfinite(t) and 0 < t < 1e9):
             raise InputError(f"{time} is {row[time]}", file=path, line=n,
-                             fix="times are positive seconds")
+                             fix="times are positive seconds" if time in TIME else
+                             "rates are positive Mflop/s")
         procs.append(p)
         secs.append(t)
         parts.append(row.get("part", ""))
@@ -98,4 +104,5 @@ def read_timings(path: str | Path) -> Timings:
     if not secs:
         raise InputError("a header but no timing rows", file=path, fix="add one row per run")
     return Timings(str(path), np.array(procs), np.array(secs), tuple(parts),
-                   {k: tuple(v) for k, v in labels.items()}, tuple(lines))
+                   {k: tuple(v) for k, v in labels.items()}, tuple(lines),
+                   "time" if time in TIME else "mflops")

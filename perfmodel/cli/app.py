@@ -371,7 +371,16 @@ def predict(
             except ValueError:
                 raise InputError("the size column is not numeric", file=timings,
                                  fix="give problem sizes as plain numbers") from None
-        fit = fit_app(model, rows.processes, rows.times, rows.parts, given, machine=on,
+        times = rows.times
+        if rows.measure == "mflops":
+            import numpy as np
+
+            flops = model.flop_count(rows.processes, sizes, given)
+            times = flops / (rows.times * 1e6)
+            if not np.all(np.isfinite(times) & (times > 0)):
+                raise InputError(f"model {model.name}'s flop count is not a positive number for "
+                                 "every row", file=timings, fix="check the sizes and constants")
+        fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on,
                       sizes=sizes)
     else:
         from perfmodel.apps.model import free_params

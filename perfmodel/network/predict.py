@@ -79,7 +79,8 @@ def log_interval(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[
             v = base[name]
             h = abs(v) * 1e-6 if v else 1e-12
             up, down = at({**base, name: v + h}), at({**base, name: max(v - h, 0.0)})
-            grads.append((up - down) / (v + h - max(v - h, 0.0)) / y)
+            with np.errstate(divide="ignore", invalid="ignore"):   # a term that is 0 here
+                grads.append(np.where(y != 0, (up - down) / (v + h - max(v - h, 0.0)) / y, 0.0))
         g = np.stack(grads, axis=-1)
         var = np.einsum("...i,ij,...j->...", g, cov, g)
     half = stdtrit(dof, 0.5 + level / 2) * np.sqrt(var + noise**2)

@@ -54,6 +54,16 @@ class NetworkSpec:
     notes: tuple[str, ...] = ()
     fabric: FabricSpec | None = None
     assumed: tuple[str, ...] = ()
+    node: NodeSpec | None = None
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """The ``[node]`` table of a spec: a node's arithmetic and memory rates, with sources."""
+
+    fixed: dict[str, float]
+    sources: dict[str, str]
+    assumed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -112,10 +122,12 @@ def load_spec(path: str | Path) -> NetworkSpec:
     if doc.get("kind") != KIND:
         raise InputError("is not a network spec", file=path, line=1,
                          fix=f'start it with kind = "{KIND}"')
-    unknown = sorted(set(doc) - {"kind", "schema_version", "model", "params", "notes", "fabric"})
+    unknown = sorted(set(doc) - {"kind", "schema_version", "model", "params", "notes", "fabric",
+                                 "node"})
     if unknown:
         raise InputError(f"unknown key {unknown[0]!r}", file=path,
-                         fix="known keys: kind, schema_version, model, params, notes, fabric")
+                         fix="known keys: kind, schema_version, model, params, notes, fabric, "
+                             "node")
     if doc.get("schema_version") != 1:
         raise InputError(f"schema_version is {doc.get('schema_version')!r}", file=path,
                          fix="this perfmodel reads network specs of schema_version = 1")
@@ -134,7 +146,23 @@ def load_spec(path: str | Path) -> NetworkSpec:
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise InputError("notes must be a list of strings", file=path, fix='notes = ["..."]')
     fabric = _fabric(doc["fabric"], text, str(path)) if "fabric" in doc else None
-    return NetworkSpec(str(path), model, fixed, sources, tuple(notes), fabric, tuple(assumed))
+    node = _node(doc["node"], text, str(path)) if "node" in doc else None
+    return NetworkSpec(str(path), model, fixed, sources, tuple(notes), fabric, tuple(assumed),
+                       node)
+
+
+def _node(doc: object, text: str, path: str) -> NodeSpec:
+    from perfmodel.node import PARAMS, parse_param
+
+    if not isinstance(doc, dict) or set(doc) - {"params"} or \
+            not isinstance(doc.get("params", {}), dict):
+        raise InputError("node must hold only [node.params.NAME] tables", file=path,
+                         line=table_line(text, "node"),
+                         fix=f"give [node.params.NAME] for {', '.join(PARAMS)}")
+    fixed, sources, assumed = _entries(doc.get("params", {}), text, path, "node.params",
+                                       list(PARAMS), "a node", parse_param, '"4.5Mflop/s"',
+                                       statuses=("fixed", "assumed"))
+    return NodeSpec(fixed, sources, tuple(assumed))
 
 
 def _fabric(doc: object, text: str, path: str) -> FabricSpec:
