@@ -135,5 +135,8 @@ def kernel_seconds(values: Mapping[str, float], flops: ArrayLike, nbytes: ArrayL
     sharing = np.clip(p, 1.0, values["memory_domain"])
     rate = np.minimum(values["memory_bandwidth"], values["domain_bandwidth"] / sharing)
     with np.errstate(divide="ignore", invalid="ignore"):
-        memory = np.where(b > 0, b / rate, 0.0)
-    return np.asarray(np.maximum(f / values["flop_rate"], memory), dtype=np.float64)
+        memory = np.where(b == 0, 0.0, b / rate)
+        t = np.maximum(f / values["flop_rate"], memory)
+    # a negative or non-finite count is no kernel: NaN, never a plausible time
+    bad = ~(np.isfinite(f) & np.isfinite(b) & (f >= 0) & (b >= 0))
+    return np.asarray(np.where(bad, np.nan, t), dtype=np.float64)

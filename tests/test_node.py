@@ -141,3 +141,46 @@ def test_mflops_timings(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="needs c, which is fitted"):
         bad.flop_count(rows.processes)
     assert bad.flop_count(rows.processes, given={"c": 3.0})[0] == pytest.approx(3e8)
+
+
+def test_kernel_refuses_negative_and_non_finite_counts() -> None:
+    got = kernel_seconds(NODE, np.array([1e9, -1.0, np.nan, 1e9, 1e9]),
+                         np.array([0.0, 0.0, 0.0, -1.0, np.inf]), 1)
+    assert got[0] == pytest.approx(1.0)
+    assert np.all(np.isnan(got[1:]))
+
+
+def test_host_without_a_fabric_is_the_whole_message() -> None:
+    prof = load(ROOT / "calibration" / "hyglac-mpi.toml")
+    assert prof.fabric is None
+    on = Machine(prof)
+    assert on.host(1e6) == pytest.approx(on.message(1e6))
+    assert on.host(1e6) > on.host(8.0)
+
+
+def test_calibrate_carries_the_spec_node() -> None:
+    from perfmodel.calibrate import calibrate
+
+    seeds = ROOT / "data" / "seeds"
+    one = calibrate([seeds / "beowulf-1995-ethernet.csv"],
+                    spec=load_spec(seeds / "beowulf-1995-ethernet.spec.toml")).profile
+    assert one.node is not None
+    assert one.node.estimate("flop_rate").value == 4.5e6
+    assert one.node.estimate("flop_rate").status == "fixed"
+    two = calibrate([], spec=load_spec(seeds / "beowulf-ii.spec.toml")).profile
+    assert two.node is not None
+    assert two.node.estimate("flop_rate").value == 9e6
+    assert two.node.estimate("flop_rate").status == "assumed"
+
+
+def test_spec_node_without_flop_rate(tmp_path: Path) -> None:
+    f = tmp_path / "n.spec.toml"
+    f.write_text('kind = "perfmodel network spec"\nschema_version = 1\nmodel = "hockney"\n'
+                 '[node.params.memory_domain]\nvalue = "2"\nsource = "x"\n')
+    with pytest.raises(InputError, match="no flop_rate") as err:
+        load_spec(f)
+    assert err.value.line == 4
+    f.write_text(f.read_text().replace('value = "2"', "value = 2"))
+    with pytest.raises(InputError) as err:
+        load_spec(f)
+    assert '"2"' in (err.value.fix or "")

@@ -278,3 +278,24 @@ def test_bad_scaling_options(tmp_path: Path) -> None:
                            (["--size", "0"], "not a positive size")):
         result = runner.invoke(app, ["predict", str(model), *args])
         assert result.exit_code == 2 and fragment in result.stderr
+
+
+@pytest.mark.parametrize(("text", "what"), [
+    ("nodes,mflops\n1,4.5\n2,1e-300\n", "Mflop/s is"),
+    ("nodes,mflops,part\n1,4.5,step\n2,8,step\n", "whole run"),
+    ("nodes,mflops,size\n1,4.5,0\n2,8,16\n", "size"),
+])
+def test_bad_rates_are_one_line(tmp_path: Path, text: str, what: str) -> None:
+    f = tmp_path / "rates.csv"
+    f.write_text(text)
+    out = runner.invoke(app, ["predict", "ppm", "--machine", BEOWULF, "--fit", str(f)])
+    assert out.exit_code == 2, out.output
+    assert what in out.output and "Traceback" not in out.output
+    assert "rates.csv:" in out.output
+
+
+def test_model_on_a_profile_without_node_names_the_profile() -> None:
+    es80 = str(ROOT / "calibration" / "es80.toml")
+    out = runner.invoke(app, ["predict", "ppm", "--machine", es80, "--set", "end_wait=0.05"])
+    assert out.exit_code == 2
+    assert "es80.toml" in out.output and "[node]" in out.output

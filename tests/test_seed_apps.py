@@ -37,8 +37,9 @@ def fitted(code: str) -> AppFit:
     model = load(code)
     rows = read_timings(RATES).select(code=code, problem="fixed")
     assert rows.measure == "mflops"
-    times = model.flop_count(rows.processes) / (rows.times * 1e6)
-    return fit_app(model, rows.processes, times, rows.parts, machine=beowulf())
+    sizes = [float(x) for x in rows.labels["size"]]
+    times = model.flop_count(rows.processes, sizes) / (rows.times * 1e6)
+    return fit_app(model, rows.processes, times, rows.parts, machine=beowulf(), sizes=sizes)
 
 
 def run(code: str, channels: int | None = None, weak: bool = False,
@@ -123,3 +124,24 @@ def test_nbody_second_channel_few_percent_but_half_again_in_load_balancing() -> 
     # points, the gather of top cells (64 cells per process, assumed) the rest
     assert 1.02 < overall < 1.12
     assert 1.35 < balance < 1.8              # measured 1.63 (the shared medium's dual gain)
+
+
+def test_predict_cli_reads_the_rates_file() -> None:
+    """The README's command: MFLOPS rows become times through ppm's flop count at each row's
+    size, and the fit gives back the seed's rates."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from perfmodel.cli.app import app
+
+    out = CliRunner().invoke(app, ["predict", "ppm", "--machine", str(ROOT / "calibration" /
+                                                                   "beowulf-1995.toml"),
+                                   "--fit", str(RATES), "--where", "code=ppm",
+                                   "--where", "problem=fixed", "--nodes", "1,8,16", "--json"])
+    assert out.exit_code == 0, out.output
+    rows = json.loads(out.output)["rows"]
+    assert rows[0]["mflops"] == pytest.approx(4.5, rel=1e-6)
+    assert rows[2]["mflops"] == pytest.approx(31.3, abs=0.3)
+    fitted_wait = next(q for q in json.loads(out.output)["parameters"] if q["name"] == "end_wait")
+    assert fitted_wait["value"] == pytest.approx(fitted("ppm").values["end_wait"], rel=1e-6)

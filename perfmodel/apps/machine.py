@@ -49,12 +49,12 @@ class Machine:
 
     def host(self, size: ArrayLike) -> FloatArray:
         """Host seconds to send or receive one message of ``size`` bytes, outside the wire:
-        the fabric's per-message overhead and per-byte copy (without a fabric, the
-        point-to-point latency, an upper bound)."""
+        the fabric's per-message overhead and per-byte copy (without a fabric, which alone
+        separates host from wire, the whole one-way message time: an upper bound)."""
         m = np.asarray(size, dtype=np.float64)
         fab = self.profile.fabric
         if fab is None:
-            return np.asarray(self.message(np.zeros_like(m)), dtype=np.float64)
+            return self.message(m)
         v = pipeline(fab.values)
         return np.asarray(v["overhead"] + v["copy"] * m, dtype=np.float64)
 

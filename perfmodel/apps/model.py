@@ -112,6 +112,12 @@ class AppModel:
         return any(calls_in(node) & set(CALLS)
                    for part in self.parts for node in part.terms.values())
 
+    @property
+    def uses_node(self) -> bool:
+        """Whether a formula costs computation on the machine's node (``kernel(...)``)."""
+        return any("kernel" in calls_in(node) for part in self.parts
+                   for node in part.terms.values())
+
     @cached_property
     def symbolic(self) -> dict[tuple[str, str], Any]:
         """(part, term) -> SymPy expression; machine calls are functions of (M, …, p)."""

@@ -348,6 +348,12 @@ def predict(
             raise InputError(f"profile {prof.name!r} has no fabric, so channels and link speed "
                              "cannot change", file=machine,
                              fix="drop --channels/--link-speed, or use a profile with a fabric")
+        if model.uses_node and prof.node is None:
+            raise InputError(f"model {model.name} costs its computation on the node, but "
+                             f"profile {prof.name!r} has no [node] (flop_rate, memory "
+                             "bandwidth)", file=machine,
+                             fix="add [node.params.NAME] tables to the machine's spec and "
+                                 "calibrate it again")
         on = Machine(prof, channels, rate)
     elif channels is not None or link_speed is not None:
         raise InputError("--channels and --link-speed change a machine", fix="give --machine")
@@ -373,13 +379,7 @@ def predict(
                                  fix="give problem sizes as plain numbers") from None
         times = rows.times
         if rows.measure == "mflops":
-            import numpy as np
-
-            flops = model.flop_count(rows.processes, sizes, given)
-            times = flops / (rows.times * 1e6)
-            if not np.all(np.isfinite(times) & (times > 0)):
-                raise InputError(f"model {model.name}'s flop count is not a positive number for "
-                                 "every row", file=timings, fix="check the sizes and constants")
+            times = _rates_to_times(model, rows, sizes, given, timings)
         fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on,
                       sizes=sizes)
     else:
@@ -401,6 +401,28 @@ def predict(
         _emit_json(render.scaling_doc(fit, result))
     else:
         render.scaling(fit, result, str(machine) if machine else "")
+
+
+def _rates_to_times(model: Any, rows: Any, sizes: list[float] | None,
+                    given: dict[str, float], path: Path) -> Any:
+    """Seconds from measured Mflop/s through the model's flop count, each row checked as a
+    measured time would be."""
+    import numpy as np
+
+    if any(rows.parts):
+        line = rows.lines[next(i for i, part in enumerate(rows.parts) if part)]
+        raise InputError("a rate (Mflop/s) is for a whole run, not a part", file=path,
+                         line=line, fix="give parts as times (time_s), or drop the part column")
+    flops = model.flop_count(rows.processes, sizes, given)
+    with np.errstate(all="ignore"):
+        times = flops / (rows.times * 1e6)
+    for i, t in enumerate(times):
+        if not (np.isfinite(t) and 0 < t < 1e9):
+            raise InputError(f"{rows.times[i]:g} Mflop/s is {t:g} s of model {model.name}'s "
+                             f"{flops[i]:g} flops", file=path, line=rows.lines[i],
+                             fix="a run takes more than 0 and less than 1e9 s: check the rate, "
+                                 "the size and the model's flop count")
+    return times
 
 
 def _parse_set(items: list[str] | None, model: Any) -> dict[str, float]:

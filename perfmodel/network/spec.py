@@ -159,9 +159,19 @@ def _node(doc: object, text: str, path: str) -> NodeSpec:
         raise InputError("node must hold only [node.params.NAME] tables", file=path,
                          line=table_line(text, "node"),
                          fix=f"give [node.params.NAME] for {', '.join(PARAMS)}")
-    fixed, sources, assumed = _entries(doc.get("params", {}), text, path, "node.params",
-                                       list(PARAMS), "a node", parse_param, '"4.5Mflop/s"',
+    raw = doc.get("params", {})
+    for name, example in (("flop_rate", '"4.5Mflop/s"'), ("memory_bandwidth", '"1.2GB/s"'),
+                          ("memory_domain", '"2"'), ("domain_bandwidth", '"2GB/s"')):
+        if name in raw:
+            _entries({name: raw[name]}, text, path, "node.params", list(PARAMS), "a node",
+                     parse_param, example, statuses=("fixed", "assumed"))
+    fixed, sources, assumed = _entries(raw, text, path, "node.params", list(PARAMS),
+                                       "a node", parse_param, '"4.5Mflop/s"',
                                        statuses=("fixed", "assumed"))
+    if "flop_rate" not in fixed:
+        raise InputError("node has no flop_rate", file=path, line=table_line(text, "node") or
+                         table_line(text, f"node.params.{next(iter(raw), '')}"),
+                         fix='add [node.params.flop_rate] with value = "4.5Mflop/s" and source')
     return NodeSpec(fixed, sources, tuple(assumed))
 
 
