@@ -24,41 +24,33 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from perfmodel.errors import InputError, UnitError
-from perfmodel.network.fit import Estimate, ParamSet, Status
-from perfmodel.units import parse_quantity
+from perfmodel.errors import InputError
+from perfmodel.network.fit import Estimate, ParamSet
+from perfmodel.typed import TypedParam, parse_named
+from perfmodel.typed import specified as specified_params
 
 FloatArray = NDArray[np.float64]
 
 
-@dataclass(frozen=True)
-class NodeParam:
-    name: str
-    unit: str
-    kind: Literal["flops", "rate", "number"]
-    description: str
-    lower: float
-    default: float | None = None
-    why: str = ""
-
-
-PARAMS: dict[str, NodeParam] = {p.name: p for p in (
-    NodeParam("flop_rate", "flop/s", "flops",
-              "arithmetic one process sustains on compiled scientific code", 1.0),
-    NodeParam("memory_bandwidth", "B/s", "rate",
-              "memory bandwidth one process streams alone (STREAM)", 1.0, math.inf,
-              "default: no memory bandwidth given, memory never limits"),
-    NodeParam("memory_domain", "", "number",
-              "processes that share one memory system's bandwidth", 1.0, 1.0,
-              "default: every process has its own memory system"),
-    NodeParam("domain_bandwidth", "B/s", "rate",
-              "memory bandwidth a memory domain delivers to all its processes together",
-              1.0, math.inf, "default: no shared limit given"),
+PARAMS: dict[str, TypedParam] = {p.name: p for p in (
+    TypedParam("flop_rate", "flop/s", "flops",
+               "arithmetic one process sustains on compiled scientific code", 1.0,
+               unlimited=False, example="4.5Mflop/s"),
+    TypedParam("memory_bandwidth", "B/s", "rate",
+               "memory bandwidth one process streams alone (STREAM)", 1.0, default=math.inf,
+               why="default: no memory bandwidth given, memory never limits",
+               example="1.2GB/s"),
+    TypedParam("memory_domain", "", "number",
+               "processes that share one memory system's bandwidth", 1.0, default=1.0,
+               why="default: every process has its own memory system", unlimited=False,
+               whole="processes", example="2"),
+    TypedParam("domain_bandwidth", "B/s", "rate",
+               "memory bandwidth a memory domain delivers to all its processes together",
+               1.0, default=math.inf, why="default: no shared limit given", example="2GB/s"),
 )}
 
 
@@ -72,57 +64,23 @@ class Node(ParamSet):
 
 def check_param(name: str, value: float) -> str | None:
     """Why ``value`` cannot be node parameter ``name``, or None when it can."""
-    p = PARAMS[name]
-    if math.isnan(value) or (math.isinf(value) and (p.default != math.inf or value < 0)):
-        return f"{name} must be a finite number" if p.default != math.inf else \
-            f"{name} must be a number (inf for none)"
-    if value < p.lower:
-        return f"{name} ({p.description}) must be at least {p.lower:g}"
-    if name == "memory_domain" and not value.is_integer():
-        return "memory_domain is a whole number of processes"
-    return None
+    return PARAMS[name].check(value)
 
 
 def parse_param(name: str, text: str) -> float:
     """A typed value for node parameter ``name`` ("4.5Mflop/s", "1.2GB/s", "4"), checked."""
-    p = PARAMS.get(name)
-    if p is None:
-        raise InputError(f"a node has no parameter {name!r}",
-                         fix=f"parameters: {', '.join(PARAMS)}")
-    t = text.strip()
-    if p.kind == "number" or t.lower() == "inf":
-        try:
-            value = float(t)
-        except ValueError:
-            raise InputError(f"{name} = {text!r} is not a number",
-                             fix="give a plain number, e.g. 2") from None
-    else:
-        try:
-            value = parse_quantity(t, p.kind)
-        except UnitError as exc:
-            raise InputError(f"{name}: {exc.what}", fix=exc.fix) from None
-    why = check_param(name, value)
-    if why:
-        raise InputError(f"{name} = {text!r}: {why}", fix="give a physical value")
-    return value
+    return parse_named(PARAMS, "a node", name, text)
 
 
 def specified(fixed: Mapping[str, float], sources: Mapping[str, str],
               assumed: tuple[str, ...] = (), path: str = "") -> Node:
     """A node from a spec's values; parameters not given take their defaults, marked
     ``assumed`` with the reason.  ``flop_rate`` has no default."""
-    params = []
-    for name, p in PARAMS.items():
-        if name in fixed:
-            status = "assumed" if name in assumed else "fixed"
-            params.append(Estimate(name, fixed[name], math.nan, p.unit, cast(Status, status),
-                                   sources.get(name, "")))
-        elif p.default is not None:
-            params.append(Estimate(name, p.default, math.nan, p.unit, "assumed", p.why))
-        else:
-            raise InputError(f"the node's {name} must be given", file=path or None,
-                             fix=f"add [node.params.{name}] with value and source")
-    return Node(tuple(params))
+    def missing(name: str) -> InputError:
+        return InputError(f"the node's {name} must be given", file=path or None,
+                          fix=f"add [node.params.{name}] with value and source")
+
+    return Node(specified_params(PARAMS, list(PARAMS), fixed, sources, assumed, missing))
 
 
 def kernel_seconds(values: Mapping[str, float], flops: ArrayLike, nbytes: ArrayLike,

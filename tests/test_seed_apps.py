@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from perfmodel.apps.fit import AppFit, fit_app
+from perfmodel.apps.fit import AppFit, fit_app, timing_inputs
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.metrics import Scaling, scaling
 from perfmodel.apps.model import load
@@ -37,8 +37,7 @@ def fitted(code: str) -> AppFit:
     model = load(code)
     rows = read_timings(RATES).select(code=code, problem="fixed")
     assert rows.measure == "mflops"
-    sizes = [float(x) for x in rows.labels["size"]]
-    times = model.flop_count(rows.processes, sizes) / (rows.times * 1e6)
+    times, sizes = timing_inputs(model, rows, {})
     return fit_app(model, rows.processes, times, rows.parts, machine=beowulf(), sizes=sizes)
 
 

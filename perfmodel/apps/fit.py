@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel, free_params
+from perfmodel.apps.timings import Timings
 from perfmodel.errors import FitError, InputError
 from perfmodel.network.fit import Estimate, ParamSet, fit_stats, log_ratio
 from perfmodel.network.predict import log_interval
@@ -82,6 +83,36 @@ def _predicted(model: AppModel, values: Mapping[str, float], p: FloatArray,
     per = model.part_times(p, values, machine, n)
     total = sum(per.values(), np.zeros(p.shape))
     return np.array([total[i] if not lab else per[lab][i] for i, lab in enumerate(labels)])
+
+
+def timing_inputs(model: AppModel, rows: Timings, given: Mapping[str, float]
+                  ) -> tuple[FloatArray, list[float] | None]:
+    """The seconds and problem sizes (a ``size`` column, else None: the model's) a fit takes
+    from timing rows; measured Mflop/s become seconds through the model's flop count at each
+    row's size, each checked as a measured time would be."""
+    sizes = None
+    if "size" in rows.labels:
+        try:
+            sizes = [float(x) for x in rows.labels["size"]]
+        except ValueError:
+            raise InputError("the size column is not numeric", file=rows.source,
+                             fix="give problem sizes as plain numbers") from None
+    if rows.measure != "mflops":
+        return rows.times, sizes
+    if any(rows.parts):
+        line = rows.lines[next(i for i, part in enumerate(rows.parts) if part)]
+        raise InputError("a rate (Mflop/s) is for a whole run, not a part", file=rows.source,
+                         line=line, fix="give parts as times (time_s), or drop the part column")
+    flops = model.flop_count(rows.processes, sizes, given)
+    with np.errstate(all="ignore"):
+        times = flops / (rows.times * 1e6)
+    for i, t in enumerate(times):
+        if not (np.isfinite(t) and 0 < t < 1e9):
+            raise InputError(f"{rows.times[i]:g} Mflop/s is {t:g} s of model {model.name}'s "
+                             f"{flops[i]:g} flops", file=rows.source, line=rows.lines[i],
+                             fix="a run takes more than 0 and less than 1e9 s: check the rate, "
+                                 "the size and the model's flop count")
+    return np.asarray(times, dtype=np.float64), sizes
 
 
 def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,

@@ -11,16 +11,27 @@ computation is :meth:`Machine.kernel`, the roofline of the profile's ``[node]``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
 from perfmodel.network.fabric import exchange_seconds, message_rate, message_seconds, pipeline
-from perfmodel.node import kernel_seconds
+from perfmodel.node import Node, kernel_seconds
 from perfmodel.profile import Profile
 
 FloatArray = NDArray[np.float64]
+
+
+def require_node(profile: Profile, path: str | Path | None = None) -> Node:
+    """The profile's node, or one line (naming ``path``) when it has none."""
+    if profile.node is None:
+        raise InputError(f"profile {profile.name!r} has no [node]: its arithmetic and memory "
+                         "rates are not known", file=path,
+                         fix="add [node.params.NAME] tables (flop_rate, memory_bandwidth) to "
+                             "the machine's spec and calibrate it again")
+    return profile.node
 
 
 @dataclass(frozen=True)
@@ -36,13 +47,7 @@ class Machine:
     def kernel(self, flops: ArrayLike, nbytes: ArrayLike, processes: ArrayLike) -> FloatArray:
         """Seconds for ``flops`` operations over ``nbytes`` bytes of memory on one of
         ``processes`` processes (the node's roofline, memory shared as the node says)."""
-        node = self.profile.node
-        if node is None:
-            raise InputError(f"profile {self.profile.name} has no [node]: its arithmetic and "
-                             "memory rates are not known",
-                             fix="add a [node] table to the machine's spec (flop_rate, "
-                                 "memory_bandwidth) and calibrate it again")
-        values = node.values
+        values = require_node(self.profile).values
         if self.flop_rate is not None:
             values = {**values, "flop_rate": self.flop_rate}
         return kernel_seconds(values, flops, nbytes, processes)

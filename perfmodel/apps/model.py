@@ -106,17 +106,21 @@ class AppModel:
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
 
+    @cached_property
+    def machine_calls(self) -> frozenset[str]:
+        """The machine's functions (:data:`CALLS`) the formulas call."""
+        return frozenset().union(*(calls_in(node) & set(CALLS) for part in self.parts
+                                   for node in part.terms.values()))
+
     @property
     def uses_machine(self) -> bool:
-        """Whether a formula costs communication on a machine (``allreduce(...)`` …)."""
-        return any(calls_in(node) & set(CALLS)
-                   for part in self.parts for node in part.terms.values())
+        """Whether a formula costs communication or computation on a machine."""
+        return bool(self.machine_calls)
 
     @property
     def uses_node(self) -> bool:
         """Whether a formula costs computation on the machine's node (``kernel(...)``)."""
-        return any("kernel" in calls_in(node) for part in self.parts
-                   for node in part.terms.values())
+        return "kernel" in self.machine_calls
 
     @cached_property
     def symbolic(self) -> dict[tuple[str, str], Any]:

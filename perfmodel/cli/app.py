@@ -336,7 +336,7 @@ def predict(
     model = load_model(app_model)
     on = None
     if machine is not None:
-        from perfmodel.apps.machine import Machine
+        from perfmodel.apps.machine import Machine, require_node
         from perfmodel.profile import load
 
         rate = parse_quantity(link_speed, "rate") if link_speed else None
@@ -348,17 +348,13 @@ def predict(
             raise InputError(f"profile {prof.name!r} has no fabric, so channels and link speed "
                              "cannot change", file=machine,
                              fix="drop --channels/--link-speed, or use a profile with a fabric")
-        if model.uses_node and prof.node is None:
-            raise InputError(f"model {model.name} costs its computation on the node, but "
-                             f"profile {prof.name!r} has no [node] (flop_rate, memory "
-                             "bandwidth)", file=machine,
-                             fix="add [node.params.NAME] tables to the machine's spec and "
-                                 "calibrate it again")
+        if model.uses_node:
+            require_node(prof, machine)
         on = Machine(prof, channels, rate)
     elif channels is not None or link_speed is not None:
         raise InputError("--channels and --link-speed change a machine", fix="give --machine")
     given = _parse_set(set_values, model)
-    from perfmodel.apps.fit import AppFit, fit_app
+    from perfmodel.apps.fit import AppFit, fit_app, timing_inputs
     from perfmodel.apps.metrics import scaling
 
     if timings is not None:
@@ -370,16 +366,7 @@ def predict(
         if len(rows) == 0:
             raise InputError("no timing rows left after --where", file=timings,
                              fix="check the labels")
-        sizes = None
-        if "size" in rows.labels:
-            try:
-                sizes = [float(x) for x in rows.labels["size"]]
-            except ValueError:
-                raise InputError("the size column is not numeric", file=timings,
-                                 fix="give problem sizes as plain numbers") from None
-        times = rows.times
-        if rows.measure == "mflops":
-            times = _rates_to_times(model, rows, sizes, given, timings)
+        times, sizes = timing_inputs(model, rows, given)
         fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on,
                       sizes=sizes)
     else:
@@ -401,28 +388,6 @@ def predict(
         _emit_json(render.scaling_doc(fit, result))
     else:
         render.scaling(fit, result, str(machine) if machine else "")
-
-
-def _rates_to_times(model: Any, rows: Any, sizes: list[float] | None,
-                    given: dict[str, float], path: Path) -> Any:
-    """Seconds from measured Mflop/s through the model's flop count, each row checked as a
-    measured time would be."""
-    import numpy as np
-
-    if any(rows.parts):
-        line = rows.lines[next(i for i, part in enumerate(rows.parts) if part)]
-        raise InputError("a rate (Mflop/s) is for a whole run, not a part", file=path,
-                         line=line, fix="give parts as times (time_s), or drop the part column")
-    flops = model.flop_count(rows.processes, sizes, given)
-    with np.errstate(all="ignore"):
-        times = flops / (rows.times * 1e6)
-    for i, t in enumerate(times):
-        if not (np.isfinite(t) and 0 < t < 1e9):
-            raise InputError(f"{rows.times[i]:g} Mflop/s is {t:g} s of model {model.name}'s "
-                             f"{flops[i]:g} flops", file=path, line=rows.lines[i],
-                             fix="a run takes more than 0 and less than 1e9 s: check the rate, "
-                                 "the size and the model's flop count")
-    return times
 
 
 def _parse_set(items: list[str] | None, model: Any) -> dict[str, float]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -24,28 +23,11 @@ from perfmodel.errors import InputError
 from perfmodel.network import contention, hierarchy
 from perfmodel.network.fit import Estimate, ParamSet
 from perfmodel.network.predict import log_interval
-from perfmodel.units import parse_quantity
+from perfmodel.typed import TypedParam, parse_named
 
 FloatArray = NDArray[np.float64]
-ValueKind = Literal["size", "time", "rate", "number"]
-
-
-@dataclass(frozen=True)
-class FabricParam:
-    """A parameter of a fabric law: SI unit, how typed values parse, physical range, default.
-
-    default : the value taken when neither data nor a spec says (its status is then
-        ``assumed``, with ``why`` as the source), or None when it must be given or fitted
-    """
-
-    name: str
-    unit: str
-    kind: ValueKind
-    description: str
-    lower: float
-    upper: float = math.inf
-    default: float | None = None
-    why: str = ""
+FabricParam = TypedParam
+"""A parameter of a fabric law (:class:`~perfmodel.typed.TypedParam`)."""
 
 
 _P = FabricParam
@@ -101,37 +83,12 @@ def topology_params(topology: str, box: int = 1) -> tuple[str, ...]:
 
 def check_param(name: str, value: float) -> str | None:
     """Why ``value`` cannot be fabric parameter ``name``, or None when it can."""
-    p = PARAMS[name]
-    if math.isnan(value) or (math.isinf(value) and not (value > 0 and p.upper == math.inf)):
-        return f"{name} must be a finite number" if p.default != math.inf else \
-            f"{name} must be a number (inf for none)"
-    if not p.lower <= value <= p.upper:
-        hi = "" if p.upper == math.inf else f" and at most {p.upper:g}"
-        return f"{name} ({p.description}) must be at least {p.lower:g}{hi}"
-    return None
+    return PARAMS[name].check(value)
 
 
 def parse_param(name: str, text: str) -> float:
     """A typed value for fabric parameter ``name`` ("1.25MB/s", "1KiB", "0.7"), checked."""
-    p = PARAMS.get(name)
-    if p is None:
-        raise InputError(f"fabric has no parameter {name!r}",
-                         fix=f"parameters: {', '.join(PARAMS)}")
-    t = text.strip()
-    if p.kind == "number" or t.lower() == "inf":
-        try:
-            value = float(t)
-        except ValueError:
-            raise InputError(f"{name} = {text!r} is not a number",
-                             fix="give a plain number, e.g. 0.7") from None
-    elif p.kind == "time" and p.unit == "s/B":
-        value = parse_quantity(t.removesuffix("/B"), "time")
-    else:
-        value = parse_quantity(t, p.kind)
-    why = check_param(name, value)
-    if why:
-        raise InputError(why, fix="give a physical value")
-    return value
+    return parse_named(PARAMS, "fabric", name, text)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from perfmodel.network.fabric import (
 from perfmodel.network.fit import Estimate, Status, fit_stats, log_ratio
 from perfmodel.network.hierarchy import PLACEMENTS, ring_crossings
 from perfmodel.network.spec import FabricSpec
+from perfmodel.typed import specified
 
 FloatArray = NDArray[np.float64]
 
@@ -328,22 +329,15 @@ def specified_fabric(spec: FabricSpec, path: str = "") -> FabricFit:
     Every parameter without a default must be given; the rest take their defaults, marked
     ``assumed`` with the reason.
     """
-    names = topology_params(spec.topology, spec.box)
-    params = []
-    for name in names:
-        p = PARAMS[name]
-        if name in spec.fixed:
-            status = "assumed" if name in spec.assumed else "fixed"
-            params.append(Estimate(name, spec.fixed[name], math.nan, p.unit,
-                                   cast(Status, status), spec.sources.get(name, "")))
-        elif p.default is not None:
-            params.append(Estimate(name, p.default, math.nan, p.unit, "assumed", p.why))
-        else:
-            raise InputError(f"the measurements share nothing (one pair, one sender, one "
-                             f"channel), so the fabric's {name} must be given", file=path or None,
-                             fix=f"add [fabric.params.{name}] to the spec, or give multi-pair "
-                                 "or fan-in data")
-    fab = Fabric(spec.topology, spec.channels, tuple(params),
+    def missing(name: str) -> InputError:
+        return InputError(f"the measurements share nothing (one pair, one sender, one "
+                          f"channel), so the fabric's {name} must be given", file=path or None,
+                          fix=f"add [fabric.params.{name}] to the spec, or give multi-pair "
+                              "or fan-in data")
+
+    params = specified(PARAMS, topology_params(spec.topology, spec.box), spec.fixed,
+                       spec.sources, spec.assumed, missing)
+    fab = Fabric(spec.topology, spec.channels, params,
                  notes=("a specification, not a fit: no measurement varies what it shares",),
                  box=spec.box)
     empty = np.zeros(0)

@@ -34,7 +34,7 @@ says why it was chosen)::
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,7 +79,7 @@ class FabricSpec:
 
 
 def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: list[str],
-             owner: str, parse: Callable[[str, str], float], example: str,
+             owner: str, parse: Callable[[str, str], float], example: str | Mapping[str, str],
              statuses: tuple[str, ...] = ()) -> tuple[dict[str, float], dict[str, str],
                                                      list[str]]:
     """``[PREFIX.NAME]`` tables: each a quoted ``value`` parsed by ``parse`` and a ``source``
@@ -94,6 +94,7 @@ def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: l
             raise InputError(f"{owner} has no parameter {name!r}", file=path, line=line,
                              fix=f"its parameters are {', '.join(names)}")
         allowed = {"value", "source", *(["status"] if statuses else [])}
+        shown = example if isinstance(example, str) else example[name]
         if not isinstance(entry, dict) or set(entry) - allowed or \
                 not isinstance(entry.get("value"), str) or \
                 not isinstance(entry.get("source"), str) or \
@@ -101,7 +102,7 @@ def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: l
             also = ' (and optionally status = "assumed")' if statuses else ""
             raise InputError(f"{prefix}.{name} needs value and source, both quoted text{also}",
                              file=path, line=line,
-                             fix=f'value = {example}, source = "paper: sentence"')
+                             fix=f'value = {shown}, source = "paper: sentence"')
         try:
             fixed[name] = parse(name, entry["value"])
         except InputError as exc:
@@ -160,13 +161,9 @@ def _node(doc: object, text: str, path: str) -> NodeSpec:
                          line=table_line(text, "node"),
                          fix=f"give [node.params.NAME] for {', '.join(PARAMS)}")
     raw = doc.get("params", {})
-    for name, example in (("flop_rate", '"4.5Mflop/s"'), ("memory_bandwidth", '"1.2GB/s"'),
-                          ("memory_domain", '"2"'), ("domain_bandwidth", '"2GB/s"')):
-        if name in raw:
-            _entries({name: raw[name]}, text, path, "node.params", list(PARAMS), "a node",
-                     parse_param, example, statuses=("fixed", "assumed"))
-    fixed, sources, assumed = _entries(raw, text, path, "node.params", list(PARAMS),
-                                       "a node", parse_param, '"4.5Mflop/s"',
+    fixed, sources, assumed = _entries(raw, text, path, "node.params", list(PARAMS), "a node",
+                                       parse_param, {n: f'"{p.example}"' for n, p in
+                                                     PARAMS.items()},
                                        statuses=("fixed", "assumed"))
     if "flop_rate" not in fixed:
         raise InputError("node has no flop_rate", file=path, line=table_line(text, "node") or
