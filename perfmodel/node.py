@@ -2,12 +2,16 @@
 
 The roofline law: a kernel takes the longer of its arithmetic and its memory traffic,
 
-    t = max(F / flop_rate, B / b),   b = min(memory_bandwidth, domain_bandwidth / k),
+    t = max(F / flop_rate, (B + A·cache_line) / b),
+    b = min(memory_bandwidth, domain_bandwidth / k),
 
 with ``memory_bandwidth`` what one process streams alone (STREAM), and ``k`` = min(p,
 ``memory_domain``) the processes drawing at once on a memory system that delivers
 ``domain_bandwidth`` to all of them together (the cores of a socket, or a whole shared-memory
-machine whose pages are not placed beside their processors).  Both rates are per process;
+machine whose pages are not placed beside their processors).  ``A`` counts random accesses
+that miss the caches (a histogram's increments, a gather): each moves a whole ``cache_line``
+however little of it is used, which is how a machine with short lines keeps up on scattered
+access with one that streams faster.  Both rates are per process;
 ``flop_rate`` is what the node's processors sustain on compiled scientific code, not a peak,
 unless its source says otherwise.
 
@@ -51,12 +55,17 @@ PARAMS: dict[str, TypedParam] = {p.name: p for p in (
     TypedParam("domain_bandwidth", "B/s", "rate",
                "memory bandwidth a memory domain delivers to all its processes together",
                1.0, default=math.inf, why="default: no shared limit given", example="2GB/s"),
+    TypedParam("cache_line", "B", "size",
+               "bytes one random memory access moves (the cache line)", 1.0, default=64.0,
+               why="default: 64-byte lines (most processors since about 2000)",
+               unlimited=False, example="32B"),
 )}
 
 
 @dataclass(frozen=True)
 class Node(ParamSet):
-    """A node's values (flop_rate, memory_bandwidth, memory_domain, domain_bandwidth)."""
+    """A node's values (flop_rate, memory_bandwidth, memory_domain, domain_bandwidth,
+    cache_line)."""
 
     params: tuple[Estimate, ...]
     notes: tuple[str, ...] = ()
@@ -84,17 +93,20 @@ def specified(fixed: Mapping[str, float], sources: Mapping[str, str],
 
 
 def kernel_seconds(values: Mapping[str, float], flops: ArrayLike, nbytes: ArrayLike,
-                   processes: ArrayLike) -> FloatArray:
+                   processes: ArrayLike, accesses: ArrayLike = 0.0) -> FloatArray:
     """Seconds one of ``processes`` processes takes for ``flops`` operations over ``nbytes``
-    bytes of memory traffic, all processes running such a kernel at once (the roofline)."""
-    f, b, p = np.broadcast_arrays(np.asarray(flops, dtype=np.float64),
-                                  np.asarray(nbytes, dtype=np.float64),
-                                  np.asarray(processes, dtype=np.float64))
+    bytes of streamed memory traffic and ``accesses`` random accesses (a cache line each),
+    all processes running such a kernel at once (the roofline)."""
+    f, b, a, p = np.broadcast_arrays(np.asarray(flops, dtype=np.float64),
+                                     np.asarray(nbytes, dtype=np.float64),
+                                     np.asarray(accesses, dtype=np.float64),
+                                     np.asarray(processes, dtype=np.float64))
     sharing = np.clip(p, 1.0, values["memory_domain"])
     rate = np.minimum(values["memory_bandwidth"], values["domain_bandwidth"] / sharing)
+    traffic = b + a * values["cache_line"]
     with np.errstate(divide="ignore", invalid="ignore"):
-        memory = np.where(b == 0, 0.0, b / rate)
+        memory = np.where(traffic == 0, 0.0, traffic / rate)
         t = np.maximum(f / values["flop_rate"], memory)
     # a negative or non-finite count is no kernel: NaN, never a plausible time
-    bad = ~(np.isfinite(f) & np.isfinite(b) & (f >= 0) & (b >= 0))
+    bad = ~(np.isfinite(f) & np.isfinite(b) & np.isfinite(a) & (f >= 0) & (b >= 0) & (a >= 0))
     return np.asarray(np.where(bad, np.nan, t), dtype=np.float64)

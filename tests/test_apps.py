@@ -240,3 +240,95 @@ def test_pallas_exchange_model_is_the_fabric_exchange_law() -> None:
             got = scaling(fit, [2.0, 4.0], size=m).time
             want = exchange(prof.fabric, m, np.array([2.0, 4.0])).time
             np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+# --- definitions -------------------------------------------------------------------------------
+
+DEFINED = HEAD + """
+[params.work]
+unit = "s"
+description = "shared work on one process"
+
+[params.tree]
+unit = "s"
+description = "per tree level"
+
+[define]
+levels = "log2(p)"
+share = "work / p"
+climb = "tree * levels"
+
+[parts.run]
+compute = "share"
+communication = "climb + 0 * levels"
+"""
+
+
+def test_definitions_are_the_formulas_written_out() -> None:
+    """A [define] name is its formula substituted where it is used: the model evaluates to the
+    same numbers as the one written in full, and lists its definitions."""
+    p = np.array([1.0, 2.0, 16.0, 1024.0])
+    got = loads(DEFINED).part_times(p, TRUTH)["run"]
+    np.testing.assert_allclose(got, 1000.0 / p + 1.5 * np.log2(p))
+    assert [k for k, _ in loads(DEFINED).defines] == ["levels", "share", "climb"]
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda t: t.replace('climb = "tree * levels"', 'climb = "tree * later"\nlater = "2"'),
+     "later"),
+    (lambda t: t.replace('levels = "log2(p)"', 'work = "log2(p)"'), "define.work"),
+    (lambda t: t.replace('levels = "log2(p)"', 'p = "2"'), "define.p"),
+    (lambda t: t.replace('share = "work / p"', 'share = "work / p"\nidle = "3"'), "idle"),
+    (lambda t: t.replace('share = "work / p"', 'share = "__import__(1)"'), "define.share"),
+])
+def test_bad_definitions_are_one_line(edit, fragment: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError) as err:
+        loads(edit(DEFINED))
+    assert fragment in str(err.value)
+
+
+def test_definitions_that_square_each_other_are_refused_fast() -> None:
+    """d1 = n*n, d2 = d1*d1 … 40 levels would be 2^40 operations written out: refused by
+    counting, without building or walking them."""
+    chain = "\n".join(f'd{i} = "d{i - 1} * d{i - 1}"' for i in range(1, 41))
+    text = HEAD + f'[define]\nd0 = "n"\n{chain}\n[size]\nvalue = 1\nunit = ""\n' \
+        'description = "x"\n[parts.run]\ncompute = "d40"\n'
+    with pytest.raises(InputError, match="operations once its definitions"):
+        loads(text)
+
+
+def test_flops_cannot_call_the_machine_through_a_definition() -> None:
+    text = HEAD + '[define]\nt = "msg(8)"\n[parts.run]\ncommunication = "t"\n' \
+        'compute = "0"\n'
+    assert loads(text).uses_machine
+    with pytest.raises(InputError, match="flops uses a definition"):
+        loads(text.replace('[define]', 'flops = "t"\n[define]'))
+
+
+# --- boxes: which rounds stay inside -----------------------------------------------------------
+
+def test_rounds_inside_a_box_take_the_intra_box_link() -> None:
+    """On the ES80 (boxes of two): two processes share a box, so a one-double allreduce is one
+    intra-box message (2.5 us + 8 B / 2 GB/s); four take the intra-box round (partner XOR 1)
+    then one across the boxes (21.7 us + 8 B / 2 GB/s).  A message to the next rank stays in
+    the box, one to any rank may cross; the SCI cluster (one process a node) never has a box."""
+    from perfmodel.apps import collectives as C
+    from perfmodel.apps.machine import Machine
+    from perfmodel.profile import load as load_profile
+
+    es80 = Machine(load_profile(ROOT / "calibration" / "es80.toml"))
+    intra, inter = 2.5e-6 + 8 / 2e9, 21.7e-6 + 8 / 2e9
+    got = C.allreduce(es80, 8.0, np.array([1.0, 2.0, 4.0]))
+    np.testing.assert_allclose(got, [0.0, intra, intra + inter], rtol=1e-9)
+    one = C.call("msg", es80, (8.0, 1.0), np.array([2.0, 4.0]), {})
+    anywhere = C.call("msg", es80, (8.0,), np.array([2.0, 4.0]), {})
+    np.testing.assert_allclose(one, [intra, intra], rtol=1e-9)
+    np.testing.assert_allclose(anywhere, [intra, inter], rtol=1e-9)
+    spread = Machine(es80.profile, placement="spread")
+    assert C.allreduce(spread, 8.0, np.array([2.0]))[0] == pytest.approx(inter)
+    # a round of large messages leaving a box shares its port: two of 1 MB at 2 GB/s hold it
+    # 1 ms, longer than one message alone (21.7 us + 0.5 ms); inside, one intra-box message
+    assert es80.round(1e6, 4.0, False) == pytest.approx(2 * 1e6 / 2e9)
+    assert es80.round(1e6, 4.0, True) == pytest.approx(2.5e-6 + 1e6 / 2e9)
+    sci = Machine(load_profile(ROOT / "calibration" / "sci-cluster.toml"))
+    assert not sci.inside(np.array([2.0]), 1.0).any()

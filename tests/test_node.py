@@ -28,7 +28,7 @@ def from_text(text: str) -> Profile:
 
 
 NODE = {"flop_rate": 1e9, "memory_bandwidth": 4e9, "memory_domain": 2.0,
-        "domain_bandwidth": 6e9}
+        "domain_bandwidth": 6e9, "cache_line": 64.0}
 
 
 def test_flop_rate_units() -> None:
@@ -55,6 +55,18 @@ def test_roofline_takes_the_longer_of_arithmetic_and_memory() -> None:
     grid = kernel_seconds(NODE, np.array([1e9, 2e9]), np.array([[8e9], [0.0]]), 1)
     assert grid.shape == (2, 2)
     np.testing.assert_allclose(grid, [[2.0, 2.0], [1.0, 2.0]])
+
+
+def test_random_accesses_move_whole_cache_lines() -> None:
+    """A random access moves a whole line: 1e8 accesses of 64-byte lines are 6.4 GB of
+    traffic, 1.6 s at 4 GB/s; with 32-byte lines half that.  Streamed bytes add to them, the
+    domain shares them, and a negative count is NaN."""
+    assert kernel_seconds(NODE, 0.0, 0.0, 1, 1e8) == pytest.approx(1.6)
+    assert kernel_seconds({**NODE, "cache_line": 32.0}, 0.0, 0.0, 1, 1e8) == pytest.approx(0.8)
+    assert kernel_seconds(NODE, 0.0, 1.6e9, 1, 1e8) == pytest.approx(2.0)
+    assert kernel_seconds(NODE, 0.0, 0.0, 2, 1e8) == pytest.approx(6.4e9 / 3e9)
+    assert kernel_seconds(NODE, 5e9, 0.0, 1, 1e8) == pytest.approx(5.0)   # arithmetic wins
+    assert np.isnan(kernel_seconds(NODE, 0.0, 0.0, 1, -1.0))
 
 
 def test_node_params_checked() -> None:

@@ -295,7 +295,7 @@ def test_bad_rates_are_one_line(tmp_path: Path, text: str, what: str) -> None:
 
 
 def test_model_on_a_profile_without_node_names_the_profile() -> None:
-    es80 = str(ROOT / "calibration" / "es80.toml")
-    out = runner.invoke(app, ["predict", "ppm", "--machine", es80, "--set", "end_wait=0.05"])
+    t3d = str(ROOT / "calibration" / "cray-t3d.toml")
+    out = runner.invoke(app, ["predict", "ppm", "--machine", t3d, "--set", "end_wait=0.05"])
     assert out.exit_code == 2
-    assert "es80.toml" in out.output and "[node]" in out.output
+    assert "cray-t3d.toml" in out.output and "[node]" in out.output

@@ -4,7 +4,9 @@ Each algorithm is the textbook schedule (Thakur, Rabenseifner and Gropp, "Optimi
 collective communication operations in MPICH", 2005): a sequence of rounds, each ``k``
 messages of ``m`` bytes at once, costed by :meth:`Machine.round`.  On a network that does not
 share, a round costs one message; on a shared medium the round's messages queue for the
-channels, which is how a shared Ethernet serialises a collective's bytes.  Reductions'
+channels, which is how a shared Ethernet serialises a collective's bytes.  On a machine of
+boxes a round between partners in one box takes the intra-box link (block placement: the whole
+job in one box, or the tree rounds whose partners are closer than a box holds).  Reductions'
 arithmetic is not counted.  Every function is vectorised over ``p`` (whole numbers ≥ 1) and
 ``m`` (bytes each process contributes or receives, as MPI counts them).
 """
@@ -26,13 +28,17 @@ def _levels(p: FloatArray) -> int:
 
 
 def _tree(machine: Machine, m: FloatArray, p: FloatArray,
-          size: Callable[[int], FloatArray], count: Callable[[int], FloatArray]) -> FloatArray:
-    """Σ over levels i < ⌈log2 p⌉ of a round of ``count(i)`` messages of ``size(i)`` bytes."""
+          size: Callable[[int], FloatArray], count: Callable[[int], FloatArray],
+          distance: Callable[[int], FloatArray] | None = None) -> FloatArray:
+    """Σ over levels i < ⌈log2 p⌉ of a round of ``count(i)`` messages of ``size(i)`` bytes
+    between partners ``distance(i)`` ranks apart (default 2^i), inside a box where
+    :meth:`Machine.inside` says so."""
     total = np.zeros(np.broadcast(m, p).shape)
     for i in range(_levels(p)):
         live = 2.0 ** i < p
-        total = total + np.where(live, machine.round(size(i), np.where(live, count(i), 0.0)),
-                                 0.0)
+        near = machine.inside(p, 2.0 ** i if distance is None else distance(i))
+        total = total + np.where(live, machine.round(size(i), np.where(live, count(i), 0.0),
+                                                     near), 0.0)
     return total
 
 
@@ -70,7 +76,7 @@ def scatter(machine: Machine, m: ArrayLike, p: ArrayLike) -> FloatArray:
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
     top = 2.0 ** np.ceil(np.log2(np.maximum(pp, 1.0)))
     return _tree(machine, mm, pp, lambda i: mm * top / 2.0 ** (i + 1),
-                 lambda i: np.minimum(2.0 ** i, pp - 2.0 ** i))
+                 lambda i: np.minimum(2.0 ** i, pp - 2.0 ** i), lambda i: top / 2.0 ** (i + 1))
 
 
 def gather(machine: Machine, m: ArrayLike, p: ArrayLike) -> FloatArray:
@@ -85,7 +91,7 @@ def allgather(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "ri
     last sending what is left; recursive doubling for p not a power of two is costed so too."""
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
     if algorithm == "ring":
-        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp), 0.0)
+        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp, machine.inside(pp)), 0.0)
     if algorithm in ("recursive-doubling", "bruck"):
         return _tree(machine, mm, pp, lambda i: mm * np.minimum(2.0 ** i, pp - 2.0 ** i),
                      lambda i: pp)
@@ -101,13 +107,15 @@ def allreduce(machine: Machine, m: ArrayLike, p: ArrayLike,
     to a partner and get the result back at the end: two more rounds of r messages."""
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
     if algorithm == "ring":
-        return np.where(pp > 1, 2 * (pp - 1) * machine.round(mm / pp, pp), 0.0)
+        return np.where(pp > 1, 2 * (pp - 1) * machine.round(mm / pp, pp, machine.inside(pp)),
+                        0.0)
     q = 2.0 ** np.floor(np.log2(np.maximum(pp, 1.0)))
-    extra = np.where(pp > q, 2 * machine.round(mm, pp - q), 0.0)
+    extra = np.where(pp > q, 2 * machine.round(mm, pp - q, machine.inside(pp, 1.0)), 0.0)
     if algorithm == "recursive-doubling":
         return _tree(machine, mm, q, lambda i: mm, lambda i: q) + extra
     if algorithm == "rabenseifner":
-        half = _tree(machine, mm, q, lambda i: mm / 2.0 ** (i + 1), lambda i: q)
+        half = _tree(machine, mm, q, lambda i: mm / 2.0 ** (i + 1), lambda i: q,
+                     lambda i: q / 2.0 ** (i + 1))
         return np.asarray(2 * half + extra, dtype=np.float64)
     raise _unknown("allreduce", algorithm, ("recursive-doubling", "ring", "rabenseifner"))
 
@@ -118,7 +126,7 @@ def alltoall(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "pai
     ``bruck``: ⌈log2 p⌉ rounds of about m·p/2 bytes each."""
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
     if algorithm == "pairwise":
-        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp), 0.0)
+        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp, machine.inside(pp)), 0.0)
     if algorithm == "bruck":
         return _tree(machine, mm, pp, lambda i: mm * pp / 2.0, lambda i: pp)
     raise _unknown("alltoall", algorithm, ("pairwise", "bruck"))
@@ -130,7 +138,7 @@ def exchange(machine: Machine, m: ArrayLike, neighbours: ArrayLike, p: ArrayLike
     mm, nn, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64),
                                      np.asarray(neighbours, dtype=np.float64),
                                      np.asarray(p, dtype=np.float64))
-    return np.where(pp > 1, nn * machine.round(mm, pp), 0.0)
+    return np.where(pp > 1, nn * machine.round(mm, pp, machine.inside(pp)), 0.0)
 
 
 def _unknown(op: str, algorithm: str, known: tuple[str, ...]) -> Exception:
@@ -152,21 +160,25 @@ ALGORITHMS: dict[str, tuple[str, ...]] = {
 
 
 COMMUNICATION: dict[str, tuple[int, int]] = {
-    "msg": (1, 1), "exchange": (2, 2), "ring": (1, 1), "barrier": (0, 0), "bcast": (1, 1),
+    "msg": (1, 2), "exchange": (2, 2), "ring": (1, 1), "barrier": (0, 0), "bcast": (1, 1),
     "reduce": (1, 1),
     "allreduce": (1, 1), "gather": (1, 1), "scatter": (1, 1), "allgather": (1, 1),
     "alltoall": (1, 1),
 }
 """What a model's formulas may call to cost communication on the machine, with their
-arguments (bytes; ``exchange(bytes, neighbours)``; ``ring(bytes)`` is the Exchange ring with
-the ranks placed in blocks on the machine's boxes); ``p`` is passed for them."""
+arguments (bytes; ``msg(bytes[, distance])`` is one message, to a partner ``distance`` ranks
+away when given (inside a box when the placement puts the partner there; without it the
+message crosses boxes whenever the job spans more than one); ``exchange(bytes, neighbours)``;
+``ring(bytes)`` is the Exchange ring with the ranks placed in blocks on the machine's boxes);
+``p`` is passed for them."""
 
 
 def call(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike,
          algorithms: dict[str, str]) -> FloatArray:
     """Cost one of :data:`COMMUNICATION` on ``machine`` for ``p`` processes."""
     if name == "msg":
-        return np.where(np.asarray(p) > 1, machine.message(args[0]), 0.0)
+        near = machine.inside(p, args[1] if len(args) > 1 else None)
+        return np.where(np.asarray(p) > 1, machine.round(args[0], 1.0, near), 0.0)
     if name == "exchange":
         return exchange(machine, args[0], args[1], p)
     if name == "ring":

@@ -334,6 +334,36 @@ def names_in(node: Node) -> set[str]:
     return set()
 
 
+def substitute(node: Node, mapping: Mapping[str, Node]) -> Node:
+    """The tree with every name in ``mapping`` replaced by its tree (shared, not copied)."""
+    if isinstance(node, Name):
+        return mapping.get(node.name, node)
+    if isinstance(node, Unary):
+        return Unary(node.op, substitute(node.arg, mapping))
+    if isinstance(node, Binary):
+        return Binary(node.op, substitute(node.left, mapping), substitute(node.right, mapping))
+    if isinstance(node, Call):
+        return Call(node.name, tuple(substitute(a, mapping) for a in node.args))
+    return node
+
+
+def tree_size(node: Node) -> int:
+    """Nodes in the tree counted with repetition (shared subtrees once per use), in time
+    proportional to the distinct nodes: what walking it would cost."""
+    memo: dict[int, int] = {}
+
+    def size(n: Node) -> int:
+        key = id(n)
+        if key not in memo:
+            kids: tuple[Node, ...] = ((n.arg,) if isinstance(n, Unary) else
+                                      (n.left, n.right) if isinstance(n, Binary) else
+                                      n.args if isinstance(n, Call) else ())
+            memo[key] = 1 + sum(size(k) for k in kids)
+        return memo[key]
+
+    return size(node)
+
+
 def calls_in(node: Node) -> set[str]:
     """Every function the tree calls."""
     if isinstance(node, Call):

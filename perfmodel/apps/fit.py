@@ -115,6 +115,24 @@ def timing_inputs(model: AppModel, rows: Timings, given: Mapping[str, float]
     return np.asarray(times, dtype=np.float64), sizes
 
 
+def given_fit(model: AppModel, given: Mapping[str, float] | None = None,
+              machine: Machine | None = None) -> AppFit:
+    """The model with its constants as its file and ``given`` say, nothing fitted; one line
+    naming what is missing when some constant has no value."""
+    given = dict(given or {})
+    missing = free_params(model, list(given))
+    if missing:
+        raise InputError(f"model {model.name} needs {', '.join(missing)}",
+                         fix="fit them with --fit TIMINGS, or give them with --set NAME=VALUE")
+    params = []
+    for q in model.params:
+        value = given.get(q.name, q.value)
+        params.append(Estimate(q.name, float(value if value is not None else math.nan),
+                               math.nan, q.unit, "fixed",
+                               "given" if q.name in given else (q.source or "given")))
+    return AppFit(model, tuple(params), machine=machine)
+
+
 def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
             parts: Sequence[str] | None = None, fixed: Mapping[str, float] | None = None,
             sources: Mapping[str, str] | None = None, machine: Machine | None = None,

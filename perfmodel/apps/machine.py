@@ -3,8 +3,11 @@
 Built from a machine profile: its fabric when it has one (contention on a shared medium, the
 switch's limits, channels and link speed as what-if knobs), else its point-to-point model
 (messages alone, no contention).  Everything an application's communication costs is made of
-:meth:`Machine.round`: ``k`` messages of ``m`` bytes in flight at once, all delivered.  Its
-computation is :meth:`Machine.kernel`, the roofline of the profile's ``[node]``
+:meth:`Machine.round`: ``k`` messages of ``m`` bytes in flight at once, all delivered.  On a
+machine of boxes (a fabric with ``box`` > 1: the ES80's two-processor boxes), a round whose
+partners share a box takes the intra-box link, and one that crosses takes the fabric and
+shares each box's port; :meth:`Machine.inside` says which, from the placement of the ranks.
+Its computation is :meth:`Machine.kernel`, the roofline of the profile's ``[node]``
 (:mod:`perfmodel.node`).
 """
 
@@ -17,7 +20,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
-from perfmodel.network.fabric import exchange_seconds, message_rate, message_seconds, pipeline
+from perfmodel.network.fabric import (
+    exchange_seconds,
+    message_rate,
+    message_seconds,
+    pipeline,
+    wire_seconds,
+)
 from perfmodel.node import Node, kernel_seconds
 from perfmodel.profile import Profile
 
@@ -37,20 +46,43 @@ def require_node(profile: Profile, path: str | Path | None = None) -> Node:
 @dataclass(frozen=True)
 class Machine:
     """A profile with what-if overrides: ``channels`` per node, ``line_rate`` (B/s) and the
-    node's ``flop_rate`` (flop/s per process)."""
+    node's ``flop_rate`` (flop/s per process); ``placement`` puts ranks in the fabric's boxes
+    (:data:`~perfmodel.network.hierarchy.PLACEMENTS`)."""
 
     profile: Profile
     channels: float | None = None
     line_rate: float | None = None
     flop_rate: float | None = None
+    placement: str = "block"
 
-    def kernel(self, flops: ArrayLike, nbytes: ArrayLike, processes: ArrayLike) -> FloatArray:
-        """Seconds for ``flops`` operations over ``nbytes`` bytes of memory on one of
-        ``processes`` processes (the node's roofline, memory shared as the node says)."""
+    @property
+    def box(self) -> int:
+        """Processes one box holds (1 without a fabric or without boxes)."""
+        return self.profile.fabric.box if self.profile.fabric is not None else 1
+
+    def inside(self, processes: ArrayLike, distance: ArrayLike | None = None) -> NDArray[np.bool_]:
+        """Whether a round among ``processes`` ranks stays inside the boxes: the whole job in
+        one box, or (``distance`` given, block placement, boxes of a power of two) every rank's
+        partner ``distance`` ranks away in the aligned block of its own box (the partners of
+        the tree and recursive-doubling rounds are ``rank ± 2^i`` or ``rank XOR 2^i``)."""
+        p = np.asarray(processes, dtype=np.float64)
+        b = self.box
+        if b <= 1 or self.placement == "spread":
+            return np.zeros(p.shape, dtype=bool)
+        whole = p <= b
+        if distance is None or self.placement != "block" or b & (b - 1):
+            return np.asarray(whole, dtype=bool)
+        return np.asarray(whole | (np.asarray(distance, dtype=np.float64) < b), dtype=bool)
+
+    def kernel(self, flops: ArrayLike, nbytes: ArrayLike, processes: ArrayLike,
+               accesses: ArrayLike = 0.0) -> FloatArray:
+        """Seconds for ``flops`` operations over ``nbytes`` streamed bytes and ``accesses``
+        random accesses on one of ``processes`` processes (the node's roofline, memory shared
+        as the node says)."""
         values = require_node(self.profile).values
         if self.flop_rate is not None:
             values = {**values, "flop_rate": self.flop_rate}
-        return kernel_seconds(values, flops, nbytes, processes)
+        return kernel_seconds(values, flops, nbytes, processes, accesses)
 
     def host(self, size: ArrayLike) -> FloatArray:
         """Host seconds to send or receive one message of ``size`` bytes, outside the wire:
@@ -78,13 +110,17 @@ class Machine:
                                fab.channels if self.channels is None else self.channels,
                                self.line_rate)
 
-    def round(self, size: ArrayLike, messages: ArrayLike) -> FloatArray:
+    def round(self, size: ArrayLike, messages: ArrayLike, inside: ArrayLike = False
+              ) -> FloatArray:
         """Seconds until ``messages`` messages of ``size`` bytes, sent at once between
-        distinct pairs of nodes, have all arrived: one message's time on a network that does
-        not share, the medium's or the switch's throughput when it does.  0 for no message."""
-        m = np.asarray(size, dtype=np.float64)
-        k = np.asarray(messages, dtype=np.float64)
-        m, k = np.broadcast_arrays(m, k)
+        distinct pairs of ranks, have all arrived: one message's time on a network that does
+        not share, the medium's or the switch's throughput when it does.  ``inside`` (see
+        :meth:`inside`): every pair shares a box and the intra-box link carries the round;
+        otherwise the slowest message crosses between boxes, and the messages leaving one box
+        (up to ``box`` of them) queue for its port.  0 for no message."""
+        m, k, local = np.broadcast_arrays(np.asarray(size, dtype=np.float64),
+                                          np.asarray(messages, dtype=np.float64),
+                                          np.asarray(inside, dtype=bool))
         fab = self.profile.fabric
         if fab is None:
             t = self.message(m)
@@ -93,6 +129,11 @@ class Machine:
             kk = np.maximum(k, 1.0)
             rate = message_rate(fab.topology, fab.values, m, kk, c, 1, self.line_rate)
             t = np.maximum(kk / rate, self.message(m))
+            if fab.box > 1:
+                v = fab.values
+                port = np.minimum(kk, fab.box) * wire_seconds(fab.values, m, c, self.line_rate)
+                t = np.where(local, v["intra_latency"] + m / v["intra_rate"],
+                             np.maximum(t, port))
         return np.asarray(np.where(k > 0, t, 0.0), dtype=np.float64)
 
     def ring(self, size: ArrayLike, processes: ArrayLike, placement: str = "block"

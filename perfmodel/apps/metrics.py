@@ -7,7 +7,8 @@ With T(p) the run time on p processes and T(1) on one:
   would do.  Since T is the sum of the model's terms X, p·T(p) − T(1) = Σ (p·X(p) − X(1)),
   and each term's share (p·X(p) − X(1))/(p·T(p)) names a cause: *communication*,
   *synchronisation*, *serial* (the others idle, or repeat it, while it runs) and *imbalance*
-  (compute that does not shrink as 1/p).  The shares add up to the overhead exactly;
+  (compute that does not shrink as 1/p: work unevenly shared, or a memory the processes share;
+  the table heads it "compute").  The shares add up to the overhead exactly;
 - Karp–Flatt serial fraction e = (1/S − 1/p)/(1 − 1/p), the serial share that would explain
   the speedup under Amdahl's law (undefined at p = 1).
 """

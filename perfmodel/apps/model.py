@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.apps.collectives import ALGORITHMS, COMMUNICATION, call
-from perfmodel.apps.expr import FUNCTIONS, Node, calls_in, names_in, parse
+from perfmodel.apps.expr import FUNCTIONS, Node, calls_in, names_in, parse, substitute, tree_size
 from perfmodel.apps.machine import Machine
 from perfmodel.errors import InputError
 from perfmodel.readers import table_line
@@ -50,10 +50,11 @@ _PREFIX = "_pm_"         # compiled communication functions, clear of NumPy's an
 TERMS = ("serial", "compute", "communication", "synchronisation")
 VARIABLES = ("p", "n")
 BUILTIN = Path(__file__).resolve().parent / "models"
-CALLS: dict[str, tuple[int, int]] = {**COMMUNICATION, "kernel": (2, 2), "host": (1, 1)}
+CALLS: dict[str, tuple[int, int]] = {**COMMUNICATION, "kernel": (2, 3), "host": (1, 1)}
 """What formulas may call on the machine, with their arities: the communication of
-:data:`~perfmodel.apps.collectives.COMMUNICATION`; ``kernel(flops, bytes)``, one process's
-time for a kernel on the node (:meth:`Machine.kernel`, the roofline); ``host(bytes)``, the
+:data:`~perfmodel.apps.collectives.COMMUNICATION`; ``kernel(flops, bytes[, accesses])``, one
+process's time for a kernel on the node (:meth:`Machine.kernel`, the roofline; ``accesses``
+random accesses of a cache line each); ``host(bytes)``, the
 host time to send or receive one message outside the wire (0 on one process)."""
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
@@ -101,6 +102,7 @@ class AppModel:
     size: Size | None = None
     flops: Node | None = None
     flops_text: str = ""
+    defines: tuple[tuple[str, str], ...] = ()
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -226,7 +228,7 @@ class AppModel:
 def _call(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike,
           algorithms: dict[str, str]) -> FloatArray:
     if name == "kernel":
-        return machine.kernel(args[0], args[1], p)
+        return machine.kernel(args[0], args[1], p, *args[2:])
     if name == "host":
         return np.asarray(np.where(np.asarray(p) > 1, machine.host(args[0]), 0.0),
                           dtype=np.float64)
@@ -271,7 +273,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         raise fail(f"schema_version is {doc.get('schema_version')!r}",
                    "this perfmodel reads application models of schema_version = 1")
     allowed = {"kind", "schema_version", "name", "description", "source", "notes", "params",
-               "parts", "algorithms", "size", "flops"}
+               "parts", "algorithms", "size", "flops", "define"}
     unknown = sorted(set(doc) - allowed)
     if unknown:
         raise fail(f"unknown key {unknown[0]!r}", f"known keys: {', '.join(sorted(allowed))}")
@@ -286,11 +288,13 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         raise fail("notes must be a list of text", 'notes = ["..."]')
     params = _params(doc.get("params", {}), fail)
     names = {p.name for p in params}
+    defined = _defines(doc.get("define", {}), names, text, path, fail)
+    used: set[str] = set()
+    spent: set[str] = set()   # definitions some formula uses
     raw_parts = doc.get("parts")
     if not isinstance(raw_parts, dict) or not raw_parts:
         raise fail("the model has no [parts.NAME] tables", "give at least one part with terms")
     parts = []
-    used: set[str] = set()
     for pname, entry in raw_parts.items():
         key = f"parts.{pname}"
         if not isinstance(entry, dict):
@@ -305,11 +309,13 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         nodes = {}
         for term, formula in terms.items():
             try:
-                nodes[term] = parse(formula, names | set(VARIABLES), functions=CALLS,
-                                    where=f"{key}.{term}")
+                raw = parse(formula, names | set(VARIABLES) | set(defined), functions=CALLS,
+                            where=f"{key}.{term}")
             except InputError as exc:
                 raise InputError(exc.what, file=path, line=table_line(text, key),
                                  fix=exc.fix) from None
+            spent |= names_in(raw) & set(defined)
+            nodes[term] = _expand(raw, defined, f"{key}.{term}", fail, key)
             used |= names_in(nodes[term])
         desc = entry.get("description", "")
         if not isinstance(desc, str):
@@ -319,9 +325,14 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     if "flops" in doc:
         try:
             # arithmetic only: the communication functions are not offered here
-            flops = parse(doc["flops"], names | set(VARIABLES), where="flops")
+            raw = parse(doc["flops"], names | set(VARIABLES) | set(defined), where="flops")
         except InputError as exc:
             raise InputError(exc.what, file=path, fix=exc.fix) from None
+        spent |= names_in(raw) & set(defined)
+        flops = _expand(raw, defined, "flops", fail, None)
+        if calls_in(flops) & set(CALLS):
+            raise fail("flops uses a definition that calls the machine",
+                       "count flops with arithmetic only", "define")
         used |= names_in(flops)
     size = _size(doc.get("size"), fail)
     if "n" in used and size is None:
@@ -331,6 +342,13 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     if idle:
         raise fail(f"parameter {idle[0]!r} is used by no term", "use it or remove it",
                    f"params.{idle[0]}")
+    for name in reversed(list(defined)):   # a definition used by a used one is used
+        if name in spent:
+            spent |= defined[name][2]
+    unspent = [d for d in defined if d not in spent]
+    if unspent:
+        raise fail(f"definition {unspent[0]!r} is used by no formula", "use it or remove it",
+                   "define")
     algorithms = doc.get("algorithms", {})
     if not isinstance(algorithms, dict):
         raise fail("algorithms is not a table", 'write [algorithms] with allreduce = "ring"')
@@ -340,7 +358,52 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
             raise fail(f"algorithms.{op} = {algo!r} is not known", known, "algorithms")
     return AppModel(name, texts["description"], params, tuple(parts), path, texts["source"],
                     tuple(notes), dict(algorithms), size, flops,
-                    str(doc["flops"]) if flops is not None else "")
+                    str(doc["flops"]) if flops is not None else "",
+                    tuple((k, v[1]) for k, v in defined.items()))
+
+
+MAX_NODES = 200_000
+"""The most nodes a formula may have once its definitions are written out."""
+
+
+def _defines(raw: object, params: set[str], text: str, path: str,
+             fail: Callable[..., InputError]) -> dict[str, tuple[Node, str, set[str]]]:
+    """The ``[define]`` table: names for formulas the terms share (``npcols = "2 ^
+    ceil(log2(p) / 2)"``), each in terms of p, n, the parameters, the machine's functions and
+    the names above it.  Each is written out in place where it is used (a macro: nothing is
+    run), so a definition costs nothing at evaluation.  Each entry: the written-out tree, the
+    text, and the definitions it names."""
+    if not isinstance(raw, dict):
+        raise fail("define is not a table", 'write [define] with name = "formula"', "define")
+    out: dict[str, tuple[Node, str, set[str]]] = {}
+    known = params | set(VARIABLES)
+    for name, formula in raw.items():
+        if not _IDENT.match(name) or name in known or name in FUNCTIONS or name in CALLS:
+            raise fail(f"define.{name} cannot be a name here", "use letters, digits and _, "
+                       "not p, n, a parameter's, another definition's or a function's name",
+                       "define")
+        try:
+            node = parse(formula, known, functions=CALLS, where=f"define.{name}")
+        except InputError as exc:
+            raise InputError(exc.what, file=path, line=table_line(text, "define"),
+                             fix=exc.fix) from None
+        out[name] = (_expand(node, out, f"define.{name}", fail, "define"), str(formula),
+                     names_in(node) & set(out))
+        known = known | {name}
+    return out
+
+
+def _expand(node: Node, defined: Mapping[str, tuple[Node, str, set[str]]], where: str,
+            fail: Callable[..., InputError], key: str | None) -> Node:
+    """``node`` with its definitions written out, refused when that grows past
+    :data:`MAX_NODES` (definitions that square each other in turn)."""
+    if not defined:
+        return node
+    full = substitute(node, {k: v[0] for k, v in defined.items()})
+    if tree_size(full) > MAX_NODES:
+        raise fail(f"{where} has more than {MAX_NODES} operations once its definitions are "
+                   "written out", "simplify the definitions", key)
+    return full
 
 
 def _size(raw: object, fail: Callable[..., InputError]) -> Size | None:

@@ -354,7 +354,7 @@ def predict(
     elif channels is not None or link_speed is not None:
         raise InputError("--channels and --link-speed change a machine", fix="give --machine")
     given = _parse_set(set_values, model)
-    from perfmodel.apps.fit import AppFit, fit_app, timing_inputs
+    from perfmodel.apps.fit import fit_app, given_fit, timing_inputs
     from perfmodel.apps.metrics import scaling
 
     if timings is not None:
@@ -370,17 +370,7 @@ def predict(
         fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on,
                       sizes=sizes)
     else:
-        from perfmodel.apps.model import free_params
-        from perfmodel.network.fit import Estimate
-
-        missing = free_params(model, list(given))
-        if missing:
-            raise InputError(f"model {model.name} needs {', '.join(missing)}",
-                             fix="fit them with --fit TIMINGS, or give them with --set NAME=VALUE")
-        values = {q.name: given.get(q.name, q.value) for q in model.params}
-        fit = AppFit(model, tuple(Estimate(q.name, float(values[q.name] or 0.0), float("nan"),
-                                           q.unit, "fixed", q.source or "given")
-                                  for q in model.params), machine=on)
+        fit = given_fit(model, given, on)
     result = scaling(fit, counts, level, on, size, scaling_mode == "weak")
     from perfmodel.cli import render
 

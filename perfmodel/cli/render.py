@@ -253,6 +253,8 @@ def models() -> None:
         for i, part in enumerate(model.parts):
             formula = " + ".join(f"{term}: {text}" for term, text in part.text.items())
             a.add_row(name if i == 0 else "", part.name, escape(formula))
+        if model.defines:
+            a.add_row("", "where", escape("; ".join(f"{k} = {v}" for k, v in model.defines)))
     console().print(a)
 
 
@@ -566,7 +568,7 @@ def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
     rated = bool(np.any(np.isfinite(r.mflops)))
     cols = ["nodes", *(["size"] if sized else []), "time", *([f"{lvl} range"] if ranged else []),
             *(["MFLOPS"] if rated else []), "speedup", "eff.", "overhead", "comm.", "sync.",
-            "serial", "imbal.", "Karp–Flatt", ""]
+            "serial", "compute", "Karp–Flatt", ""]
     for col in cols:
         t.add_column(col, justify="right", no_wrap=True)
     for i, p in enumerate(r.processes):

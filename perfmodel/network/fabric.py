@@ -129,6 +129,18 @@ def message_seconds(values: Mapping[str, float], size: ArrayLike, channels: Arra
     return t1
 
 
+def wire_seconds(values: Mapping[str, float], size: ArrayLike, channels: ArrayLike,
+                 line_rate: ArrayLike | None = None) -> FloatArray:
+    """Seconds one message of ``size`` bytes occupies a node's port of ``channels`` bonded
+    channels (its packets' headers included)."""
+    m = np.asarray(size, dtype=np.float64)
+    rate = np.asarray(values["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
+    wire = (m + contention.packets_of(m, values["packet"]) * values["header"]) \
+        / (rate * values["eta"] * contention.bonded(np.asarray(channels, dtype=np.float64),
+                                                    values["bond"]))
+    return np.asarray(wire, dtype=np.float64)
+
+
 def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pairs: ArrayLike,
                  channels: ArrayLike, senders: ArrayLike,
                  line_rate: ArrayLike | None = None, fanin: ArrayLike = False) -> FloatArray:
@@ -169,8 +181,7 @@ def exchange_seconds(topology: str, values: Mapping[str, float], size: ArrayLike
     c = np.asarray(channels, dtype=np.float64)
     rate = np.asarray(v["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
     t1 = message_seconds(v, m, c, rate)
-    wire = (m + contention.packets_of(m, v["packet"]) * v["header"]) \
-        / (rate * v["eta"] * contention.bonded(c, v["bond"]))
+    wire = wire_seconds(v, m, c, rate)
     intra = (v["intra_latency"], v["intra_rate"]) if box > 1 else None
     return hierarchy.exchange_time(m, processes, box=box, placement=placement, intra=intra,
                                    inter=t1, wire=wire, shared=topology == "shared",
