@@ -299,3 +299,59 @@ def test_model_on_a_profile_without_node_names_the_profile() -> None:
     out = runner.invoke(app, ["predict", "ppm", "--machine", t3d, "--set", "end_wait=0.05"])
     assert out.exit_code == 2
     assert "cray-t3d.toml" in out.output and "[node]" in out.output
+
+
+# --- saved fits --------------------------------------------------------------------------------
+
+def _ppm_args(*extra: str) -> list[str]:
+    return ["predict", "ppm", "--machine", str(ROOT / "calibration" / "beowulf-1995.toml"),
+            "--nodes", "1,8,16,32", "--json", *extra]
+
+
+def test_a_saved_fit_predicts_what_the_fit_did(tmp_path: Path) -> None:
+    """--save writes the fitted constants with their covariance; --from predicts the same
+    times and 95 % bands, and flags the same extrapolation, without the timings."""
+    fit_file = tmp_path / "ppm-fit.toml"
+    rates = str(ROOT / "data" / "seeds" / "beowulf-1995-apps.csv")
+    fitted = runner.invoke(app, _ppm_args("--fit", rates, "--where", "code=ppm",
+                                          "--where", "problem=fixed", "--save", str(fit_file)))
+    assert fitted.exit_code == 0, fitted.output
+    again = runner.invoke(app, _ppm_args("--from", str(fit_file)))
+    assert again.exit_code == 0, again.output
+    a, b = json.loads(fitted.output)["rows"], json.loads(again.output)["rows"]
+    for key in ("time", "time_lo", "time_hi", "extrapolated"):
+        assert [r[key] for r in a] == pytest.approx([r[key] for r in b], rel=1e-12), key
+    assert a[-1]["extrapolated"] and not a[1]["extrapolated"]
+    # the file is not replaced without --force, and is left as it was
+    before = fit_file.read_text()
+    out = runner.invoke(app, _ppm_args("--from", str(fit_file), "--save", str(fit_file)))
+    assert out.exit_code == 2 and "exists already" in out.output
+    assert fit_file.read_text() == before
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda t: t.replace('model = "ppm"', 'model = "nbody"'), "model: is 'nbody'"),
+    (lambda t: t.replace("end_wait = {", "wait = {"), "params: has"),
+    (lambda t: t.replace("[\n    [", "[\n    [1.0, ", 1), "covariance"),
+    (lambda t: t.replace('status = "fitted"', 'status = "guessed"'), "status"),
+    (lambda t: t.replace("dof = 2", "dof = -1"), "fit.dof"),
+    (lambda t: t.replace('kind = "perfmodel application fit"', 'kind = "x"'), "not an application"),
+    (lambda t: t + "\nextra = 1\n", "extra"),
+])
+def test_bad_saved_fits_are_one_line(tmp_path: Path, edit, fragment: str  # type: ignore[no-untyped-def]
+                                     ) -> None:
+    fit_file = tmp_path / "ppm-fit.toml"
+    rates = str(ROOT / "data" / "seeds" / "beowulf-1995-apps.csv")
+    made = runner.invoke(app, _ppm_args("--fit", rates, "--where", "code=ppm", "--where",
+                                        "problem=fixed", "--save", str(fit_file)))
+    assert made.exit_code == 0, made.output
+    fit_file.write_text(edit(fit_file.read_text()))
+    out = runner.invoke(app, _ppm_args("--from", str(fit_file)))
+    assert out.exit_code == 2, out.output
+    assert fragment in out.output and "Traceback" not in out.output
+
+
+def test_from_excludes_fit_and_set(tmp_path: Path) -> None:
+    out = runner.invoke(app, _ppm_args("--from", str(tmp_path / "x.toml"), "--set",
+                                       "end_wait=0.05"))
+    assert out.exit_code == 2 and "--from gives every constant" in out.output

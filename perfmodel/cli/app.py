@@ -320,10 +320,18 @@ def predict(
     scaling_mode: Annotated[str, typer.Option(
         "--scaling", help="strong: the same problem on every node count; weak: --size per "
                           "process, so the problem grows with the nodes.")] = "strong",
+    save: Annotated[Path | None, typer.Option(
+        "--save", help="Write the model's constants (fitted, with their covariance) to this "
+                       "file, to predict from later with --from.")] = None,
+    saved: Annotated[Path | None, typer.Option(
+        "--from", help="Predict from constants saved by --save instead of fitting.")] = None,
     level: LevelOpt = 0.95,
     json_out: JsonOpt = False,
+    force: ForceOpt = False,
 ) -> None:
     """Predict time, speedup, efficiency and where the overhead goes, for every node count."""
+    if saved is not None and (timings is not None or set_values):
+        raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
     if scaling_mode not in ("strong", "weak"):
         raise InputError(f"--scaling {scaling_mode!r}", fix="use strong or weak")
     if size is not None and not (math.isfinite(size) and size > 0):
@@ -357,7 +365,11 @@ def predict(
     from perfmodel.apps.fit import fit_app, given_fit, timing_inputs
     from perfmodel.apps.metrics import scaling
 
-    if timings is not None:
+    if saved is not None:
+        from perfmodel.apps.saved import load as load_fit
+
+        fit = load_fit(saved, model, on)
+    elif timings is not None:
         from perfmodel.apps.timings import read_timings
 
         rows = read_timings(timings)
@@ -372,6 +384,19 @@ def predict(
     else:
         fit = given_fit(model, given, on)
     result = scaling(fit, counts, level, on, size, scaling_mode == "weak")
+    if save is not None:
+        import datetime
+
+        from perfmodel import __version__
+        from perfmodel.apps.saved import dumps as dump_fit
+        from perfmodel.io import write_atomic
+
+        created = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        write_atomic(save, dump_fit(fit, {
+            "created": created, "tool": f"perfmodel {__version__}",
+            "command": " ".join(["perfmodel", *sys.argv[1:]]),
+            "timings": str(timings) if timings is not None else "",
+            "machine": str(machine) if machine is not None else ""}), force=force)
     from perfmodel.cli import render
 
     if json_out:
