@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -334,7 +335,7 @@ def test_a_saved_fit_predicts_what_the_fit_did(tmp_path: Path) -> None:
     (lambda t: t.replace("end_wait = {", "wait = {"), "params: has"),
     (lambda t: t.replace("[\n    [", "[\n    [1.0, ", 1), "covariance"),
     (lambda t: t.replace('status = "fitted"', 'status = "guessed"'), "status"),
-    (lambda t: t.replace("dof = 2", "dof = -1"), "fit.dof"),
+    (lambda t: re.sub(r"dof = \d+", "dof = -1", t), "fit.dof"),
     (lambda t: t.replace('kind = "perfmodel application fit"', 'kind = "x"'), "not an application"),
     (lambda t: t + "\nextra = 1\n", "extra"),
 ])

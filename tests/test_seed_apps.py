@@ -93,21 +93,22 @@ def test_ppm_second_channel_changes_almost_nothing() -> None:
 
 
 def test_fixed_size_codes_gain_little_from_8_to_16() -> None:
-    """'Both fixed-size codes gain only about 10% going from 8 to 16 nodes.'"""
+    """'Both fixed-size codes gain only about 10% going from 8 to 16 nodes.'  PPM's is a
+    prediction (one constant, fitted to 1, 8 and 16 together); the N-body code's two constants
+    are exactly determined by its 8- and 16-node rows, so its gain is a target."""
     ppm = run("ppm")
     assert 1.05 < ppm.time[1] / ppm.time[2] < 1.20       # measured 1.14
     nbody = run("nbody")
-    # known shortfall: one linear waiting term cannot bend the tree code's curve enough; the
-    # model has it flat (1.00) where the seed has about 1.10
-    assert 0.98 < nbody.time[1] / nbody.time[2] < 1.05
+    assert nbody.time[1] / nbody.time[2] == pytest.approx(1.10, rel=0.01)   # measured 1.098
+    assert any("exactly determined" in note for note in fitted("nbody").notes)
 
 
 def test_nbody_rates_and_overhead() -> None:
     """'3.5 MFLOPS' on one node, '19 MFLOPS' on 16, 'the overhead actually exceeds 50%'."""
     s = run("nbody")
     assert s.mflops[0] == pytest.approx(3.5, rel=1e-3)
-    assert s.mflops[2] == pytest.approx(19, rel=0.15)      # measured 18.4
-    assert s.overhead[2] > 0.5                             # measured 67 %
+    assert s.mflops[2] == pytest.approx(19, rel=0.15)      # measured 19.0 (fitted)
+    assert s.overhead[2] > 0.5                             # measured 66 %
 
 
 def test_nbody_second_channel_few_percent_but_half_again_in_load_balancing() -> None:

@@ -115,6 +115,22 @@ def timing_inputs(model: AppModel, rows: Timings, given: Mapping[str, float]
     return np.asarray(times, dtype=np.float64), sizes
 
 
+def _informative(model: AppModel, values: Mapping[str, float], varied: Sequence[str],
+                 p: FloatArray, labels: Sequence[str] | None, machine: Machine | None,
+                 sizes: FloatArray | None) -> int:
+    """Timing rows whose prediction moves with some varied constant: a row no constant reaches
+    (one process, where waiting and redundant work vanish) fits exactly whatever the
+    constants, so it is no degree of freedom."""
+    base = _predicted(model, values, p, labels, machine, sizes)
+    moved = np.zeros(base.shape, dtype=bool)
+    for name in varied:
+        bumped = {**values, name: values[name] * 1.5 if values[name] else 1.0}
+        with np.errstate(all="ignore"):
+            other = _predicted(model, bumped, p, labels, machine, sizes)
+        moved |= ~np.isclose(other, base, rtol=1e-9, atol=0.0)
+    return int(np.count_nonzero(moved))
+
+
 def given_fit(model: AppModel, given: Mapping[str, float] | None = None,
               machine: Machine | None = None) -> AppFit:
     """The model with its constants as its file and ``given`` say, nothing fitted; one line
@@ -180,6 +196,7 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
             best = (rss, res.params, res)
     values = dict(base)
     rss = 0.0
+    rows = len(t)   # the timings some varied constant reaches
     cov = np.zeros((0, 0))
     varied: list[str] = []
     notes: list[str] = []
@@ -191,7 +208,8 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
         values.update({n: lower[n] for n in on_bound})
         varied = [n for n in free if n not in on_bound]
         notes += [f"{n} ends on its lower bound {lower[n]:g}: held there" for n in on_bound]
-        spare = len(t) - len(varied)
+        rows = _informative(model, values, varied, p, labels, machine, sz) if varied else len(t)
+        spare = rows - len(varied)
         covar = getattr(res, "covar", None)
         if spare > 0 and varied:
             # the others' errors from the full fit's covariance: a constant held on its bound
@@ -200,9 +218,9 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
             if covar is not None and np.shape(covar) == (len(free), len(free)):
                 idx = [free.index(n) for n in varied]
                 cov = np.asarray(covar)[np.ix_(idx, idx)] * (rss / spare)
-    if free and len(t) == len(varied):
-        notes.append(f"{len(varied)} constants from {len(t)} timings: exactly determined, no "
-                     "uncertainty can be estimated")
+    if free and rows == len(varied):
+        notes.append(f"{len(varied)} constants from {rows} timings that depend on them: "
+                     "exactly determined, no uncertainty can be estimated")
     errs = np.sqrt(np.clip(np.diag(cov), 0, None)) if cov.size else np.zeros(0)
     params = []
     for q in model.params:
@@ -216,8 +234,8 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
             params.append(Estimate(q.name, values[q.name], math.nan, q.unit, "fixed", source))
     fitted = _predicted(model, values, p, labels, machine, sz)
     k = len(varied)
-    noise = math.sqrt(rss / (len(t) - k)) if len(t) > k else math.nan
-    return AppFit(model, tuple(params), cov, len(t) - k, noise,
+    noise = math.sqrt(rss / (rows - k)) if rows > k else math.nan
+    return AppFit(model, tuple(params), cov, rows - k, noise,
                   (float(p.min()), float(p.max())), fit_stats(fitted, t, rss, k), tuple(notes),
                   machine)
 
