@@ -116,7 +116,7 @@ def timing_inputs(model: AppModel, rows: Timings, given: Mapping[str, float]
 
 
 def _informative(model: AppModel, values: Mapping[str, float], varied: Sequence[str],
-                 p: FloatArray, labels: Sequence[str] | None, machine: Machine | None,
+                 p: FloatArray, labels: Sequence[str], machine: Machine | None,
                  sizes: FloatArray | None) -> int:
     """Timing rows whose prediction moves with some varied constant: a row no constant reaches
     (one process, where waiting and redundant work vanish) fits exactly whatever the
