@@ -269,7 +269,11 @@ def _node(r: _Reader, doc: Any) -> Node:
     if not isinstance(doc, dict):
         raise r.fail("", "is not a table", "regenerate the profile with calibrate")
     r.only(doc, {"notes", "params"})
-    raw = r.table(doc, "params")
+    raw = dict(r.table(doc, "params"))
+    for name, param in NODE_PARAMS.items():   # a parameter added since: its default
+        if name not in raw and param.default is not None:
+            raw[name] = {"value": param.default, "unit": param.unit, "status": "assumed",
+                         "source": param.why}
     if sorted(raw) != sorted(NODE_PARAMS):
         raise r.fail("params", f"has {', '.join(raw)}; a node needs "
                      f"{', '.join(NODE_PARAMS)}", "regenerate the profile with calibrate")

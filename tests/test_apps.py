@@ -297,6 +297,19 @@ def test_definitions_that_square_each_other_are_refused_fast() -> None:
         loads(text)
 
 
+def test_definitions_keep_the_model_name_and_refuse_towers_and_chains() -> None:
+    """The model keeps its name; a constant built through definitions (3 ^ (10 ^ 15)) is
+    refused like one written out, and so is a chain of definitions too deep to walk."""
+    assert load("npb-cg").name == "npb-cg" and load("npb-lu").name == "npb-lu"
+    tower = HEAD + '[define]\na = "10 ^ 15"\nb = "3 ^ a"\n[parts.run]\ncompute = "p + 0 * b"\n'
+    with pytest.raises(InputError, match="too large"):
+        loads(tower)
+    chain = "\n".join(f'd{i} = "2 * (d{i - 1} + 1)"' for i in range(1, 300))
+    deep = HEAD + f'[define]\nd0 = "p"\n{chain}\n[parts.run]\ncompute = "d299"\n'
+    with pytest.raises(InputError, match="nests deeper"):
+        loads(deep)
+
+
 def test_flops_cannot_call_the_machine_through_a_definition() -> None:
     text = HEAD + '[define]\nt = "msg(8)"\n[parts.run]\ncommunication = "t"\n' \
         'compute = "0"\n'
@@ -326,9 +339,15 @@ def test_rounds_inside_a_box_take_the_intra_box_link() -> None:
     np.testing.assert_allclose(anywhere, [intra, inter], rtol=1e-9)
     spread = Machine(es80.profile, placement="spread")
     assert C.allreduce(spread, 8.0, np.array([2.0]))[0] == pytest.approx(inter)
-    # a round of large messages leaving a box shares its port: two of 1 MB at 2 GB/s hold it
-    # 1 ms, longer than one message alone (21.7 us + 0.5 ms); inside, one intra-box message
-    assert es80.round(1e6, 4.0, False) == pytest.approx(2 * 1e6 / 2e9)
+    # a round in which both ranks of a box send out shares its port: two of 1 MB at 2 GB/s
+    # hold it 1 ms, longer than one message alone (21.7 us + 0.5 ms), which is what a shift
+    # (one rank of a box sending out) costs; inside, one intra-box message
+    assert es80.round(1e6, 4.0, False, 2.0) == pytest.approx(2 * 1e6 / 2e9)
+    assert es80.round(1e6, 4.0, False) == pytest.approx(21.7e-6 + 1e6 / 2e9)
     assert es80.round(1e6, 4.0, True) == pytest.approx(2.5e-6 + 1e6 / 2e9)
+    # rank + d partners cross at a box's edge: both dissemination rounds of a 4-rank barrier
+    assert C.barrier(es80, np.array([4.0]))[0] == pytest.approx(2 * 21.7e-6)
+    # p = 3: ranks 0 and 1 pair inside, renumbered 1 and 2 meet across, the result comes back
+    assert C.allreduce(es80, 8.0, np.array([3.0]))[0] == pytest.approx(2 * intra + inter)
     sci = Machine(load_profile(ROOT / "calibration" / "sci-cluster.toml"))
     assert not sci.inside(np.array([2.0]), 1.0).any()

@@ -196,3 +196,17 @@ def test_spec_node_without_flop_rate(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         load_spec(f)
     assert '"2"' in (err.value.fix or "")
+
+
+def test_a_profile_from_before_cache_line_still_loads(tmp_path: Path) -> None:
+    """A [node] written before cache_line existed takes its default, marked assumed."""
+    from perfmodel.profile import load as load_profile
+
+    text = (ROOT / "calibration" / "beowulf-1995.toml").read_text()
+    old = "\n".join(ln for ln in text.splitlines() if not ln.startswith("cache_line ="))
+    path = tmp_path / "old.toml"
+    path.write_text(old)
+    node = load_profile(path).node
+    assert node is not None
+    assert node.values["cache_line"] == 64.0
+    assert node.estimate("cache_line").status == "assumed"

@@ -29,16 +29,23 @@ def _levels(p: FloatArray) -> int:
 
 def _tree(machine: Machine, m: FloatArray, p: FloatArray,
           size: Callable[[int], FloatArray], count: Callable[[int], FloatArray],
-          distance: Callable[[int], FloatArray] | None = None) -> FloatArray:
-    """Σ over levels i < ⌈log2 p⌉ of a round of ``count(i)`` messages of ``size(i)`` bytes
-    between partners ``distance(i)`` ranks apart (default 2^i), inside a box where
-    :meth:`Machine.inside` says so."""
+          distance: Callable[[int], FloatArray] | None = None, xor: bool = True,
+          procs: FloatArray | None = None) -> FloatArray:
+    """Σ over levels i < ⌈log2 p⌉ of a round of ``count(i)`` messages of ``size(i)`` bytes.
+
+    ``xor``: the partners are ``rank XOR distance(i)`` (default 2^i), inside a box where
+    :meth:`Machine.inside` says so, and a round a box or more apart sends the whole box out;
+    otherwise (``rank + d`` partners: dissemination, Bruck) a round stays inside only when
+    the whole job does.  ``procs``: the job's real size, when the tree runs on fewer."""
     total = np.zeros(np.broadcast(m, p).shape)
+    job = p if procs is None else procs
     for i in range(_levels(p)):
         live = 2.0 ** i < p
-        near = machine.inside(p, 2.0 ** i if distance is None else distance(i))
+        d = 2.0 ** i if distance is None else distance(i)
+        near = machine.inside(job, d) if xor else machine.inside(job)
+        out = np.where(np.asarray(d) >= machine.box, machine.box, 1.0) if xor else 1.0
         total = total + np.where(live, machine.round(size(i), np.where(live, count(i), 0.0),
-                                                     near), 0.0)
+                                                     near, out), 0.0)
     return total
 
 
@@ -46,7 +53,7 @@ def barrier(machine: Machine, p: ArrayLike) -> FloatArray:
     """Dissemination: ⌈log2 p⌉ rounds in which every process sends an empty message."""
     pp = np.asarray(p, dtype=np.float64)
     zero = np.zeros_like(pp)
-    return _tree(machine, zero, pp, lambda i: zero, lambda i: pp)
+    return _tree(machine, zero, pp, lambda i: zero, lambda i: pp, xor=False)
 
 
 def bcast(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "binomial"
@@ -94,7 +101,7 @@ def allgather(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "ri
         return np.where(pp > 1, (pp - 1) * machine.round(mm, pp, machine.inside(pp)), 0.0)
     if algorithm in ("recursive-doubling", "bruck"):
         return _tree(machine, mm, pp, lambda i: mm * np.minimum(2.0 ** i, pp - 2.0 ** i),
-                     lambda i: pp)
+                     lambda i: pp, xor=algorithm == "recursive-doubling")
     raise _unknown("allgather", algorithm, ("ring", "recursive-doubling", "bruck"))
 
 
@@ -110,12 +117,18 @@ def allreduce(machine: Machine, m: ArrayLike, p: ArrayLike,
         return np.where(pp > 1, 2 * (pp - 1) * machine.round(mm / pp, pp, machine.inside(pp)),
                         0.0)
     q = 2.0 ** np.floor(np.log2(np.maximum(pp, 1.0)))
-    extra = np.where(pp > q, 2 * machine.round(mm, pp - q, machine.inside(pp, 1.0)), 0.0)
+    # for p not a power of two, ranks 2r and 2r + 1 (r < p − q) first pair up (XOR 1), then
+    # the tree runs on renumbered ranks whose partners are not where XOR puts them: those
+    # rounds stay inside only when the whole job does
+    odd = pp > q
+    extra = np.where(odd, 2 * machine.round(mm, pp - q, machine.inside(pp, 1.0)), 0.0)
+    far = np.where(odd, np.inf, 1.0)
     if algorithm == "recursive-doubling":
-        return _tree(machine, mm, q, lambda i: mm, lambda i: q) + extra
+        return _tree(machine, mm, q, lambda i: mm, lambda i: q, lambda i: 2.0 ** i * far,
+                     procs=pp) + extra
     if algorithm == "rabenseifner":
         half = _tree(machine, mm, q, lambda i: mm / 2.0 ** (i + 1), lambda i: q,
-                     lambda i: q / 2.0 ** (i + 1))
+                     lambda i: q / 2.0 ** (i + 1) * far, procs=pp)
         return np.asarray(2 * half + extra, dtype=np.float64)
     raise _unknown("allreduce", algorithm, ("recursive-doubling", "ring", "rabenseifner"))
 
@@ -128,7 +141,7 @@ def alltoall(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "pai
     if algorithm == "pairwise":
         return np.where(pp > 1, (pp - 1) * machine.round(mm, pp, machine.inside(pp)), 0.0)
     if algorithm == "bruck":
-        return _tree(machine, mm, pp, lambda i: mm * pp / 2.0, lambda i: pp)
+        return _tree(machine, mm, pp, lambda i: mm * pp / 2.0, lambda i: pp, xor=False)
     raise _unknown("alltoall", algorithm, ("pairwise", "bruck"))
 
 

@@ -347,21 +347,36 @@ def substitute(node: Node, mapping: Mapping[str, Node]) -> Node:
     return node
 
 
-def tree_size(node: Node) -> int:
-    """Nodes in the tree counted with repetition (shared subtrees once per use), in time
-    proportional to the distinct nodes: what walking it would cost."""
-    memo: dict[int, int] = {}
+def tree_shape(node: Node) -> tuple[int, int]:
+    """The tree's size, nodes counted with repetition (shared subtrees once per use), and its
+    depth: what walking it would cost.  Iterative, in time proportional to the distinct nodes,
+    so a tree too deep or too large to walk is measured without walking it."""
+    memo: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in memo:
+            continue
+        kids = _children(n)
+        if done:
+            sizes = [memo[id(k)] for k in kids]
+            memo[id(n)] = (1 + sum(s for s, _ in sizes), 1 + max((d for _, d in sizes),
+                                                                 default=0))
+        else:
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+    return memo[id(node)]
 
-    def size(n: Node) -> int:
-        key = id(n)
-        if key not in memo:
-            kids: tuple[Node, ...] = ((n.arg,) if isinstance(n, Unary) else
-                                      (n.left, n.right) if isinstance(n, Binary) else
-                                      n.args if isinstance(n, Call) else ())
-            memo[key] = 1 + sum(size(k) for k in kids)
-        return memo[key]
 
-    return size(node)
+def _children(n: Node) -> tuple[Node, ...]:
+    return ((n.arg,) if isinstance(n, Unary) else (n.left, n.right) if isinstance(n, Binary)
+            else n.args if isinstance(n, Call) else ())
+
+
+def bad_constant(node: Node) -> str | None:
+    """What is wrong with the tree's first constant part (not finite, or beyond
+    :data:`MAX_NUMBER`), or None: the check :func:`parse` makes, for trees built otherwise."""
+    return _bad_constant(node)
 
 
 def calls_in(node: Node) -> set[str]:

@@ -63,8 +63,9 @@ class Machine:
     def inside(self, processes: ArrayLike, distance: ArrayLike | None = None) -> NDArray[np.bool_]:
         """Whether a round among ``processes`` ranks stays inside the boxes: the whole job in
         one box, or (``distance`` given, block placement, boxes of a power of two) every rank's
-        partner ``distance`` ranks away in the aligned block of its own box (the partners of
-        the tree and recursive-doubling rounds are ``rank ± 2^i`` or ``rank XOR 2^i``)."""
+        partner ``rank XOR distance`` in its own box, which holds for distances below the box
+        (the recursive-doubling and halving rounds; not for ``rank + d`` partners, which
+        cross at the box's edge whenever the job spans boxes)."""
         p = np.asarray(processes, dtype=np.float64)
         b = self.box
         if b <= 1 or self.placement == "spread":
@@ -110,17 +111,20 @@ class Machine:
                                fab.channels if self.channels is None else self.channels,
                                self.line_rate)
 
-    def round(self, size: ArrayLike, messages: ArrayLike, inside: ArrayLike = False
-              ) -> FloatArray:
+    def round(self, size: ArrayLike, messages: ArrayLike, inside: ArrayLike = False,
+              leaving: ArrayLike = 1.0) -> FloatArray:
         """Seconds until ``messages`` messages of ``size`` bytes, sent at once between
         distinct pairs of ranks, have all arrived: one message's time on a network that does
         not share, the medium's or the switch's throughput when it does.  ``inside`` (see
         :meth:`inside`): every pair shares a box and the intra-box link carries the round;
-        otherwise the slowest message crosses between boxes, and the messages leaving one box
-        (up to ``box`` of them) queue for its port.  0 for no message."""
-        m, k, local = np.broadcast_arrays(np.asarray(size, dtype=np.float64),
-                                          np.asarray(messages, dtype=np.float64),
-                                          np.asarray(inside, dtype=bool))
+        otherwise the slowest message crosses between boxes, and the ``leaving`` messages
+        that leave one box (1 for a shift or a ring, where only a box's edge rank sends
+        out; the whole box for partners a box or more apart) queue for its port.  0 for no
+        message."""
+        m, k, local, out = np.broadcast_arrays(np.asarray(size, dtype=np.float64),
+                                               np.asarray(messages, dtype=np.float64),
+                                               np.asarray(inside, dtype=bool),
+                                               np.asarray(leaving, dtype=np.float64))
         fab = self.profile.fabric
         if fab is None:
             t = self.message(m)
@@ -131,7 +135,8 @@ class Machine:
             t = np.maximum(kk / rate, self.message(m))
             if fab.box > 1:
                 v = fab.values
-                port = np.minimum(kk, fab.box) * wire_seconds(fab.values, m, c, self.line_rate)
+                port = np.clip(out, 1.0, fab.box) * wire_seconds(fab.values, m, c,
+                                                                 self.line_rate)
                 t = np.where(local, v["intra_latency"] + m / v["intra_rate"],
                              np.maximum(t, port))
         return np.asarray(np.where(k > 0, t, 0.0), dtype=np.float64)

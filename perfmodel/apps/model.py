@@ -38,7 +38,17 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.apps.collectives import ALGORITHMS, COMMUNICATION, call
-from perfmodel.apps.expr import FUNCTIONS, Node, calls_in, names_in, parse, substitute, tree_size
+from perfmodel.apps.expr import (
+    FUNCTIONS,
+    MAX_DEPTH,
+    Node,
+    bad_constant,
+    calls_in,
+    names_in,
+    parse,
+    substitute,
+    tree_shape,
+)
 from perfmodel.apps.machine import Machine
 from perfmodel.errors import InputError
 from perfmodel.readers import table_line
@@ -289,6 +299,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     params = _params(doc.get("params", {}), fail)
     names = {p.name for p in params}
     defined = _defines(doc.get("define", {}), names, text, path, fail)
+    budget = [MAX_NODES]   # operations left for the whole model once written out
     used: set[str] = set()
     spent: set[str] = set()   # definitions some formula uses
     raw_parts = doc.get("parts")
@@ -315,7 +326,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
                 raise InputError(exc.what, file=path, line=table_line(text, key),
                                  fix=exc.fix) from None
             spent |= names_in(raw) & set(defined)
-            nodes[term] = _expand(raw, defined, f"{key}.{term}", fail, key)
+            nodes[term] = _expand(raw, defined, f"{key}.{term}", fail, key, budget)
             used |= names_in(nodes[term])
         desc = entry.get("description", "")
         if not isinstance(desc, str):
@@ -329,7 +340,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         except InputError as exc:
             raise InputError(exc.what, file=path, fix=exc.fix) from None
         spent |= names_in(raw) & set(defined)
-        flops = _expand(raw, defined, "flops", fail, None)
+        flops = _expand(raw, defined, "flops", fail, None, budget)
         if calls_in(flops) & set(CALLS):
             raise fail("flops uses a definition that calls the machine",
                        "count flops with arithmetic only", "define")
@@ -342,9 +353,9 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     if idle:
         raise fail(f"parameter {idle[0]!r} is used by no term", "use it or remove it",
                    f"params.{idle[0]}")
-    for name in reversed(list(defined)):   # a definition used by a used one is used
-        if name in spent:
-            spent |= defined[name][2]
+    for dname in reversed(list(defined)):   # a definition used by a used one is used
+        if dname in spent:
+            spent |= defined[dname][2]
     unspent = [d for d in defined if d not in spent]
     if unspent:
         raise fail(f"definition {unspent[0]!r} is used by no formula", "use it or remove it",
@@ -362,8 +373,11 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
                     tuple((k, v[1]) for k, v in defined.items()))
 
 
-MAX_NODES = 200_000
-"""The most nodes a formula may have once its definitions are written out."""
+MAX_NODES = 20_000
+"""The most operations a model's formulas may have together once its definitions are written
+out."""
+MAX_WRITTEN_DEPTH = 4 * MAX_DEPTH
+"""The deepest a formula may nest once its definitions are written out."""
 
 
 def _defines(raw: object, params: set[str], text: str, path: str,
@@ -394,15 +408,28 @@ def _defines(raw: object, params: set[str], text: str, path: str,
 
 
 def _expand(node: Node, defined: Mapping[str, tuple[Node, str, set[str]]], where: str,
-            fail: Callable[..., InputError], key: str | None) -> Node:
+            fail: Callable[..., InputError], key: str | None,
+            budget: list[int] | None = None) -> Node:
     """``node`` with its definitions written out, refused when that grows past
-    :data:`MAX_NODES` (definitions that square each other in turn)."""
+    :data:`MAX_NODES` operations (counted over the whole model through ``budget``) or
+    :data:`MAX_WRITTEN_DEPTH` levels, or builds a constant that is not a finite number of
+    sensible size (``3 ^ a`` with ``a = "10 ^ 15"``)."""
     if not defined:
         return node
     full = substitute(node, {k: v[0] for k, v in defined.items()})
-    if tree_size(full) > MAX_NODES:
-        raise fail(f"{where} has more than {MAX_NODES} operations once its definitions are "
-                   "written out", "simplify the definitions", key)
+    size, depth = tree_shape(full)
+    if budget is not None:
+        budget[0] -= size
+    if size > MAX_NODES or (budget is not None and budget[0] < 0):
+        raise fail(f"{where}: the model has more than {MAX_NODES} operations once its "
+                   "definitions are written out", "simplify the definitions", key)
+    if depth > MAX_WRITTEN_DEPTH:
+        raise fail(f"{where} nests deeper than {MAX_WRITTEN_DEPTH} once its definitions are "
+                   "written out", "chain fewer definitions", key)
+    bad = bad_constant(full)
+    if bad is not None:
+        raise fail(f"{where} has a constant that is {bad} once its definitions are written "
+                   "out", "use smaller constants", key)
     return full
 
 
