@@ -7,17 +7,12 @@ caller's job (:func:`perfmodel.io.write_atomic` with :func:`perfmodel.profile.du
 
 from __future__ import annotations
 
-import os
-import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
 
-from perfmodel import __version__
 from perfmodel.errors import InputError
 from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements, concat
 from perfmodel.network import models as registry
@@ -34,6 +29,7 @@ from perfmodel.network.fit import (
 from perfmodel.network.spec import NetworkSpec
 from perfmodel.node import specified as specified_node
 from perfmodel.profile import InputRecord, Profile, from_selection
+from perfmodel.provenance import stamp
 
 
 @dataclass(frozen=True)
@@ -43,23 +39,6 @@ class Calibration:
     profile: Profile
     notes: tuple[str, ...] = ()
     fabric: FabricFit | None = None
-
-
-def _versions() -> dict[str, str]:
-    out = {"tool": f"perfmodel {__version__}", "python": platform.python_version()}
-    for pkg in ("numpy", "scipy", "lmfit"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:  # pragma: no cover - installed with perfmodel
-            out[pkg] = "unknown"
-    return out
-
-
-def _created() -> str:
-    """UTC time of the calibration, or SOURCE_DATE_EPOCH when set (reproducible builds)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    when = datetime.fromtimestamp(int(epoch), UTC) if epoch else datetime.now(UTC)
-    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def gather(paths: Sequence[str | Path], benchmark: str | None = None
@@ -172,7 +151,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     if box is not None and not paths:
         raise InputError("--box describes the boxes of measured Exchange rings, but no "
                          "measurements are given", fix="give Exchange tables, or drop --box")
-    provenance = {"created": _created(), **_versions()}
+    provenance = stamp()
     if command:
         provenance["command"] = command
     if spec is not None:

@@ -148,15 +148,21 @@ def dumps(profile: Profile) -> str:
     return header + tomlw.dumps(to_dict(profile))
 
 
-class _Reader:
-    """Checks one loaded TOML document field by field, naming the key in every error."""
+class DocReader:
+    """Checks one loaded TOML document field by field, naming the key in every error.
 
-    def __init__(self, path: str, prefix: str = "") -> None:
+    ``redo`` is the fix for a document that is broken beyond a value (regenerate a profile,
+    save a fit again): the profile and the saved application fit (:mod:`perfmodel.apps.saved`)
+    read their parameter tables with it."""
+
+    def __init__(self, path: str, prefix: str = "",
+                 redo: str = "regenerate the profile with calibrate") -> None:
         self.path = path
         self.prefix = prefix
+        self.redo = redo
 
-    def at(self, prefix: str) -> _Reader:
-        return _Reader(self.path, prefix)
+    def at(self, prefix: str) -> DocReader:
+        return DocReader(self.path, prefix, self.redo)
 
     def fail(self, key: str, what: str, fix: str) -> InputError:
         return InputError(f"{self.prefix}{key}: {what}", file=self.path, fix=fix)
@@ -164,7 +170,7 @@ class _Reader:
     def table(self, doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
         v = doc.get(key)
         if not isinstance(v, dict):
-            raise self.fail(key, "missing or not a table", "regenerate the profile with calibrate")
+            raise self.fail(key, "missing or not a table", self.redo)
         return v
 
     def number(self, doc: Mapping[str, Any], key: str, finite: bool = True) -> float:
@@ -188,6 +194,7 @@ class _Reader:
                             f"remove it; known keys: {', '.join(sorted(allowed))}")
 
 
+
 _TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric", "node"}
 _FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
            "notes", "fit", "params"}
@@ -197,7 +204,7 @@ _PARAM = {"value", "stderr", "unit", "status", "source"}
 
 
 def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
-    r = _Reader(path)
+    r = DocReader(path)
     r.only(doc, _TOP)
     version = doc.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
@@ -218,7 +225,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
     if sorted(expected) != sorted(raw_params):
         raise r.fail("params", f"has {', '.join(raw_params)}; model {kind} needs "
                      f"{', '.join(expected)}", "regenerate the profile with calibrate")
-    params = [_estimate(r.at(f"network.params.{name}."), name, raw_params[name],
+    params = [read_estimate(r.at(f"network.params.{name}."), name, raw_params[name],
                         registry.check_value, None) for name in expected]
     fitted = net.get("fitted", [])
     by_status = [p.name for p in params if p.status == "fitted"]
@@ -226,7 +233,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
         raise r.fail("fitted", f"is {fitted!r}, but the parameters with status "
                      f"'fitted' are {by_status!r}", "list them in the same order")
     k = len(fitted)
-    cov = _covariance(r, net.get("covariance"), k)
+    cov = read_covariance(r, net.get("covariance"), k)
     dof = r.number(net, "dof") if "dof" in net else 0.0
     if not (dof.is_integer() and 0 <= dof <= 1e9):
         raise r.fail("dof", f"is {dof}", "degrees of freedom are a whole number >= 0")
@@ -246,7 +253,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
     listed = doc.get("inputs", [])
     if not isinstance(listed, list):
         raise r.fail("inputs", "is not a list of tables", "regenerate the profile with calibrate")
-    inputs = tuple(_input(_Reader(r.path, f"inputs[{k}]."), i) for k, i in enumerate(listed))
+    inputs = tuple(_input(DocReader(r.path, f"inputs[{k}]."), i) for k, i in enumerate(listed))
     fabric = _fabric(r.at("fabric."), doc["fabric"]) if "fabric" in doc else None
     node = _node(r.at("node."), doc["node"]) if "node" in doc else None
     return Profile(
@@ -264,7 +271,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
     )
 
 
-def _node(r: _Reader, doc: Any) -> Node:
+def _node(r: DocReader, doc: Any) -> Node:
     """The [node] table: a node's arithmetic and memory rates with status and source."""
     if not isinstance(doc, dict):
         raise r.fail("", "is not a table", "regenerate the profile with calibrate")
@@ -277,7 +284,7 @@ def _node(r: _Reader, doc: Any) -> Node:
     if sorted(raw) != sorted(NODE_PARAMS):
         raise r.fail("params", f"has {', '.join(raw)}; a node needs "
                      f"{', '.join(NODE_PARAMS)}", "regenerate the profile with calibrate")
-    params = [_estimate(r.at(f"{r.prefix}params.{name}."), name, raw[name], check_node,
+    params = [read_estimate(r.at(f"{r.prefix}params.{name}."), name, raw[name], check_node,
                         NODE_PARAMS[name].unit) for name in NODE_PARAMS]
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
@@ -285,7 +292,7 @@ def _node(r: _Reader, doc: Any) -> Node:
     return Node(tuple(params), tuple(notes))
 
 
-def _estimate(rp: _Reader, name: str, p: Any, check: Any, unit: str | None) -> Estimate:
+def read_estimate(rp: DocReader, name: str, p: Any, check: Any, unit: str | None) -> Estimate:
     """One ``params.NAME`` table: value checked by ``check`` (which says why a value is not
     physical, or None), stderr, status and source; ``unit`` overrides the stored one."""
     if not isinstance(p, dict):
@@ -297,25 +304,28 @@ def _estimate(rp: _Reader, name: str, p: Any, check: Any, unit: str | None) -> E
     value = rp.number(p, "value", finite=unit is None)
     why = check(name, value)
     if why:
-        raise rp.fail("value", f"is {value}: {why}",
-                      "give a physical value, or regenerate the profile with calibrate")
+        raise rp.fail("value", f"is {value}: {why}", f"give a physical value, or {rp.redo}")
     stderr = rp.number(p, "stderr", finite=False) if "stderr" in p else math.nan
     return Estimate(name, value, stderr, rp.text(p, "unit", "") if unit is None else unit,
                     cast(Any, status), rp.text(p, "source", ""))
 
 
-def _covariance(r: _Reader, raw: Any, k: int) -> np.ndarray:
-    cov = np.array(raw if raw is not None else [], dtype=np.float64)
+def read_covariance(r: DocReader, raw: Any, k: int) -> np.ndarray:
+    """A k × k covariance: non-negative variances, all finite or all NaN (not estimable)."""
+    try:
+        cov = np.array(raw if raw is not None else [], dtype=np.float64)
+    except (TypeError, ValueError):   # ragged rows or text
+        cov = np.full((k + 1, k + 1), np.nan)
     if cov.size == 0:
         cov = np.zeros((0, 0))
     if cov.shape != (k, k) or np.any(np.diag(cov) < 0) or \
             not (np.all(np.isfinite(cov)) or np.all(np.isnan(cov))):
-        raise r.fail("covariance", f"is not a valid {k}×{k} covariance matrix",
-                     "regenerate the profile with calibrate")
+        raise r.fail("covariance", f"is not a valid {k}×{k} covariance matrix", r.redo)
     return cov
 
 
-def _fabric(r: _Reader, doc: Any) -> Fabric:
+
+def _fabric(r: DocReader, doc: Any) -> Fabric:
     """The [fabric] table: topology, parameters with status and source, fit summary."""
     if not isinstance(doc, dict):
         raise r.fail("", "is not a table", "regenerate the profile with calibrate")
@@ -334,13 +344,13 @@ def _fabric(r: _Reader, doc: Any) -> Fabric:
     if sorted(raw) != sorted(names):
         raise r.fail("params", f"has {', '.join(raw)}; a {topology} fabric needs "
                      f"{', '.join(names)}", "regenerate the profile with calibrate")
-    params = [_estimate(r.at(f"{r.prefix}params.{name}."), name, raw[name], check_param,
+    params = [read_estimate(r.at(f"{r.prefix}params.{name}."), name, raw[name], check_param,
                         FABRIC_PARAMS[name].unit) for name in names]
     fitted = [p.name for p in params if p.status == "fitted"]
     if doc.get("fitted", []) != fitted:
         raise r.fail("fitted", f"is {doc.get('fitted')!r}, but the parameters with status "
                      f"'fitted' are {fitted!r}", "list them in the same order")
-    cov = _covariance(r, doc.get("covariance"), len(fitted))
+    cov = read_covariance(r, doc.get("covariance"), len(fitted))
     dof = r.number(doc, "dof") if "dof" in doc else 0.0
     if not (dof.is_integer() and dof >= 0):
         raise r.fail("dof", f"is {dof}", "degrees of freedom are a whole number >= 0")
@@ -376,7 +386,7 @@ def load(path: str | Path) -> Profile:
                          fix="regenerate it with 'perfmodel calibrate'") from None
 
 
-def _input(r: _Reader, doc: Any) -> InputRecord:
+def _input(r: DocReader, doc: Any) -> InputRecord:
     """One [[inputs]] entry, checked key by key (``pattern`` may be absent: older profiles)."""
     if not isinstance(doc, dict):
         raise r.fail("", "is not a table", "regenerate the profile with calibrate")

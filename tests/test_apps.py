@@ -310,6 +310,16 @@ def test_definitions_keep_the_model_name_and_refuse_towers_and_chains() -> None:
         loads(deep)
 
 
+def test_the_written_out_size_is_counted_over_the_whole_model() -> None:
+    """A definition of 2^14 - 1 operations fits in one term, not in two: the limit is the
+    model's, so repeating a large definition in many parts cannot multiply the work."""
+    chain = "\n".join(f'd{i} = "d{i - 1} + d{i - 1}"' for i in range(1, 14))
+    text = HEAD + f'[define]\nd0 = "p"\n{chain}\n[parts.a]\ncompute = "d13"\n'
+    assert loads(text).parts[0].name == "a"
+    with pytest.raises(InputError, match="operations once its definitions"):
+        loads(text + '[parts.b]\ncompute = "d13"\n')
+
+
 def test_flops_cannot_call_the_machine_through_a_definition() -> None:
     text = HEAD + '[define]\nt = "msg(8)"\n[parts.run]\ncommunication = "t"\n' \
         'compute = "0"\n'

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -127,19 +127,18 @@ class _Parser:
         if depth > MAX_DEPTH:
             raise self.fail(f"nesting deeper than {MAX_DEPTH}", self.tok.col,
                             "split the formula into named terms")
-        node = self.term(depth)
-        while self.tok.kind == "op" and self.tok.text in "+-":
-            op = self.tok.text
-            self.i += 1
-            node = Binary(op, node, self.term(depth))
-        return node
+        return self.chain("+-", self.term, depth)
 
     def term(self, depth: int) -> Node:
-        node = self.unary(depth)
-        while self.tok.kind == "op" and self.tok.text in "*/":
+        return self.chain("*/", self.unary, depth)
+
+    def chain(self, ops: str, operand: Callable[[int], Node], depth: int) -> Node:
+        """``operand (op operand)*`` for the left-associative operators ``ops``."""
+        node = operand(depth)
+        while self.tok.kind == "op" and self.tok.text in ops:
             op = self.tok.text
             self.i += 1
-            node = Binary(op, node, self.unary(depth))
+            node = Binary(op, node, operand(depth))
         return node
 
     def unary(self, depth: int) -> Node:
@@ -289,7 +288,7 @@ right=Binary(op='^', left=Name(name='b'), right=Num(value=2.0))))
     node = p.expression(0)
     if p.tok.kind != "end":
         raise p.fail(f"unexpected {p.tok.text!r}", p.tok.col, "an operator is missing before it")
-    bad = _bad_constant(node)
+    bad = bad_constant(node)
     if bad is not None:
         raise InputError(f"{where}: a constant part of {text!r} is {bad}",
                          fix=f"constants must be finite real numbers of at most {MAX_NUMBER:g} "
@@ -297,9 +296,10 @@ right=Binary(op='^', left=Name(name='b'), right=Num(value=2.0))))
     return node
 
 
-def _bad_constant(node: Node) -> str | None:
+def bad_constant(node: Node) -> str | None:
     """What is wrong with the first constant subtree that is not a finite real number of at
-    most :data:`MAX_NUMBER`, or None."""
+    most :data:`MAX_NUMBER`, or None: the check :func:`parse` makes, and the model makes again
+    on formulas with their definitions written out."""
     value = _constant(node)
     if value is not None:
         if math.isnan(value):
@@ -307,15 +307,8 @@ def _bad_constant(node: Node) -> str | None:
         if not abs(value) <= MAX_NUMBER:
             return "infinite or too large"
         return None
-    children: tuple[Node, ...] = ()
-    if isinstance(node, Unary):
-        children = (node.arg,)
-    elif isinstance(node, Binary):
-        children = (node.left, node.right)
-    elif isinstance(node, Call):
-        children = node.args
-    for child in children:
-        bad = _bad_constant(child)
+    for child in _children(node):
+        bad = bad_constant(child)
         if bad is not None:
             return bad
     return None
@@ -371,12 +364,6 @@ def tree_shape(node: Node) -> tuple[int, int]:
 def _children(n: Node) -> tuple[Node, ...]:
     return ((n.arg,) if isinstance(n, Unary) else (n.left, n.right) if isinstance(n, Binary)
             else n.args if isinstance(n, Call) else ())
-
-
-def bad_constant(node: Node) -> str | None:
-    """What is wrong with the tree's first constant part (not finite, or beyond
-    :data:`MAX_NUMBER`), or None: the check :func:`parse` makes, for trees built otherwise."""
-    return _bad_constant(node)
 
 
 def calls_in(node: Node) -> set[str]:

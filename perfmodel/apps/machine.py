@@ -141,11 +141,10 @@ class Machine:
                              np.maximum(t, port))
         return np.asarray(np.where(k > 0, t, 0.0), dtype=np.float64)
 
-    def ring(self, size: ArrayLike, processes: ArrayLike, placement: str = "block"
-             ) -> FloatArray:
+    def ring(self, size: ArrayLike, processes: ArrayLike) -> FloatArray:
         """One iteration of the Exchange ring (IMB/Pallas Exchange): every process sends
         ``size`` bytes to each of its two ring neighbours and receives as much, with ranks
-        placed in the machine's boxes by ``placement``
+        placed in the machine's boxes by its ``placement``
         (:func:`~perfmodel.network.hierarchy.exchange_time`).  Without a fabric: two
         messages, one after the other."""
         m, p = np.broadcast_arrays(np.asarray(size, dtype=np.float64),
@@ -155,5 +154,6 @@ class Machine:
             return np.asarray(np.where(p > 1, 2.0 * self.message(m), 0.0), dtype=np.float64)
         c = fab.channels if self.channels is None else self.channels
         t = exchange_seconds(fab.topology, fab.values, m, np.maximum(p, 2.0), box=fab.box,
-                             placement=placement, channels=c, line_rate=self.line_rate)
+                             placement=self.placement, channels=c,
+                             line_rate=self.line_rate)
         return np.asarray(np.where(p > 1, t, 0.0), dtype=np.float64)

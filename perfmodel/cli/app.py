@@ -385,16 +385,12 @@ def predict(
         fit = given_fit(model, given, on)
     result = scaling(fit, counts, level, on, size, scaling_mode == "weak")
     if save is not None:
-        import datetime
-
-        from perfmodel import __version__
         from perfmodel.apps.saved import dumps as dump_fit
         from perfmodel.io import write_atomic
+        from perfmodel.provenance import stamp
 
-        created = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         write_atomic(save, dump_fit(fit, {
-            "created": created, "tool": f"perfmodel {__version__}",
-            "command": " ".join(["perfmodel", *sys.argv[1:]]),
+            **stamp(" ".join(["perfmodel", *sys.argv[1:]])),
             "timings": str(timings) if timings is not None else "",
             "machine": str(machine) if machine is not None else ""}), force=force)
     from perfmodel.cli import render
