@@ -4,12 +4,13 @@ tables of seed 004."""
 from __future__ import annotations
 
 import math
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from perfmodel.apps.fit import fit_app, predict_app
+from perfmodel.apps.fit import AppFit, fit_app, predict_app, timing_inputs
 from perfmodel.apps.model import builtin_names, load, loads
 from perfmodel.apps.timings import read_timings
 from perfmodel.errors import FitError, InputError
@@ -157,17 +158,28 @@ def test_bad_timings_are_one_line(tmp_path: Path, body: str, fragment: str) -> N
 PO = read_timings(ROOT / "data" / "seeds" / "physical-optics.csv")
 
 
-def _holdout(table: str, machine: str) -> dict[str, np.ndarray]:
-    """Fit on 1, 2 and 4 nodes; relative error of the 8- and 16-node predictions per part."""
-    rows = PO.select(table=table, machine=machine)
+@cache
+def _fit_on_small(machine: str) -> AppFit:
+    """One fit per machine to both tables' 1-, 2- and 4-node rows (the tables share the main
+    reflector; each row's size is its table's N)."""
+    rows = PO.select(machine=machine)
     small = rows.processes <= 4
-    fit = fit_app(load("physical-optics"), rows.processes[small], rows.times[small],
-                  [x for x, k in zip(rows.parts, small, strict=True) if k])
-    pred = predict_app(fit, [8.0, 16.0])
+    times, sizes = timing_inputs(load("physical-optics"), rows, {})
+    assert sizes is not None
+    return fit_app(load("physical-optics"), rows.processes[small], times[small],
+                   [x for x, k in zip(rows.parts, small, strict=True) if k],
+                   sizes=np.asarray(sizes)[small])
+
+
+def _holdout(table: str, machine: str) -> dict[str, np.ndarray]:
+    """Relative error of the 8- and 16-node predictions per part, for one table."""
+    rows = PO.select(table=table, machine=machine)
+    n = {"1": 400.0, "2": 4900.0}[table]
+    pred = predict_app(_fit_on_small(machine), [8.0, 16.0], n=[n, n])
     out = {}
     for part in ("I", "II", "III"):
         measured = np.array([rows.times[i] for i in range(len(rows))
-                             if not small[i] and rows.parts[i] == part])
+                             if rows.processes[i] > 4 and rows.parts[i] == part])
         out[part] = pred.parts[part] / measured - 1
     return out
 
@@ -178,6 +190,7 @@ def test_physical_optics_data_are_the_seed_tables() -> None:
     assert t1.times[0] == 5.10 and t1.parts[0] == "I"
     t2 = PO.select(table="2", machine="t3d")
     assert t2.times[-1] == pytest.approx(0.135 * 60)   # minutes in the paper
+    assert set(PO.labels["size"]) == {"400", "4900"}   # 'N = 400', 'N = 4900'
 
 
 @pytest.mark.parametrize(("table", "machine"), [("1", "beowulf"), ("1", "t3d"),
@@ -185,18 +198,32 @@ def test_physical_optics_data_are_the_seed_tables() -> None:
 def test_physical_optics_predicts_8_and_16_nodes(table: str, machine: str) -> None:
     """Issue 5's target: fitted on 1, 2 and 4 nodes, 8 and 16 within 10 % for every part.
 
-    Met for parts I and II everywhere and for part III on the T3D in Table 1.  NOT met for
-    part III on the Beowulf (both tables: its 8- and 16-node times fall below what any
-    serial + parallel/p + tree·log2(p) fit to 1, 2 and 4 nodes allows, as if a per-node
-    working set began to fit in cache) nor on the T3D in Table 2 (a bump at 4 nodes read as
-    log growth).  Those are pinned at their present errors, so a change shows."""
+    Measured (8, 16 nodes): Beowulf Table 1 I +2.5/+0.1, II +1.3/+1.7, III +5.4/+8.6 %;
+    Table 2 I +2.7/+4.2, II -0.8/-0.2, III +4.9/+6.4 %; T3D Table 1 I +3.0/-1.0,
+    II -1.1/-0.2, III +0.8/+0.6 %; Table 2 I +2.4/+3.4, II +2.5/+4.9, III +3.0/0.0 %."""
     err = _holdout(table, machine)
-    assert np.all(np.abs(err["I"]) <= 0.10) and np.all(np.abs(err["II"]) <= 0.10)
-    if (table, machine) == ("1", "t3d"):
-        assert np.all(np.abs(err["III"]) <= 0.10)
-    else:
-        assert np.all(np.abs(err["III"]) <= 0.17)
-        assert np.abs(err["III"][-1]) > 0.10
+    for part in ("I", "II", "III"):
+        assert np.all(np.abs(err[part]) <= 0.10), (part, err[part])
+
+
+def test_physical_optics_part_iii_tree_form_misses_the_beowulf() -> None:
+    """Why part III has no tree: with tree_III * log2(p) in place of parallel_III the same fit
+    over-predicts the Beowulf's 16-node part III by more than 10 % (measured 15-17 %)."""
+    text = (ROOT / "perfmodel" / "apps" / "models" / "physical-optics.toml").read_text()
+    text = text.replace('compute = "work_III / p + parallel_III * min(1, p - 1) / p"',
+                        'compute = "work_III / p"\ncommunication = "parallel_III * log2(p)"')
+    tree = loads(text)
+    rows = PO.select(machine="beowulf")
+    small = rows.processes <= 4
+    times, sizes = timing_inputs(tree, rows, {})
+    fit = fit_app(tree, rows.processes[small], times[small],
+                  [x for x, k in zip(rows.parts, small, strict=True) if k],
+                  sizes=np.asarray(sizes)[small])
+    t1 = rows.select(table="1")
+    measured = [t1.times[i] for i in range(len(t1)) if t1.processes[i] == 16 and
+                t1.parts[i] == "III"]
+    got = predict_app(fit, [16.0], n=[400.0]).parts["III"][0]
+    assert got / measured[0] - 1 > 0.10
 
 
 def test_a_constant_named_like_the_machine_or_numpy_works() -> None:

@@ -208,7 +208,7 @@ def test_unknown_algorithm_is_refused() -> None:
 def test_models_lists_application_models_with_formulas() -> None:
     result = runner.invoke(app, ["models"])
     assert result.exit_code == 0
-    assert "physical-optics" in result.stdout and "work_II / p" in result.stdout
+    assert "physical-optics" in result.stdout and "work_II * n / p" in result.stdout
 
 
 GRID = """kind = "perfmodel application model"
