@@ -27,6 +27,9 @@ KEYS = {"nodes", "time", "time_lo", "time_hi", "speedup", "efficiency", "overhea
         "mflops",
         "overhead_communication", "overhead_synchronisation", "overhead_serial",
         "overhead_imbalance", "karp_flatt", "parts", "extrapolated"}
+BANDED = ("speedup", "efficiency", "overhead", "karp_flatt", "mflops", "overhead_communication",
+          "overhead_synchronisation", "overhead_serial", "overhead_imbalance")
+KEYS |= {f"{k}_{end}" for k in BANDED for end in ("lo", "hi")}
 STEP = """kind = "perfmodel application model"
 schema_version = 1
 name = "step"
@@ -67,7 +70,11 @@ def test_predict_fits_timings_and_prints_one_row_per_node_count() -> None:
                                                   "serial", "imbalance"))
         assert shares == pytest.approx(r["overhead"], abs=1e-9)
         assert r["time"] == pytest.approx(sum(r["parts"].values()))
+        for k in ("speedup", "efficiency", "overhead", *BANDED[5:]):
+            assert r[f"{k}_lo"] <= r[k] <= r[f"{k}_hi"]
+        assert r["mflops"] is None and r["mflops_lo"] is None   # the model counts no flops
     assert rows[0]["speedup"] == pytest.approx(1.0) and rows[0]["karp_flatt"] is None
+    assert rows[0]["karp_flatt_lo"] is None and rows[4]["speedup_lo"] < rows[4]["speedup_hi"]
     s, p = rows[4]["speedup"], 16
     assert rows[4]["karp_flatt"] == pytest.approx((1 / s - 1 / p) / (1 - 1 / p))
     assert rows[-1]["extrapolated"] and not rows[-2]["extrapolated"]

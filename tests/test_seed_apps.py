@@ -178,3 +178,31 @@ def test_predict_cli_reads_the_rates_file() -> None:
     assert rows[2]["mflops"] == pytest.approx(28.68, abs=0.1)
     fitted_wait = next(q for q in json.loads(out.output)["parameters"] if q["name"] == "end_wait")
     assert fitted_wait["value"] == pytest.approx(fitted("ppm").values["end_wait"], rel=1e-6)
+
+
+def test_every_figure_has_a_band_from_the_fitted_constant() -> None:
+    """PPM has one fitted constant, so each figure's band is, to first order, the figure at
+    end_wait -/+ t * stderr: its width is checked against that direct evaluation (within 3 %;
+    the direct ends are a little skewed where the figure curves, as 1/T does).
+    N-body's fit is exactly determined: no band at all, never a made-up one."""
+    from dataclasses import replace
+
+    from scipy.special import stdtrit
+
+    fit = fitted("ppm")
+    s = run("ppm")
+    est = next(q for q in fit.params if q.name == "end_wait")
+    step = stdtrit(fit.dof, 0.975) * est.stderr
+    moved = [scaling(replace(fit, params=tuple(replace(q, value=q.value + d)
+                                               if q.name == "end_wait" else q
+                                               for q in fit.params)),
+                     [1, 8, 16], machine=beowulf()) for d in (-step, step)]
+    for key, got in (("speedup", s.speedup), ("overhead", s.overhead),
+                     ("mflops", s.mflops), ("karp_flatt", s.karp_flatt)):
+        lo, hi = s.bands[key]
+        ends = sorted(float(getattr(m, key)[2]) for m in moved)
+        assert lo[2] < got[2] < hi[2]
+        assert hi[2] - lo[2] == pytest.approx(ends[1] - ends[0], rel=0.03)
+    assert s.bands["overhead"][0][2] < 0.60 < s.bands["overhead"][1][2]   # 55-65 %, measured
+    nbody = run("nbody")
+    assert all(np.all(np.isnan(lo)) and np.all(np.isnan(hi)) for lo, hi in nbody.bands.values())

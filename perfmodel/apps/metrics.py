@@ -11,21 +11,35 @@ With T(p) the run time on p processes and T(1) on one:
   the table heads it "compute").  The shares add up to the overhead exactly;
 - Karp–Flatt serial fraction e = (1/S − 1/p)/(1 − 1/p), the serial share that would explain
   the speedup under Amdahl's law (undefined at p = 1).
+
+Every figure carries a ``level`` band (:attr:`Scaling.bands`): the uncertainty it inherits from
+the fitted constants, by the delta method (:func:`~perfmodel.network.predict.linear_interval`).
+The time's own range is wider: it is a prediction interval for a new run, run-to-run scatter
+included.  Bands are NaN when nothing was fitted or the fit was exactly determined.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.apps.fit import AppFit, AppPrediction, predict_app
 from perfmodel.apps.machine import Machine
+from perfmodel.apps.model import AppModel
+from perfmodel.network.predict import linear_interval
 
 FloatArray = NDArray[np.float64]
+CAUSES = {"communication": "communication", "synchronisation": "synchronisation",
+          "serial": "serial", "imbalance": "compute"}
+# the figures with a band, and the range each lives in
+BANDED = {"speedup": (0.0, math.inf), "efficiency": (0.0, math.inf),
+          "overhead": (-math.inf, 1.0), "karp_flatt": (-math.inf, math.inf),
+          "mflops": (0.0, math.inf),
+          **{f"overhead_{k}": (-math.inf, 1.0) for k in CAUSES}}
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,7 @@ class Scaling:
     size: FloatArray
     mflops: FloatArray
     weak: bool = False
+    bands: Mapping[str, tuple[FloatArray, FloatArray]] = field(default_factory=dict)
 
     @property
     def processes(self) -> FloatArray:
@@ -66,30 +81,46 @@ def scaling(fit: AppFit, processes: ArrayLike, level: float = 0.95,
     n1 = size if size is not None else (model.size.value if model.size else 1.0)
     n = n1 * p if weak else np.full_like(p, n1)
     pred = predict_app(fit, p, level, machine, n)
+    fig, terms = _figures(model, values, on, p, n, n1, weak)
+    keys = list(BANDED)
+    lo, hi = linear_interval(lambda v: np.stack([_figures(model, v, on, p, n, n1, weak)[0][k]
+                                                 for k in keys]),
+                             values, fit.fitted_names, fit.covariance, fit.dof, fit.noise, level)
+    bands = {k: (np.clip(lo[i], *BANDED[k]), np.clip(hi[i], *BANDED[k]))
+             for i, k in enumerate(keys)}
+    return Scaling(pred, fig["speedup"], fig["efficiency"], fig["overhead"],
+                   {k: fig[f"overhead_{k}"] for k in CAUSES}, fig["karp_flatt"], terms, n,
+                   fig["mflops"], weak, bands)
+
+
+def _figures(model: AppModel, values: Mapping[str, float], on: Machine | None, p: FloatArray,
+             n: FloatArray, n1: float, weak: bool
+             ) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
+    """Speedup, efficiency, overhead and its shares, Karp–Flatt and Mflop/s at constants
+    ``values`` (NaN where the time or the one-process time is not a positive number), and the
+    time by kind of term."""
     raw = model.evaluate(p, values, on, n)
     terms = _by_term(raw)
     once = _by_term(model.evaluate(np.ones(1), values, on, np.full(1, n1)))
     scale = p if weak else np.ones_like(p)
     base = {k: v[0] * scale for k, v in once.items()}
     t1 = sum(base.values(), np.zeros_like(p))
-    t = pred.total
+    t = sum(terms.values(), np.zeros_like(p))
     valid = np.isfinite(t) & (t > 0) & np.isfinite(t1) & (t1 > 0)
     nan = np.full_like(p, math.nan)
     with np.errstate(all="ignore"):
         speedup = np.where(valid, t1 / t, nan)
         efficiency = speedup / p
-        overhead = 1.0 - efficiency
         work = p * t
-        causes = {"communication": "communication", "synchronisation": "synchronisation",
-                  "serial": "serial", "imbalance": "compute"}
-        shares = {name: np.where(valid, (p * terms[term] - base[term]) / work, nan)
-                  for name, term in causes.items()}
-        kf = np.where(valid & (p > 1),
-                      (1.0 / speedup - 1.0 / p) / (1.0 - 1.0 / np.maximum(p, 1.0 + 1e-9)), nan)
+        fig = {"speedup": speedup, "efficiency": efficiency, "overhead": 1.0 - efficiency,
+               **{f"overhead_{name}": np.where(valid, (p * terms[term] - base[term]) / work, nan)
+                  for name, term in CAUSES.items()},
+               "karp_flatt": np.where(valid & (p > 1), (1.0 / speedup - 1.0 / p)
+                                      / (1.0 - 1.0 / np.maximum(p, 1.0 + 1e-9)), nan)}
         flops = raw.get(("", "flops"))
         timed = np.isfinite(t) & (t > 0)
-        mflops = np.where(timed, flops / t / 1e6, nan) if flops is not None else nan
-    return Scaling(pred, speedup, efficiency, overhead, shares, kf, terms, n, mflops, weak)
+        fig["mflops"] = np.where(timed, flops / t / 1e6, nan) if flops is not None else nan
+    return fig, terms
 
 
 def _by_term(values: Mapping[tuple[str, str], FloatArray]) -> dict[str, FloatArray]:

@@ -539,6 +539,7 @@ def scaling_doc(fit: AppFit, r: Scaling) -> dict[str, Any]:
             "overhead": float(r.overhead[i]) if ok else None,
             **{f"overhead_{k}": float(v[i]) if ok else None for k, v in r.shares.items()},
             "karp_flatt": float(r.karp_flatt[i]) if ok and p > 1 else None,
+            **_bands(r, i, ok),
             "size": float(r.size[i]),
             "mflops": float(r.mflops[i]) if timed and math.isfinite(float(r.mflops[i]))
             else None,
@@ -549,12 +550,40 @@ def scaling_doc(fit: AppFit, r: Scaling) -> dict[str, Any]:
             "scaling": "weak" if r.weak else "strong",
             "size_unit": fit.model.size.unit if fit.model.size else None,
             "machine": fit.machine.profile.name if fit.machine else None,
-            "units": {"time": "s"},
+            "units": {"time": "s", "mflops": "Mflop/s"},
             "overhead": "share of nodes x time not spent on the one-node work: 1 - efficiency",
+            "bands": "time_lo/time_hi: prediction interval for a new run; every other _lo/_hi: "
+                     "the figure's confidence interval from the fitted constants (delta method)",
             "parameters": [{"name": p.name, "value": p.value, "stderr": p.stderr,
                             "unit": p.unit, "status": p.status, "source": p.source}
                            for p in fit.params],
             "fit": dict(fit.fit), "notes": list(fit.notes), "rows": rows}
+
+
+def _bands(r: Scaling, i: int, ok: bool) -> dict[str, float | None]:
+    """``KEY_lo`` and ``KEY_hi`` of each banded figure at row ``i``; null where unknown."""
+    out: dict[str, float | None] = {}
+    for key, (lo, hi) in r.bands.items():
+        a, b = float(lo[i]), float(hi[i])
+        good = ok and math.isfinite(a) and math.isfinite(b)
+        out[f"{key}_lo"], out[f"{key}_hi"] = (a, b) if good else (None, None)
+    return out
+
+
+def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: str, scale: float = 1.0) -> str:
+    """``value`` with ``±`` the half-width of its band, when the band is known."""
+    if value is None or value == "—":
+        return "—"
+    lo, hi = r.bands.get(key, (None, None))
+    if lo is None or hi is None or not (math.isfinite(lo[i]) and math.isfinite(hi[i])):
+        return value
+    width = scale * (hi[i] - lo[i]) / 2
+    if width == 0:   # the figure does not depend on what was fitted (one process)
+        return value
+    half = format(width, fmt)
+    if value.endswith(" %"):
+        return f"{value.removesuffix(' %')} ±{half} %"
+    return f"{value} ±{half}"
 
 
 def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
@@ -583,9 +612,10 @@ def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
             row.append(format_range(float(r.prediction.total_lo[i]),
                                     float(r.prediction.total_hi[i]), "time"))
         if rated:
-            row.append(_num(float(r.mflops[i]), ".3g") or "—")
-        row += [_num(float(r.speedup[i]), ".2f") or "—", _pct(float(r.efficiency[i])),
-                _pct(float(r.overhead[i]))]
+            row.append(_pm(r, "mflops", i, _num(float(r.mflops[i]), ".3g"), ".2g"))
+        row += [_pm(r, "speedup", i, _num(float(r.speedup[i]), ".2f"), ".2f"),
+                _pct(float(r.efficiency[i])),
+                _pm(r, "overhead", i, _pct(float(r.overhead[i])), ".1f", 100)]
         row += [_pct(float(r.shares[k][i])) for k in ("communication", "synchronisation",
                                                       "serial", "imbalance")]
         row += [_num(float(r.karp_flatt[i]), ".3f") or "—",
@@ -596,6 +626,9 @@ def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
         out.print(_params_table(fit.params, ()))
     for note in fit.notes:
         out.print(f"[dim]note:[/dim] {escape(note)}")
+    if any(np.any(np.isfinite(lo)) for lo, _ in r.bands.values()):
+        out.print(f"[dim]±: the {lvl} band a figure inherits from the fitted constants; "
+                  "--json gives every figure's band[/dim]")
     if np.any(r.prediction.extrapolated):
         lo, hi = fit.processes
         out.print(f"[yellow]warning:[/yellow] node counts outside {lo:g}–{hi:g}, the range "

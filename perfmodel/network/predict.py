@@ -56,6 +56,24 @@ def _rate(size: FloatArray, time: FloatArray) -> FloatArray:
         return np.asarray(np.where(size > 0, size / time, np.nan), dtype=np.float64)
 
 
+def _gradients(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[str, float],
+               names: Sequence[str]) -> FloatArray:
+    """∂at/∂θ for each name, by central differences (one-sided where θ − h would go below 0),
+    stacked on the last axis."""
+    grads = []
+    for name in names:
+        v = base[name]
+        h = abs(v) * 1e-6 if v else 1e-12
+        up, down = at({**base, name: v + h}), at({**base, name: max(v - h, 0.0)})
+        with np.errstate(invalid="ignore"):
+            grads.append((up - down) / (v + h - max(v - h, 0.0)))
+    return np.stack(grads, axis=-1)
+
+
+def _usable(dof: int, noise: float, cov: FloatArray) -> bool:
+    return dof > 0 and math.isfinite(noise) and (cov.size == 0 or bool(np.all(np.isfinite(cov))))
+
+
 def log_interval(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[str, float],
                  names: Sequence[str], cov: FloatArray, dof: int, noise: float,
                  level: float) -> tuple[FloatArray, FloatArray]:
@@ -68,23 +86,40 @@ def log_interval(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[
     """
     y = at(base)
     nan = np.full_like(y, math.nan)
-    if not (dof > 0 and math.isfinite(noise) and (cov.size == 0 or np.all(np.isfinite(cov)))):
+    if not _usable(dof, noise, cov):
         return nan, nan
     from scipy.special import stdtrit  # Student's t quantile; scipy.stats is slow to import
 
     var = np.zeros_like(y)
     if names:
-        grads = []
-        for name in names:
-            v = base[name]
-            h = abs(v) * 1e-6 if v else 1e-12
-            up, down = at({**base, name: v + h}), at({**base, name: max(v - h, 0.0)})
-            with np.errstate(divide="ignore", invalid="ignore"):   # a term that is 0 here
-                grads.append(np.where(y != 0, (up - down) / (v + h - max(v - h, 0.0)) / y, 0.0))
-        g = np.stack(grads, axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):   # a term that is 0 here
+            g = np.where((y != 0)[..., None], _gradients(at, base, names) / y[..., None], 0.0)
         var = np.einsum("...i,ij,...j->...", g, cov, g)
     half = stdtrit(dof, 0.5 + level / 2) * np.sqrt(var + noise**2)
     return y * np.exp(-half), y * np.exp(half)
+
+
+def linear_interval(at: Callable[[Mapping[str, float]], FloatArray],
+                    base: Mapping[str, float], names: Sequence[str], cov: FloatArray, dof: int,
+                    noise: float, level: float) -> tuple[FloatArray, FloatArray]:
+    """A ``level`` confidence interval y ± t(dof)·√(g·Σ·gᵀ) around ``y = at(base)``, with
+    g = ∂y/∂θ: the uncertainty a quantity derived from the model (a speedup, a share, which
+    may be 0 or negative) inherits from the fitted constants.  No noise term: it bounds the
+    model's value, not a new measurement.  NaN where :func:`log_interval` gives NaN, or where
+    ``y`` is not finite."""
+    y = at(base)
+    nan = np.full_like(y, math.nan)
+    if not _usable(dof, noise, cov):
+        return nan, nan
+    from scipy.special import stdtrit
+
+    var = np.zeros_like(y)
+    if names:
+        g = _gradients(at, base, names)
+        var = np.einsum("...i,ij,...j->...", g, cov, g)
+    half = stdtrit(dof, 0.5 + level / 2) * np.sqrt(var)
+    ok = np.isfinite(y) & np.isfinite(half)
+    return np.where(ok, y - half, nan), np.where(ok, y + half, nan)
 
 
 def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95) -> Prediction:
