@@ -1,0 +1,246 @@
+"""Fit the candidate forms of T(p), choose one by extrapolating cross-validation, predict.
+
+Each form is fitted by non-negative least squares on relative residuals (t̂/t − 1), so a
+4-second run and a 900-second run weigh alike and no coefficient goes below zero.
+
+Choosing a form by its in-sample fit would always take the most flexible one.  Instead every
+form is scored the way it will be used: fitted on the smallest counts and judged on the larger
+ones.  With m distinct counts the splits train on the first 3, 4, …, m − 1 of them and test on
+the rest; a form's score is the mean over splits of its mean |ln(t̂/t)| on the held-out runs.
+Forms within the runs' scatter of the best score (twice the relative scatter the best two-term
+form leaves, at least one point) count as tied: the one with the fewest terms wins, then the
+more common terms (:data:`PRIOR`), then the better score.
+
+A prediction's interval (in ln t, so it never reaches zero) adds in quadrature: the fit's own
+uncertainty (delta method, the residual scatter included, Student's t), the spread of the
+forms that score nearly as well (within twice the best score plus one point), and the chosen
+form's cross-validation error, the typical miss one extrapolation step away.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from perfmodel.empirical.forms import Family, FloatArray, Form, candidates
+from perfmodel.errors import FitError, InputError
+
+MIN_COUNTS = 4
+NEAR, FAR = 4.0, 16.0
+"""Extrapolation ratios (predicted count / largest measured count) for the trust labels."""
+Trust = Literal["measured", "near", "far", "beyond"]
+
+
+@dataclass(frozen=True)
+class FormFit:
+    """One form fitted to runs: coefficients (≥ 0, seconds), their covariance, the relative
+    residual scatter and the degrees of freedom left."""
+
+    form: Form
+    coefficients: FloatArray
+    covariance: FloatArray
+    noise: float
+    dof: int
+
+    def time(self, p: ArrayLike) -> FloatArray:
+        q = np.atleast_1d(np.asarray(p, dtype=np.float64))
+        return np.asarray(self.form.basis(q) @ self.coefficients, dtype=np.float64)
+
+    def rel_var(self, p: ArrayLike) -> FloatArray:
+        """The variance of ln t̂ from the coefficients' uncertainty."""
+        q = np.atleast_1d(np.asarray(p, dtype=np.float64))
+        g = self.form.basis(q)
+        y = g @ self.coefficients
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.einsum("...i,ij,...j->...", g, self.covariance, g) / y**2
+        return np.asarray(np.where(np.isfinite(v), v, 0.0), dtype=np.float64)
+
+    @property
+    def formula(self) -> str:
+        return self.form.formula(self.coefficients)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A form, fitted to every run, with its cross-validation score (NaN: not scored)."""
+
+    fit: FormFit
+    score: float
+
+
+@dataclass(frozen=True)
+class ScalingFit:
+    family: Family
+    chosen: Candidate
+    candidates: tuple[Candidate, ...]    # best score first
+    processes: FloatArray
+    times: FloatArray
+    notes: tuple[str, ...] = ()
+
+    @property
+    def measured(self) -> tuple[float, float]:
+        return float(self.processes.min()), float(self.processes.max())
+
+    @property
+    def credible(self) -> tuple[Candidate, ...]:
+        """The forms that score nearly as well as the chosen one."""
+        best = self.candidates[0].score
+        return tuple(c for c in self.candidates if c.score <= 2 * best + 0.01)
+
+
+@dataclass(frozen=True)
+class ScalingPrediction:
+    processes: FloatArray
+    time: FloatArray
+    lo: FloatArray
+    hi: FloatArray
+    ratio: FloatArray          # processes / the largest measured count
+    trust: tuple[Trust, ...]
+    level: float
+
+
+def fit_form(form: Form, p: FloatArray, t: FloatArray) -> FormFit:
+    """Non-negative least squares of ``form`` on relative residuals."""
+    from scipy.optimize import nnls
+
+    a = form.basis(p) / t[:, None]
+    coef, _ = nnls(a, np.ones_like(t))
+    resid = a @ coef - 1.0
+    active = coef > 0
+    k = int(active.sum())
+    dof = len(t) - k
+    noise = math.sqrt(float(resid @ resid) / dof) if dof > 0 else math.nan
+    cov = np.zeros((len(coef), len(coef)))
+    if dof > 0 and k:
+        j = a[:, active]
+        cov[np.ix_(active, active)] = noise**2 * np.linalg.pinv(j.T @ j)
+    return FormFit(form, coef, cov, noise, dof)
+
+
+def cv_score(form: Form, p: FloatArray, t: FloatArray) -> float:
+    """Mean over the extrapolating splits of the mean |ln(t̂/t)| on the held-out runs."""
+    counts = np.unique(p)
+    errors = []
+    for s in range(3, len(counts)):
+        train = p <= counts[s - 1]
+        f = fit_form(form, p[train], t[train])
+        pred = f.time(p[~train])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            e = np.abs(np.log(pred / t[~train]))
+        errors.append(float(np.mean(np.where(np.isfinite(e), e, 50.0))))
+    return float(np.mean(errors)) if errors else math.nan
+
+
+def _ranked(family: Family, p: FloatArray, t: FloatArray) -> tuple[Candidate, ...]:
+    scored = [Candidate(fit_form(f, p, t), cv_score(f, p, t)) for f in candidates(family)]
+    return tuple(sorted(scored, key=lambda c: (c.score, len(c.fit.form.terms))))
+
+
+def scatter(ranked: tuple[Candidate, ...]) -> float:
+    """The runs' relative scatter, as the best two-term form leaves it (0 if none can say)."""
+    noise = [c.fit.noise for c in ranked if len(c.fit.form.terms) <= 2
+             and math.isfinite(c.fit.noise)]
+    return min(noise, default=0.0)
+
+
+def _choose(ranked: tuple[Candidate, ...]) -> Candidate:
+    """The simplest form whose score is within the runs' scatter (twice it, at least half a
+    point) of the best: a smaller miss than the noise is no reason for another term."""
+    best = ranked[0].score
+    tol = max(0.01, 2 * scatter(ranked))
+    tied = [c for c in ranked if c.score <= best + tol]
+    return min(tied, key=lambda c: (len(c.fit.form.terms), _prior(c.fit.form), c.score))
+
+
+PRIOR = ("work", "serial", "log", "linear", "contention", "sqrt", "halo2", "halo3")
+"""Among tied forms of one size, the more common terms first: Amdahl's serial part, then
+collectives, then contention, then halo terms (which a short series cannot tell from a serial
+part)."""
+
+
+def _prior(form: Form) -> tuple[int, ...]:
+    return tuple(sorted(PRIOR.index(t) for t in form.terms))
+
+
+def detect(p: FloatArray, sizes: FloatArray | None) -> Family | None:
+    """Strong when the problem size is the same in every run, weak when it grows as p; None
+    when there are no sizes to tell."""
+    if sizes is None or not np.all(np.isfinite(sizes)):
+        return None
+    if np.allclose(sizes, sizes[0], rtol=1e-6):
+        return "strong"
+    per = sizes / p
+    if np.allclose(per, per[0], rtol=0.05):
+        return "weak"
+    raise InputError("the problem size neither stays fixed nor grows with the process count",
+                     fix="give one series at a time (--where), or say --scaling strong|weak")
+
+
+def fit_scaling(processes: ArrayLike, times: ArrayLike, family: Family | Literal["auto"] = "auto",
+                sizes: ArrayLike | None = None) -> ScalingFit:
+    """Choose and fit a form of T(p) to measured runs (repetitions allowed)."""
+    p = np.asarray(processes, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64)
+    if p.shape != t.shape or p.ndim != 1:
+        raise ValueError("processes and times must be 1-D and of one length")
+    if np.any(~np.isfinite(p) | (p < 1)) or np.any(~np.isfinite(t) | (t <= 0)):
+        raise InputError("process counts must be ≥ 1 and times positive numbers",
+                         fix="check the series")
+    order = np.argsort(p, kind="stable")
+    p, t = p[order], t[order]
+    m = len(np.unique(p))
+    if m < MIN_COUNTS:
+        raise FitError(f"{m} distinct process counts; an empirical form needs {MIN_COUNTS} "
+                       "(three to fit, one to check the extrapolation)",
+                       fix="measure at more process counts")
+    notes: list[str] = []
+    sz = None if sizes is None else np.asarray(sizes, dtype=np.float64)[order]
+    if family == "auto":
+        found = detect(p, sz)
+        if found is not None:
+            family = found
+            notes.append(f"{found} scaling: the problem size "
+                         f"{'stays fixed' if found == 'strong' else 'grows with p'}")
+        else:
+            strong, weak = _ranked("strong", p, t), _ranked("weak", p, t)
+            s, w = _choose(strong).score, _choose(weak).score
+            family = "strong" if s <= w else "weak"
+            notes.append(f"{family} scaling, detected: the strong forms extrapolate with "
+                         f"{100 * s:.1f} % error, the weak ones {100 * w:.1f} % (give --scaling "
+                         "to say which)")
+    ranked = _ranked(family, p, t)
+    chosen = _choose(ranked)
+    if chosen.score > 0.25:
+        notes.append(f"the best form misses held-out runs by {100 * chosen.score:.0f} % on "
+                     "average: treat every prediction as rough")
+    return ScalingFit(family, chosen, ranked, p, t, tuple(notes))
+
+
+def predict_scaling(fit: ScalingFit, processes: ArrayLike, level: float = 0.95
+                    ) -> ScalingPrediction:
+    """Times at ``processes`` with ``level`` intervals and a trust label for each."""
+    from scipy.special import stdtrit
+
+    q = np.atleast_1d(np.asarray(processes, dtype=np.float64))
+    if np.any(~np.isfinite(q) | (q < 1)):
+        raise InputError("process counts must be at least 1", fix="e.g. --predict 32,64,128")
+    best = fit.chosen.fit
+    y = best.time(q)
+    param = np.zeros_like(q)
+    if best.dof > 0 and math.isfinite(best.noise):
+        param = stdtrit(best.dof, 0.5 + level / 2) * np.sqrt(best.rel_var(q) + best.noise**2)
+    spread = np.zeros_like(q)
+    for c in fit.credible:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = np.abs(np.log(c.fit.time(q) / y))
+        spread = np.maximum(spread, np.where(np.isfinite(d), d, 0.0))
+    half = np.sqrt(param**2 + spread**2 + fit.chosen.score**2)
+    ratio = q / fit.measured[1]
+    trust: tuple[Trust, ...] = tuple(
+        "measured" if r <= 1 else "near" if r <= NEAR else "far" if r <= FAR else "beyond"
+        for r in ratio)
+    return ScalingPrediction(q, y, y * np.exp(-half), y * np.exp(half), ratio, trust, level)
