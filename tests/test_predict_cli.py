@@ -89,6 +89,19 @@ def test_predict_table_warns_when_extrapolating() -> None:
     assert "warning" in result.stdout
 
 
+def test_predict_takes_the_size_the_timings_were_taken_at() -> None:
+    """Fitted on Table 2 alone (N = 4900), the prediction is at N = 4900 (3858 + 98 + 5 s of
+    the table at one node), not the model's default 400; another --size is flagged."""
+    rows = _json(["predict", "physical-optics", "--fit", PO, "--where", "table=2", "--where",
+                  "machine=beowulf", "--nodes", "1", "--json"])
+    assert rows["rows"][0]["size"] == 4900
+    assert rows["rows"][0]["time"] == pytest.approx(3858 + 98.4 + 5.1, rel=0.02)
+    assert not rows["notes"]
+    other = _json(["predict", "physical-optics", "--fit", PO, "--where", "table=2", "--where",
+                   "machine=beowulf", "--nodes", "1", "--size", "400", "--json"])
+    assert any("outside 4900-4900" in n for n in other["notes"])
+
+
 def test_machine_costs_communication_and_what_if_options_change_it(tmp_path: Path) -> None:
     model = tmp_path / "step.toml"
     model.write_text(STEP)
@@ -322,7 +335,7 @@ def test_a_saved_fit_predicts_what_the_fit_did(tmp_path: Path) -> None:
     fit_file = tmp_path / "ppm-fit.toml"
     rates = str(ROOT / "data" / "seeds" / "beowulf-1995-apps.csv")
     fitted = runner.invoke(app, _ppm_args("--fit", rates, "--where", "code=ppm",
-                                          "--where", "problem=fixed", "--save", str(fit_file)))
+                                          "--where", "use=fit", "--save", str(fit_file)))
     assert fitted.exit_code == 0, fitted.output
     again = runner.invoke(app, _ppm_args("--from", str(fit_file)))
     assert again.exit_code == 0, again.output
@@ -351,7 +364,7 @@ def test_bad_saved_fits_are_one_line(tmp_path: Path, edit, fragment: str  # type
     fit_file = tmp_path / "ppm-fit.toml"
     rates = str(ROOT / "data" / "seeds" / "beowulf-1995-apps.csv")
     made = runner.invoke(app, _ppm_args("--fit", rates, "--where", "code=ppm", "--where",
-                                        "problem=fixed", "--save", str(fit_file)))
+                                        "use=fit", "--save", str(fit_file)))
     assert made.exit_code == 0, made.output
     fit_file.write_text(edit(fit_file.read_text()))
     out = runner.invoke(app, _ppm_args("--from", str(fit_file)))

@@ -381,6 +381,12 @@ def predict(
         times, sizes = timing_inputs(model, rows, given)
         fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on,
                       sizes=sizes)
+        if sizes is not None and model.size is not None and scaling_mode != "weak":
+            size, note = _size_from_rows(sizes, size, model.size.unit)
+            if note:
+                from dataclasses import replace
+
+                fit = replace(fit, notes=(*fit.notes, note))
     else:
         fit = given_fit(model, given, on)
     result = scaling(fit, counts, level, on, size, scaling_mode == "weak")
@@ -427,6 +433,19 @@ def _parse_set(items: list[str] | None, model: Any) -> dict[str, float]:
             raise InputError(f"--set {item!r} is not a finite number of at least {lower:g}",
                              fix="give a physical value")
     return out
+
+
+def _size_from_rows(sizes: list[float], size: float | None, unit: str
+                    ) -> tuple[float | None, str]:
+    """The size to predict at: ``--size``, else the one size every timing row has; and a note
+    when ``--size`` lies outside the sizes the constants were fitted on."""
+    lo, hi = min(sizes), max(sizes)
+    if size is None:
+        return (lo, "") if lo == hi else (None, "")
+    if not lo <= size <= hi:
+        return size, (f"size {size:g} {unit} lies outside {lo:g}-{hi:g} {unit}, the sizes the "
+                      "constants were fitted on: extrapolated")
+    return size, ""
 
 
 def _parse_where(items: list[str]) -> dict[str, str]:
