@@ -51,7 +51,7 @@ def build_experiment(p, t, mode):
     callpath, metric = Callpath("main"), Metric("time")
     exp.add_callpath(callpath)
     exp.add_metric(metric)
-    for pi, ti in zip(p, t):
+    for pi, ti in zip(p, t, strict=True):
         reps = [float(v) for v in (ti if isinstance(ti, (list, tuple)) else [ti])]
         if mode == "time_x_p":
             reps = [v * float(pi) for v in reps]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from perfmodel.apps.fit import AppFit, fit_app, predict_app, timing_inputs
-from perfmodel.apps.model import builtin_names, load, loads
+from perfmodel.apps.model import AppModel, builtin_names, load, loads
 from perfmodel.apps.timings import read_timings
 from perfmodel.errors import FitError, InputError
 from tests.conftest import ROOT
@@ -160,13 +160,17 @@ PO = read_timings(ROOT / "data" / "seeds" / "physical-optics.csv")
 
 @cache
 def _fit_on_small(machine: str) -> AppFit:
+    return _fit_small(machine, load("physical-optics"))
+
+
+def _fit_small(machine: str, model: AppModel) -> AppFit:
     """One fit per machine to both tables' 1-, 2- and 4-node rows (the tables share the main
     reflector; each row's size is its table's N)."""
     rows = PO.select(machine=machine)
     small = rows.processes <= 4
-    times, sizes = timing_inputs(load("physical-optics"), rows, {})
+    times, sizes = timing_inputs(model, rows, {})
     assert sizes is not None
-    return fit_app(load("physical-optics"), rows.processes[small], times[small],
+    return fit_app(model, rows.processes[small], times[small],
                    [x for x, k in zip(rows.parts, small, strict=True) if k],
                    sizes=np.asarray(sizes)[small])
 
@@ -213,14 +217,8 @@ def test_physical_optics_part_iii_tree_form_misses_the_beowulf() -> None:
     text = (ROOT / "perfmodel" / "apps" / "models" / "physical-optics.toml").read_text()
     text = text.replace('compute = "work_III / p + parallel_III * min(1, p - 1) / p"',
                         'compute = "work_III / p"\ncommunication = "parallel_III * log2(p)"')
-    tree = loads(text)
-    rows = PO.select(machine="beowulf")
-    small = rows.processes <= 4
-    times, sizes = timing_inputs(tree, rows, {})
-    fit = fit_app(tree, rows.processes[small], times[small],
-                  [x for x, k in zip(rows.parts, small, strict=True) if k],
-                  sizes=np.asarray(sizes)[small])
-    t1 = rows.select(table="1")
+    fit = _fit_small("beowulf", loads(text))
+    t1 = PO.select(machine="beowulf", table="1")
     measured = [t1.times[i] for i in range(len(t1)) if t1.processes[i] == 16 and
                 t1.parts[i] == "III"]
     got = predict_app(fit, [16.0], n=[400.0]).parts["III"][0]

@@ -33,13 +33,16 @@ def beowulf(channels: int | None = None) -> Machine:
 
 
 @cache
-def fitted(code: str) -> AppFit:
-    """The code's constants fitted to its fixed-size MFLOPS rows, as `predict --fit` does."""
+def fitted(code: str, share: float | None = None) -> AppFit:
+    """The code's constants fitted to its ``use=fit`` MFLOPS rows, as `predict --fit` does
+    (``share``: N-body's moved_share, held there instead of its default)."""
     model = load(code)
     rows = read_timings(RATES).select(code=code, use="fit")
     assert rows.measure == "mflops"
     times, sizes = timing_inputs(model, rows, {})
-    return fit_app(model, rows.processes, times, rows.parts, machine=beowulf(), sizes=sizes)
+    fixed = {} if share is None else {"moved_share": share}
+    return fit_app(model, rows.processes, times, rows.parts, fixed, machine=beowulf(),
+                   sizes=sizes)
 
 
 def run(code: str, channels: int | None = None, weak: bool = False,
@@ -153,11 +156,8 @@ def test_nbody_second_channel_few_percent_but_half_again_in_load_balancing() -> 
 def test_nbody_moved_share_window(share: float, inside: bool) -> None:
     """The window the model's note gives for ``moved_share`` (0.131 to 0.606): inside it a second
     network gains 2 % to 5 % overall; the default, 0.5, sits inside."""
-    model = load("nbody")
-    rows = read_timings(RATES).select(code="nbody", use="fit")
-    times, sizes = timing_inputs(model, rows, {})
-    fit = fit_app(model, rows.processes, times, rows.parts, fixed={"moved_share": share},
-                  machine=beowulf(), sizes=sizes)
+    fit = fitted("nbody", share)
+    model = fit.model
     p = np.array([16.0])
     one = sum(model.part_times(p, fit.values, beowulf(1)).values())[0]
     two = sum(model.part_times(p, fit.values, beowulf(2)).values())[0]

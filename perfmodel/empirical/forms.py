@@ -78,12 +78,6 @@ TERMS: dict[str, tuple[Callable[[FloatArray], FloatArray], str]] = {
 }
 """Term name -> (function of p, how the formula prints it)."""
 
-MEANING = {
-    "serial": "serial", "work": "shared work", "halo2": "2-D halo", "halo3": "3-D halo",
-    "log": "tree collective", "linear": "per-process cost", "contention": "USL contention",
-    "sqrt": "sqrt(p) exchange",
-}
-
 
 @dataclass(frozen=True)
 class Form:
