@@ -53,10 +53,13 @@ def test_the_family_is_detected_when_not_given(name: str) -> None:
 def test_four_points_are_enough_and_three_are_not() -> None:
     """The issue's example: 900 s on 4 nodes, 480 on 8, 260 on 16 — with one more count."""
     fit = fit_scaling([4, 8, 16, 32], [900, 480, 260, 150])
-    pred = predict_scaling(fit, [64, 128, 4096])
+    pred = predict_scaling(fit, [64, 128, 1024])
     assert np.all(pred.time > 0) and np.all(pred.lo > 0)
     assert np.all(pred.lo < pred.time) and np.all(pred.time < pred.hi)
     assert pred.trust == ("near", "near", "beyond")
+    with pytest.raises(InputError, match="4096 is 128x the largest measured count"):
+        predict_scaling(fit, [64, 4096])
+    assert predict_scaling(fit, [4096], force=True).trust == ("beyond",)
     with pytest.raises(FitError, match="needs 4"):
         fit_scaling([4, 8, 16], [900, 480, 260])
 

@@ -460,6 +460,105 @@ def _parse_where(items: list[str]) -> dict[str, str]:
     return out
 
 
+@app.command("scaling")
+@guarded
+def scaling_cmd(
+    timings: Annotated[list[Path], typer.Argument(
+        metavar="TIMINGS...", help="Run times: a CSV of process (or node) count and time_s "
+                                   "(optional size, rep, labels), NPB result files, or "
+                                   "benchmark files run at several process counts.")],
+    predict_at: Annotated[str | None, typer.Option(
+        "--predict", "-p", help="Counts to predict: 32,64,128 or 32..256 (default: the "
+                                "measured counts and 2, 4 and 8 times the largest).")] = None,
+    family: Annotated[str, typer.Option(
+        "--scaling", help="strong (fixed problem), weak (problem grows with p) or auto "
+                          "(from a size column, else by cross-validation).")] = "auto",
+    where: Annotated[list[str] | None, typer.Option(
+        "--where", help="Use only runs with this label: machine=t3d, benchmark=CG "
+                        "(repeatable).")] = None,
+    at: Annotated[str | None, typer.Option(
+        "--at", help="Message size to read from benchmark tables of a collective: 8KiB.")
+    ] = None,
+    machine: Annotated[Path | None, typer.Option(
+        "--machine", "-m", help="Profile of the measured machine: ties the communication "
+                                "terms to its network.")] = None,
+    message_size: Annotated[str | None, typer.Option(
+        "--message-size", help="Bytes per message of the communication terms (needed to "
+                               "re-predict on another network): 64KiB.")] = None,
+    channels: Annotated[int | None, typer.Option(
+        "--channels", "-c", min=1, max=64, help="Re-predict with this many channels per "
+                                                "node.")] = None,
+    link_speed: Annotated[str | None, typer.Option(
+        "--link-speed", "-l", help="Re-predict with this line rate: 100Mbps.")] = None,
+    level: LevelOpt = 0.95,
+    json_out: JsonOpt = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Predict past 64x the largest measured count (flagged).")] = False,
+) -> None:
+    """Fit a form of T(p) to measured runs and predict other counts, with intervals."""
+    if family not in ("auto", "strong", "weak"):
+        raise InputError(f"--scaling {family!r}", fix="use strong, weak or auto")
+    from perfmodel.empirical.fit import fit_scaling, predict_scaling
+    from perfmodel.empirical.series import load_series
+    from perfmodel.units import parse_counts, parse_quantity
+
+    series = load_series(timings, _parse_where(where or []),
+                         parse_quantity(at, "size") if at is not None else None)
+    fit = fit_scaling(series.processes, series.times, family,  # type: ignore[arg-type]
+                      series.sizes)
+    if predict_at is not None:
+        counts = [float(c) for c in parse_counts(predict_at, "predict")]
+    else:
+        import numpy as np
+
+        top = float(series.processes.max())
+        counts = [*np.unique(series.processes).tolist(), 2 * top, 4 * top, 8 * top]
+    pred = predict_scaling(fit, counts, level, force=force)
+    moved = share = None
+    target: dict[str, Any] = {}
+    if machine is None and (channels is not None or link_speed is not None
+                            or message_size is not None):
+        raise InputError("--channels, --link-speed and --message-size re-predict on a "
+                         "network", fix="give --machine PROFILE, the measured machine's")
+    if machine is not None:
+        from perfmodel.apps.machine import Machine
+        from perfmodel.empirical.network import comm_share, retarget
+        from perfmodel.profile import load
+
+        prof = load(machine)
+        share = comm_share(fit, pred.processes)
+        if channels is not None or link_speed is not None:
+            rate = parse_quantity(link_speed, "rate") if link_speed else None
+            if rate is not None and not rate > 0:
+                raise InputError(f"--link-speed {link_speed!r} is not a positive rate",
+                                 fix="e.g. --link-speed 100Mbps")
+            if prof.fabric is None:
+                raise InputError(f"profile {prof.name!r} has no fabric, so channels and link "
+                                 "speed cannot change", file=machine,
+                                 fix="use a profile with a fabric (calibrate with pairs or "
+                                     "channels, or a spec's [fabric])")
+            if message_size is None:
+                raise InputError("re-predicting on another network needs the size of the "
+                                 "communication terms' messages (a latency-bound term moves "
+                                 "little with the line rate, a bandwidth-bound one a lot)",
+                                 fix="give --message-size, e.g. 8KiB")
+            m = parse_quantity(message_size, "size")
+            if not m > 0:
+                raise InputError(f"--message-size {message_size!r} is not positive",
+                                 fix="e.g. --message-size 8KiB")
+            moved = retarget(fit, pred, Machine(prof), Machine(prof, channels, rate), m)
+            target = {"machine": str(machine), "channels": channels, "line_rate": rate,
+                      "message_size": m}
+    from perfmodel.cli import scaling_view
+
+    if json_out:
+        _emit_json(scaling_view.scaling_doc(series, fit, pred, moved, share, target))
+    else:
+        label = ", ".join(x for x in (f"{channels} ch" if channels else "",
+                                      link_speed or "") if x)
+        scaling_view.scaling(series, fit, pred, moved, share, label)
+
+
 @app.command()
 def models() -> None:
     """List the network and application models, with their formulas."""

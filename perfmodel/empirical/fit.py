@@ -32,6 +32,9 @@ from perfmodel.errors import FitError, InputError
 MIN_COUNTS = 4
 NEAR, FAR = 4.0, 16.0
 """Extrapolation ratios (predicted count / largest measured count) for the trust labels."""
+LIMIT = 64.0
+"""Beyond this ratio a prediction is refused unless forced: a form chosen on a few counts says
+little about a machine 64 times larger (other terms, other bottlenecks)."""
 Trust = Literal["measured", "near", "far", "beyond"]
 
 
@@ -220,14 +223,20 @@ def fit_scaling(processes: ArrayLike, times: ArrayLike, family: Family | Literal
     return ScalingFit(family, chosen, ranked, p, t, tuple(notes))
 
 
-def predict_scaling(fit: ScalingFit, processes: ArrayLike, level: float = 0.95
-                    ) -> ScalingPrediction:
-    """Times at ``processes`` with ``level`` intervals and a trust label for each."""
+def predict_scaling(fit: ScalingFit, processes: ArrayLike, level: float = 0.95,
+                    force: bool = False) -> ScalingPrediction:
+    """Times at ``processes`` with ``level`` intervals and a trust label for each; counts more
+    than :data:`LIMIT` times the largest measured one are refused unless ``force``."""
     from scipy.special import stdtrit
 
     q = np.atleast_1d(np.asarray(processes, dtype=np.float64))
     if np.any(~np.isfinite(q) | (q < 1)):
         raise InputError("process counts must be at least 1", fix="e.g. --predict 32,64,128")
+    top = fit.measured[1]
+    if not force and q.max() > LIMIT * top:
+        raise InputError(f"{q.max():g} is {q.max() / top:.0f}x the largest measured count "
+                         f"({top:g}); a form fitted there says little {LIMIT:.0f}x further",
+                         fix=f"predict up to {LIMIT * top:g}, or say --force to see it flagged")
     best = fit.chosen.fit
     y = best.time(q)
     param = np.zeros_like(q)

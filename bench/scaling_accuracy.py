@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Scaling accuracy: fit on the smallest four counts of every series in data/, predict the rest.
+
+For each series the runs at the four smallest process (node) counts are written to a CSV and
+given to ``perfmodel scaling --json`` (the command itself, as a user runs it), which predicts
+every larger count.  Beside it, on the same points:
+
+- Amdahl: T = s + w/p, least squares on relative residuals with s, w ≥ 0;
+- USL: T = T1/p (1 + σ(p − 1) + κ p (p − 1)), the same way;
+- Extra-P (PyPI ``extrap``), default modeler on the times, and on time × p (its README's advice
+  for strong scaling), run by ``bench/extrap_runner.py`` in Extra-P's own virtual environment,
+  which this script creates under ``build/extrap-venv`` when it is missing.
+
+Error: |predicted − measured| / measured at each larger count (the median of its runs), in %;
+per series the median and the maximum, and over all series the median of the per-series medians.
+A negative or missing prediction counts as a 100 % miss and is counted.
+
+    .venv/bin/python bench/scaling_accuracy.py [--no-extrap] [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / "build" / "extrap-venv"
+FIT_COUNTS = 4
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    path: str
+    where: tuple[str, ...] = ()
+
+
+def specs() -> list[Spec]:
+    out = []
+    for machine in ("beowulf", "t3d"):
+        for table in ("1", "2"):
+            for part in ("I", "II", "III"):
+                out.append(Spec(f"PO {machine} T{table} part {part}",
+                                "data/seeds/physical-optics.csv",
+                                (f"machine={machine}", f"table={table}", f"part={part}")))
+    for f in sorted((ROOT / "data" / "local").glob("*scaling*.csv")):
+        out.append(Spec(f"own: {f.stem}", str(f.relative_to(ROOT))))
+    for f in sorted((ROOT / "data" / "public").glob("*/*.csv")):
+        out.append(Spec(f.stem, str(f.relative_to(ROOT))))
+    return out
+
+
+def load(spec: Spec) -> tuple[np.ndarray, np.ndarray]:
+    from perfmodel.empirical.series import load_series
+
+    where = dict(w.split("=", 1) for w in spec.where)
+    s = load_series([ROOT / spec.path], where)
+    return s.processes, s.times
+
+
+def perfmodel_predict(p: np.ndarray, t: np.ndarray, targets: list[float],
+                      measured: list[float]) -> tuple[list[float], dict[str, object], float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = Path(tmp) / "fit.csv"
+        csv.write_text("processes,time_s\n" + "".join(
+            f"{a:g},{float(b)!r}\n" for a, b in zip(p, t, strict=True)))
+        exe = Path(sys.executable).with_name("perfmodel")
+        start = time.perf_counter()
+        run = subprocess.run([str(exe), "scaling", str(csv), "--scaling", "strong", "--json",
+                              "--force", "--predict", ",".join(f"{q:g}" for q in targets)],
+                             capture_output=True, text=True, check=False)
+        took = time.perf_counter() - start
+    if run.returncode != 0:
+        return [math.nan] * len(targets), {"error": run.stderr.strip()}, took
+    doc = json.loads(run.stdout)
+    rows = doc["predictions"]
+    preds = [r["time"] for r in rows]
+    inside = [r["time_lo"] <= m <= r["time_hi"] for r, m in zip(rows, measured, strict=True)]
+    return preds, {"form": doc["form"]["name"], "inside": inside,
+                   "trust": [r["trust"] for r in rows]}, took
+
+
+def ls_fit(basis, p: np.ndarray, t: np.ndarray) -> np.ndarray:
+    from scipy.optimize import nnls
+
+    a = basis(p) / t[:, None]
+    coef, _ = nnls(a, np.ones_like(t))
+    return coef
+
+
+def amdahl(p: np.ndarray, t: np.ndarray, q: np.ndarray) -> np.ndarray:
+    def basis(x: np.ndarray) -> np.ndarray:
+        return np.stack([np.ones_like(x), 1 / x], axis=-1)
+    return basis(q) @ ls_fit(basis, p, t)
+
+
+def usl(p: np.ndarray, t: np.ndarray, q: np.ndarray) -> np.ndarray:
+    def basis(x: np.ndarray) -> np.ndarray:
+        return np.stack([1 / x, 1 - 1 / x, x - 1], axis=-1)
+    return basis(q) @ ls_fit(basis, p, t)
+
+
+def ensure_extrap() -> Path:
+    python = VENV / "bin" / "python"
+    if not python.exists():
+        print(f"creating Extra-P's venv in {VENV} (pip install extrap) ...", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "extrap"], check=True)
+    return python
+
+
+def extrap(python: Path, series: list[dict[str, object]], mode: str) -> dict[str, object]:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    start = time.perf_counter()
+    run = subprocess.run([str(python), str(ROOT / "bench" / "extrap_runner.py")],
+                         input=json.dumps({"series": series, "mode": mode}),
+                         capture_output=True, text=True, check=True, env=env)
+    doc = json.loads(run.stdout)
+    doc["seconds"] = time.perf_counter() - start
+    return doc
+
+
+def errors(pred: list[float | None], measured: list[float]) -> list[float]:
+    out = []
+    for y, m in zip(pred, measured, strict=True):
+        if y is None or not math.isfinite(y) or y <= 0:
+            out.append(100.0)
+        else:
+            out.append(100 * abs(y - m) / m)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-extrap", action="store_true", help="leave Extra-P out")
+    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    args = ap.parse_args()
+    rows = []
+    xp_in = []
+    for spec in specs():
+        p, t = load(spec)
+        counts = np.unique(p)
+        if len(counts) < FIT_COUNTS + 1:
+            continue
+        cut = counts[FIT_COUNTS - 1]
+        fit = p <= cut
+        targets = [float(c) for c in counts[FIT_COUNTS:]]
+        measured = [float(np.median(t[p == c])) for c in targets]
+        pm, info, took = perfmodel_predict(p[fit], t[fit], targets, measured)
+        q = np.array(targets)
+        rows.append({"name": spec.name, "fit": [float(c) for c in counts[:FIT_COUNTS]],
+                     "targets": targets, "measured": measured, "perfmodel": pm,
+                     "perfmodel_info": info, "perfmodel_seconds": took,
+                     "amdahl": amdahl(p[fit], t[fit], q).tolist(),
+                     "usl": usl(p[fit], t[fit], q).tolist()})
+        xp_in.append({"name": spec.name, "p": [float(c) for c in counts[:FIT_COUNTS]],
+                      "t": [t[p == c].tolist() for c in counts[:FIT_COUNTS]],
+                      "predict": targets})
+    tools = ["perfmodel", "amdahl", "usl"]
+    if not args.no_extrap:
+        python = ensure_extrap()
+        for mode, key in (("default", "extrap"), ("time_x_p", "extrap_tp")):
+            doc = extrap(python, xp_in, mode)
+            for row, res in zip(rows, doc["results"], strict=True):
+                row[key] = res.get("predictions", [None] * len(row["targets"]))
+                row[key + "_formula"] = res.get("formula", res.get("error", ""))
+                row[key + "_seconds"] = res.get("model_seconds")
+            print(f"Extra-P {doc['extrap_version']} {mode}: {doc['seconds']:.1f} s for "
+                  f"{len(rows)} series", file=sys.stderr)
+        tools += ["extrap", "extrap_tp"]
+    summary = {k: [] for k in tools}
+    negative = {k: 0 for k in tools}
+    for row in rows:
+        for k in tools:
+            e = errors(row[k], row["measured"])
+            row[k + "_err"] = e
+            summary[k].append(float(np.median(e)))
+            negative[k] += sum(1 for y in row[k] if y is None or not (y > 0))
+    inside = [x for r in rows for x in r["perfmodel_info"].get("inside", [])]
+    head = {"perfmodel": "perfmodel", "amdahl": "Amdahl", "usl": "USL",
+            "extrap": "Extra-P", "extrap_tp": "Extra-P t×p"}
+    if args.markdown:
+        print("| series | fitted on | predicted | perfmodel form | "
+              + " | ".join(head[k] for k in tools) + " |")
+        print("|---|---|---|---|" + "---|" * len(tools))
+        for r in rows:
+            cells = [f"{np.median(r[k + '_err']):.1f} ({max(r[k + '_err']):.0f})" for k in tools]
+            print(f"| {r['name']} | {','.join(f'{c:g}' for c in r['fit'])} | "
+                  f"{','.join(f'{c:g}' for c in r['targets'])} | "
+                  f"{r['perfmodel_info'].get('form', 'error')} | " + " | ".join(cells) + " |")
+        print("| **median of the series' medians** | | | | "
+              + " | ".join(f"**{np.median(summary[k]):.1f}**" for k in tools) + " |")
+        print("| series where it is best or tied | | | | "
+              + " | ".join(str(sum(1 for i in range(len(rows)) if summary[k][i]
+                                   <= min(summary[j][i] for j in tools) + 1e-9))
+                           for k in tools) + " |")
+        print("| negative or missing predictions | | | | "
+              + " | ".join(str(negative[k]) for k in tools) + " |")
+    else:
+        print(json.dumps({"rows": rows, "median_of_medians":
+                          {k: float(np.median(v)) for k, v in summary.items()},
+                          "negative": negative}, indent=1))
+    print(f"perfmodel's interval held the measured time at {sum(inside)} of {len(inside)} "
+          f"held-out counts; {len(rows)} series; perfmodel took a median "
+          f"{np.median([r['perfmodel_seconds'] for r in rows]):.2f} s per series (CLI, "
+          "start-up included)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

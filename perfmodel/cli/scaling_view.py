@@ -1,0 +1,126 @@
+"""Rendering an empirical scaling fit and its predictions: a Rich table, or JSON (SI units)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from rich.markup import escape
+from rich.table import Table
+
+from perfmodel.cli.render import console
+from perfmodel.empirical.fit import FAR, LIMIT, NEAR, ScalingFit, ScalingPrediction
+from perfmodel.empirical.network import Retarget
+from perfmodel.empirical.series import Series
+from perfmodel.units import format_time
+
+MEANING = {"serial": "serial work", "work": "shared work", "halo2": "2-D halo",
+           "halo3": "3-D halo", "log": "tree collective", "linear": "all-to-all / contention",
+           "contention": "USL contention", "sqrt": "√p exchange"}
+
+
+def _measured(series: Series, q: float) -> tuple[int, float]:
+    at = series.times[series.processes == q]
+    return len(at), float(np.median(at)) if len(at) else math.nan
+
+
+def _stderr(fit: ScalingFit) -> list[float | None]:
+    f = fit.chosen.fit
+    out: list[float | None] = []
+    for i in range(len(f.coefficients)):
+        v = f.covariance[i, i]
+        out.append(math.sqrt(v) if f.dof > 0 and v > 0 else None)
+    return out
+
+
+def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
+                moved: Retarget | None, share: np.ndarray | None,
+                target: dict[str, Any]) -> dict[str, Any]:
+    from perfmodel.cli.render import jsonable
+
+    f = fit.chosen.fit
+    rows = []
+    for i, q in enumerate(pred.processes):
+        n, med = _measured(series, q)
+        row: dict[str, Any] = {
+            "processes": q, "time": pred.time[i], "time_lo": pred.lo[i],
+            "time_hi": pred.hi[i], "ratio": pred.ratio[i], "trust": pred.trust[i],
+            "runs": n, "measured_median": med if n else None}
+        if share is not None:
+            row["comm_share"] = share[i]
+        if moved is not None:
+            row["retarget"] = {"time": moved.time[i], "time_lo": moved.lo[i],
+                               "time_hi": moved.hi[i], "comm_share": moved.share_after[i],
+                               "ratios": {t: r[i] for t, r in moved.ratios.items()}}
+        rows.append(row)
+    return jsonable({
+        "series": {"sources": list(series.sources), "count": series.count,
+                   "runs": [{"processes": p, "time": t, "origin": o} for p, t, o in
+                            zip(series.processes, series.times, series.origin, strict=True)]},
+        "family": fit.family,
+        "form": {"name": f.form.name, "formula": f.formula,
+                 "terms": [{"term": t, "meaning": MEANING[t], "coefficient": c, "stderr": s,
+                            "unit": "s"} for t, c, s in
+                           zip(f.form.terms, f.coefficients, _stderr(fit), strict=True)],
+                 "cv_error": fit.chosen.score, "residual_scatter": f.noise, "dof": f.dof},
+        "candidates": [{"name": c.fit.form.name, "cv_error": c.score,
+                        "formula": c.fit.formula} for c in fit.candidates],
+        "notes": list(fit.notes) + list(series.notes),
+        "level": pred.level,
+        "trust_limits": {"near": NEAR, "far": FAR, "refused_beyond": LIMIT},
+        "target": target or None,
+        "predictions": rows,
+    })
+
+
+def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Retarget | None,
+            share: np.ndarray | None, target: str) -> None:
+    out = console()
+    f = fit.chosen.fit
+    counts = ", ".join(f"{q:g}" for q in np.unique(series.processes))
+    out.print(f"[bold]{escape(', '.join(series.sources))}[/]: {len(series)} runs at "
+              f"{series.count} {counts}")
+    out.print(f"{fit.family} scaling; form [bold]{f.form.name}[/]: T(p) = {escape(f.formula)}")
+    for t, c, s in zip(f.form.terms, f.coefficients, _stderr(fit), strict=True):
+        err = f" ± {format_time(s)}" if s is not None else ""
+        out.print(f"  {t:<10} {MEANING[t]:<24} {format_time(float(c))}{err}")
+    out.print(f"chosen by extrapolating cross-validation: misses held-out counts by "
+              f"{100 * fit.chosen.score:.1f} % on average"
+              + (f"; runs scatter {100 * f.noise:.1f} % about it" if math.isfinite(f.noise)
+                 else ""))
+    rivals = [c for c in fit.candidates if c is not fit.chosen][:3]
+    out.print("other forms, held-out error: " + ", ".join(f"{c.fit.form.name} {100 * c.score:.1f} %"
+                                        for c in rivals))
+    for note in (*fit.notes, *series.notes):
+        out.print(f"[yellow]note:[/] {escape(note)}")
+    table = Table(title=None, box=None, header_style="bold", pad_edge=False)
+    for col, just in ((series.count, "right"), ("runs", "right"), ("measured", "right"),
+                      ("predicted", "right"), (f"{100 * pred.level:g} % range", "right"),
+                      ("trust", "left")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    if share is not None:
+        table.add_column("comm", justify="right")
+    if moved is not None:
+        table.add_column(f"on {target}", justify="right")
+        table.add_column("range", justify="right")
+        table.add_column("comm", justify="right")
+    for i, q in enumerate(pred.processes):
+        n, med = _measured(series, q)
+        cells = [f"{q:g}", str(n) if n else "", format_time(med) if n else "",
+                 format_time(float(pred.time[i])),
+                 f"{format_time(float(pred.lo[i]))} – {format_time(float(pred.hi[i]))}",
+                 pred.trust[i]]
+        if share is not None:
+            cells.append(f"{100 * share[i]:.0f} %")
+        if moved is not None:
+            cells += [format_time(float(moved.time[i])),
+                      f"{format_time(float(moved.lo[i]))} – {format_time(float(moved.hi[i]))}",
+                      f"{100 * moved.share_after[i]:.0f} %"]
+        table.add_row(*cells)
+    out.print(table)
+    out.print(f"trust: near ≤ {NEAR:g}×, far ≤ {FAR:g}×, beyond > {FAR:g}× the largest "
+              f"measured count (past {LIMIT:g}× only with --force)")
+    if "beyond" in pred.trust:
+        out.print(f"[yellow]warning:[/] some counts lie beyond {FAR:g}× the measured range: "
+                  "the form may not hold there")

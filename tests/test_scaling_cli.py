@@ -1,0 +1,194 @@
+"""perfmodel scaling: empirical forms fitted to run times from CSV, NPB and benchmark files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from perfmodel.apps import collectives as C
+from perfmodel.apps.machine import Machine
+from perfmodel.cli.app import app
+from perfmodel.empirical.series import load_series
+from perfmodel.profile import load
+from perfmodel.readers import read
+from tests.conftest import ROOT
+
+runner = CliRunner(env={"COLUMNS": "200"})
+PO = str(ROOT / "data" / "seeds" / "physical-optics.csv")
+BEOWULF = str(ROOT / "calibration" / "beowulf-1995.toml")
+NPB = ROOT / "tests" / "fixtures" / "benchmarks" / "public" / "npb_mg_B_mpi_np4_npb2.3.txt"
+IMB = ROOT / "tests" / "fixtures" / "benchmarks" / "imb_allreduce_npmin.txt"
+
+
+def _json(args: list[str]) -> dict:  # type: ignore[type-arg]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def _refused(args: list[str], *words: str) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    err = result.stderr.strip()
+    assert err.startswith("error: ") and "\n" not in err and "Traceback" not in err
+    for w in words:
+        assert w in err, err
+    return err
+
+
+def _csv(tmp_path: Path, law, counts=(1, 2, 4, 8, 16), reps: int = 3, seed: int = 1,
+         extra: str = "") -> str:
+    rng = np.random.default_rng(seed)
+    lines = [f"# synthetic, seed {seed}", "processes,rep,time_s" + (",size" if extra else "")]
+    for r in range(reps):
+        for p in counts:
+            t = law(p) * (1 + 0.01 * rng.standard_normal())
+            size = f",{1000 * p if extra == 'weak' else 1000}" if extra else ""
+            lines.append(f"{p},{r},{t:.6g}{size}")
+    path = tmp_path / "runs.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_physical_optics_part_fits_and_predicts_with_intervals() -> None:
+    doc = _json(["scaling", PO, "--where", "machine=t3d", "--where", "table=1",
+                 "--where", "part=II", "--predict", "1,16,64,256", "--json"])
+    assert doc["family"] == "strong" and doc["series"]["count"] == "nodes"
+    assert [r["processes"] for r in doc["series"]["runs"]] == [1, 2, 4, 8, 16]
+    rows = {r["processes"]: r for r in doc["predictions"]}
+    assert rows[16]["measured_median"] == 29.7 and rows[16]["runs"] == 1
+    assert rows[16]["time"] == pytest.approx(29.7, rel=0.02)
+    for r in doc["predictions"]:
+        assert 0 < r["time_lo"] < r["time"] < r["time_hi"]
+    assert [r["trust"] for r in doc["predictions"]] == ["measured", "measured", "near", "far"]
+    terms = {t["term"]: t for t in doc["form"]["terms"]}
+    assert "work" in terms and all(t["coefficient"] >= 0 for t in terms.values())
+
+
+def test_several_series_in_one_file_are_refused_with_the_label_to_choose() -> None:
+    _refused(["scaling", PO, "--where", "machine=t3d", "--where", "table=1"],
+             "3 values of part", "--where part=I")
+    _refused(["scaling", PO, "--where", "colour=red"], "no input has a column", "colour")
+
+
+def test_absurd_extrapolation_is_refused_unless_forced(tmp_path: Path) -> None:
+    path = _csv(tmp_path, lambda p: 100 / p + 2)
+    _refused(["scaling", path, "--predict", "2048"], "128x the largest measured count",
+             "--force")
+    result = runner.invoke(app, ["scaling", path, "--predict", "2048", "--force"])
+    assert result.exit_code == 0 and "beyond" in result.stdout and "warning" in result.stdout
+
+
+def test_size_column_tells_weak_from_strong(tmp_path: Path) -> None:
+    weak = _json(["scaling", _csv(tmp_path, lambda p: 10 + 0.5 * np.log2(p), extra="weak"),
+                  "--json"])
+    assert weak["family"] == "weak" and weak["form"]["name"] == "serial+log"
+    assert any("grows with p" in n for n in weak["notes"])
+    strong = _json(["scaling", _csv(tmp_path, lambda p: 100 / p + 2, extra="strong"), "--json"])
+    assert strong["family"] == "strong" and strong["form"]["name"] == "work+serial"
+
+
+def _npb(tmp_path: Path, runs: dict[int, float], failed: int | None = None) -> list[str]:
+    text = NPB.read_text()
+    paths = []
+    for p, t in runs.items():
+        body = text.replace("Total processes =                        4",
+                            f"Total processes =                        {p}")
+        body = body.replace("Time in seconds =                    47.19",
+                            f"Time in seconds =                    {t:.2f}")
+        if p == failed:
+            body = body.replace("Verification    =               SUCCESSFUL",
+                                "Verification    =             UNSUCCESSFUL")
+        path = tmp_path / f"mg.B.{p}.out"
+        path.write_text(body)
+        paths.append(str(path))
+    return paths
+
+
+def test_npb_result_files_make_a_series(tmp_path: Path) -> None:
+    runs = {1: 180.0, 2: 92.0, 4: 47.19, 8: 25.0, 16: 14.0}
+    paths = _npb(tmp_path, runs, failed=16)
+    assert "Total processes =                        4" in NPB.read_text()
+    s = load_series(paths)
+    assert s.processes.tolist() == [1, 2, 4, 8] and s.times.tolist() == [180, 92, 47.19, 25]
+    assert any("not verified, left out" in n for n in s.notes)
+    doc = _json(["scaling", *paths, "--json", "--predict", "16,32"])
+    assert doc["series"]["count"] == "processes"
+    assert all(r["time"] > 0 for r in doc["predictions"])
+
+
+def test_benchmark_tables_need_a_message_size(tmp_path: Path) -> None:
+    _refused(["scaling", str(IMB)], "several sizes", "--at")
+    tables = [t for t in read(IMB) if t.benchmark == "Allreduce"]
+    s = load_series([IMB], {"benchmark": "Allreduce"}, at=1024.0)
+    want = sorted((t.counts("processes")[0], float(t.time[t.size == 1024][0]))
+                  for t in tables if np.any(t.size == 1024))
+    assert sorted(zip(s.processes.tolist(), s.times.tolist(), strict=True)) == want
+
+
+def test_rates_and_mixed_counts_are_refused(tmp_path: Path) -> None:
+    rates = tmp_path / "rates.csv"
+    rates.write_text("nodes,mflops\n1,4.5\n2,8\n4,15\n8,28\n")
+    _refused(["scaling", str(rates)], "not times", "time_s")
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text("nodes,time_s\n1,10\n2,5\n")
+    procs = tmp_path / "procs.csv"
+    procs.write_text("processes,time_s\n4,2.6\n8,1.4\n")
+    _refused(["scaling", str(nodes), str(procs)], "nodes and processes")
+
+
+def test_machine_ties_the_communication_terms_to_the_network(tmp_path: Path) -> None:
+    """Re-predicting on the same network changes nothing; on a faster one the log term is
+    scaled by the allreduce's own ratio and the computation not at all."""
+    path = _csv(tmp_path, lambda p: 100 / p + 0.5 * np.log2(p), reps=3)
+    base = ["scaling", path, "--predict", "16,64", "--machine", BEOWULF, "--json"]
+    same = _json([*base, "--link-speed", "10Mbps", "--message-size", "8KiB"])
+    for r in same["predictions"]:
+        assert r["retarget"]["time"] == pytest.approx(r["time"], rel=1e-12)
+        assert r["retarget"]["comm_share"] == pytest.approx(r["comm_share"], rel=1e-12)
+    fast = _json([*base, "--link-speed", "100Mbps", "--message-size", "8KiB"])
+    assert fast["form"]["name"] == "work+log"
+    work, logc = (t["coefficient"] for t in fast["form"]["terms"])
+    prof = load(BEOWULF)
+    for r in fast["predictions"]:
+        p = np.array([r["processes"]])
+        ratio = (C.allreduce(Machine(prof, None, 12.5e6), 8192.0, p)
+                 / C.allreduce(Machine(prof), 8192.0, p))[0]
+        assert r["retarget"]["ratios"]["log"] == pytest.approx(ratio, rel=1e-12)
+        assert r["retarget"]["time"] == pytest.approx(work / p[0] + logc * np.log2(p[0]) * ratio,
+                                                      rel=1e-9)
+        assert 0.05 < ratio < 0.5 and r["retarget"]["comm_share"] < r["comm_share"]
+
+
+def test_network_options_need_a_machine_and_a_message_size(tmp_path: Path) -> None:
+    path = _csv(tmp_path, lambda p: 100 / p + 0.5 * np.log2(p))
+    _refused(["scaling", path, "--link-speed", "100Mbps"], "--machine")
+    _refused(["scaling", path, "--machine", BEOWULF, "--link-speed", "100Mbps"],
+             "--message-size")
+    _refused(["scaling", path, "--machine", BEOWULF, "--link-speed", "0Mbps",
+              "--message-size", "8KiB"], "not a positive rate")
+
+
+def test_table_output_names_the_form_and_the_trust() -> None:
+    result = runner.invoke(app, ["scaling", PO, "--where", "machine=beowulf", "--where",
+                                 "table=2", "--where", "part=II"])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "strong scaling; form" in out and "T(p) =" in out and "cross-validation" in out
+    assert "95 % range" in out and "measured" in out and "near" in out
+
+
+@pytest.mark.parametrize("path", sorted([*(ROOT / "data" / "public").glob("*/*.csv"),
+                                         *(ROOT / "data" / "local").glob("*scaling*.csv")]),
+                         ids=lambda p: p.name)
+def test_every_scaling_series_in_data_loads_and_says_where_it_came_from(path: Path) -> None:
+    head = "\n".join(ln for ln in path.read_text().splitlines() if ln.startswith("#"))
+    assert ("source:" in head and "licence:" in head) or "Command" in head
+    s = load_series([path])
+    assert len(np.unique(s.processes)) >= 5 and np.all(s.times > 0)
+    doc = _json(["scaling", str(path), "--scaling", "strong", "--json"])
+    assert all(r["time"] > 0 and r["time_lo"] > 0 for r in doc["predictions"])
