@@ -192,3 +192,125 @@ def test_every_scaling_series_in_data_loads_and_says_where_it_came_from(path: Pa
     assert len(np.unique(s.processes)) >= 5 and np.all(s.times > 0)
     doc = _json(["scaling", str(path), "--scaling", "strong", "--json"])
     assert all(r["time"] > 0 and r["time_lo"] > 0 for r in doc["predictions"])
+
+
+def test_nodes_beside_a_process_count_describe_the_runs(tmp_path: Path) -> None:
+    """p is the process count (what collectives see); mixed processes per node are two
+    series, refused rather than merged."""
+    both = tmp_path / "both.csv"
+    both.write_text("nodes,processes,time_s\n1,4,10\n2,8,5.2\n4,16,2.9\n8,32,1.7\n")
+    s = load_series([both])
+    assert s.count == "processes" and s.processes.tolist() == [4, 8, 16, 32]
+    ppn = tmp_path / "ppn.csv"
+    ppn.write_text("nodes,ranks_per_node,time_s\n1,24,10\n2,24,5.2\n4,24,2.9\n8,24,1.7\n"
+                   "1,1,200\n2,1,101\n4,1,52\n8,1,27\n")
+    _refused(["scaling", str(ppn)], "2 values of ranks_per_node", "--where ranks_per_node=1")
+    s = load_series([ppn], {"ranks_per_node": "24"})
+    assert s.processes.tolist() == [24, 48, 96, 192] and s.count == "processes"
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("nodes,processes,time_s\n1,1,10\n1,24,1\n2,48,0.6\n4,96,0.4\n")
+    _refused(["scaling", str(mixed)], "ranks_per_node")
+
+
+def test_two_problem_sizes_are_two_series(tmp_path: Path) -> None:
+    path = tmp_path / "sizes.csv"
+    path.write_text("processes,size,time_s\n" + "".join(
+        f"{p},{n},{n * 10 / p + 1}\n" for n in (10, 20) for p in (1, 2, 4, 8, 16)))
+    for family in ("auto", "strong"):
+        _refused(["scaling", str(path), "--scaling", family], "2 problem sizes",
+                 "--where size=10")
+    doc = _json(["scaling", str(path), "--where", "size=20", "--json"])
+    assert doc["family"] == "strong" and doc["series"]["runs"][0]["time"] == 201
+    by_size = load_series([PO], {"machine": "t3d", "part": "II", "size": "400"})
+    by_table = load_series([PO], {"machine": "t3d", "part": "II", "table": "1"})
+    assert by_size.times.tolist() == by_table.times.tolist()
+
+
+def test_the_same_file_twice_and_tiny_times_are_refused(tmp_path: Path) -> None:
+    path = _csv(tmp_path, lambda p: 100 / p + 2)
+    _refused(["scaling", path, path], "given twice")
+    tiny = tmp_path / "tiny.csv"
+    tiny.write_text("processes,time_s\n1,1e-160\n2,5e-161\n4,3e-161\n8,2e-161\n")
+    _refused(["scaling", str(tiny)], "tiny.csv:2", "a time of 1e-160 s")
+
+
+def test_a_misnamed_column_gets_the_timing_csv_error(tmp_path: Path) -> None:
+    for header in ("np,time_s", "processes,runtime"):
+        bad = tmp_path / "bad.csv"
+        bad.write_text(f"{header}\n1,10\n2,5\n4,3\n8,2\n")
+        _refused(["scaling", str(bad)], "the header needs a process count and a time")
+
+
+def test_whole_runs_beside_parts_and_rates_beside_times(tmp_path: Path) -> None:
+    path = tmp_path / "parts.csv"
+    path.write_text("processes,part,time_s,mflops\n" + "".join(
+        f"{p},{part},{t / p + 1},{100 * p}\n" for part, t in (("", 100), ("io", 10))
+        for p in (1, 2, 4, 8)))
+    _refused(["scaling", str(path)], "2 values of part", "--where part=")
+    s = load_series([path], {"part": ""})
+    assert s.times.tolist() == [101, 51, 26, 13.5]
+
+
+def _imb_npmin(tmp_path: Path) -> Path:
+    """The real IMB -npmin output with its one block repeated at 4 … 32 processes (times scaled
+    by log2 p, an allreduce's rounds), as -npmin prints them one after another."""
+    text = IMB.read_text()
+    start = text.rindex("#---", 0, text.index("# Benchmarking Allreduce"))
+    end = text.index("# All processes entering MPI_Finalize")
+    block = text[start:end]
+    blocks = []
+    for p in (2, 4, 8, 16, 32):
+        lines = []
+        for ln in block.replace("#processes = 2", f"#processes = {p}").splitlines():
+            cells = ln.split()
+            if len(cells) == 5 and cells[0].isdigit():
+                k = np.log2(p)
+                ln = "  ".join([cells[0], cells[1],
+                                *(f"{float(c) * k:.2f}" for c in cells[2:])])
+            lines.append(ln)
+        blocks.append("\n".join(lines) + "\n")
+    path = tmp_path / "imb.txt"
+    path.write_text(text[:start] + "".join(blocks) + text[end:])
+    return path
+
+
+def test_benchmark_tables_at_several_process_counts_make_a_series(tmp_path: Path) -> None:
+    path = _imb_npmin(tmp_path)
+    s = load_series([path], at=8192.0)
+    assert s.processes.tolist() == [2, 4, 8, 16, 32]
+    assert s.times == pytest.approx(5.27e-6 * np.log2(s.processes), rel=1e-3)
+    doc = _json(["scaling", str(path), "--at", "8KiB", "--scaling", "weak", "--json"])
+    assert doc["form"]["name"] == "serial+log"
+    _refused(["scaling", str(path)], "several sizes", "--at")
+    _refused(["scaling", _csv(tmp_path, lambda p: 100 / p), "--at", "8KiB"], "drop --at")
+
+
+def test_retarget_leaves_one_process_alone_and_widens_for_rival_forms(tmp_path: Path) -> None:
+    from perfmodel.empirical.fit import fit_scaling, predict_scaling
+    from perfmodel.empirical.network import _moved, comm_share, retarget
+
+    path = _csv(tmp_path, lambda p: 100 / p + 5 * p ** -0.5, counts=(1, 2, 4, 8, 16, 32),
+                seed=4)
+    s = load_series([path])
+    fit = fit_scaling(s.processes, s.times, "strong")
+    assert "halo2" in fit.chosen.fit.form.terms
+    prof = load(BEOWULF)
+    base, new = Machine(prof), Machine(prof, None, 12.5e6)
+    pred = predict_scaling(fit, [1.0, 16.0, 128.0])
+    moved = retarget(fit, pred, base, new, 16384.0)
+    assert moved.time[0] == pytest.approx(pred.time[0], rel=1e-12)
+    assert moved.share_before[0] == 0 and comm_share(fit, pred.processes)[0] == 0
+    assert len(fit.credible) > 1
+    for c in fit.credible:
+        _, other, _ = _moved(c.fit, base, new, 16384.0, pred.processes)
+        assert np.all(moved.lo <= other.sum(axis=-1) * (1 + 1e-12))
+        assert np.all(other.sum(axis=-1) <= moved.hi * (1 + 1e-12))
+
+
+def test_retarget_needs_a_process_count_and_a_new_network(tmp_path: Path) -> None:
+    gromacs = str(ROOT / "data" / "public" / "archer-benchmarks" / "gromacs-large-archer.csv")
+    _refused(["scaling", gromacs, "--machine", BEOWULF, "--link-speed", "100Mbps",
+              "--message-size", "64KiB"], "counted in nodes", "processes column")
+    path = _csv(tmp_path, lambda p: 100 / p + 0.5 * np.log2(p))
+    _refused(["scaling", path, "--machine", BEOWULF, "--message-size", "8KiB"],
+             "--link-speed or --channels")

@@ -527,7 +527,14 @@ def scaling_cmd(
 
         prof = load(machine)
         share = comm_share(fit, pred.processes)
+        if message_size is not None and channels is None and link_speed is None:
+            raise InputError("--message-size sizes the messages of a re-prediction",
+                             fix="give --link-speed or --channels with it, or drop it")
         if channels is not None or link_speed is not None:
+            if series.count != "processes":
+                raise InputError(f"the runs are counted in {series.count}, and collectives are "
+                                 "costed per process",
+                                 fix="give a processes column, or ranks_per_node beside nodes")
             rate = parse_quantity(link_speed, "rate") if link_speed else None
             if rate is not None and not rate > 0:
                 raise InputError(f"--link-speed {link_speed!r} is not a positive rate",

@@ -13,7 +13,9 @@ a count of those operations on messages of ``size`` bytes.  On another network (
 ``channels``) each term is scaled by the ratio of the operation's time there to its time here,
 at every p.  The computation terms stay as they are.  The message size decides the ratio (a
 latency-bound term barely moves with the line rate, a bandwidth-bound one moves in proportion),
-so it must be given.
+so it must be given; it is one size at every p (a strong-scaling halo shrinks as p grows, which
+this does not follow).  p is the process count: collectives are costed per process, so a
+series counted in nodes is refused.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from perfmodel.apps.machine import Machine
-from perfmodel.empirical.fit import ScalingFit, ScalingPrediction
-from perfmodel.empirical.forms import TERMS, FloatArray
+from perfmodel.empirical.fit import FormFit, ScalingFit, ScalingPrediction
+from perfmodel.empirical.forms import FloatArray
 
 COMPUTE = ("serial", "work")
 
@@ -76,41 +79,66 @@ class Retarget:
 
 
 def _ratio(term: str, base: Machine, new: Machine, m: float, p: FloatArray) -> FloatArray:
+    """The term's operation on ``new`` over its time on ``base``; 1 for computation and for
+    one process, which sends nothing (a halo term's value at p = 1 is part of its shape, not
+    a message)."""
     if term in COMPUTE:
         return np.ones_like(p)
     op = OPERATIONS[term][1]
     mm = np.full_like(p, m)
-    # p = 1 has no message: take the ratio at two processes, where the term is 0 anyway
     q = np.maximum(p, 2.0)
     before, after = op(base, mm, q), op(new, mm, q)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = after / before
-    return np.asarray(np.where(np.isfinite(r), r, 1.0), dtype=np.float64)
+    return np.asarray(np.where(np.isfinite(r) & (p > 1), r, 1.0), dtype=np.float64)
+
+
+def _split(fit: FormFit, q: FloatArray) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """Per-term times at ``q``, and the mask of communication terms per count (none at one
+    process)."""
+    parts = fit.form.basis(q) * fit.coefficients
+    comm = np.array([t not in COMPUTE for t in fit.form.terms])
+    mask = comm[None, :] & (q[:, None] > 1)
+    return parts, mask
 
 
 def comm_share(fit: ScalingFit, processes: FloatArray) -> FloatArray:
-    """The share of the predicted time in the communication terms."""
-    f = fit.chosen.fit
-    parts = f.form.basis(processes) * f.coefficients
-    comm = [i for i, t in enumerate(f.form.terms) if t not in COMPUTE]
-    total = parts.sum(axis=-1)
-    return np.asarray(parts[:, comm].sum(axis=-1) / total, dtype=np.float64)
+    """The share of the predicted time in the communication terms (0 on one process)."""
+    parts, mask = _split(fit.chosen.fit, processes)
+    return np.asarray((parts * mask).sum(axis=-1) / parts.sum(axis=-1), dtype=np.float64)
+
+
+def _moved(fit: FormFit, base: Machine, new: Machine, size: float, q: FloatArray
+           ) -> tuple[FloatArray, FloatArray, dict[str, FloatArray]]:
+    parts, _ = _split(fit, q)
+    ratios = {t: _ratio(t, base, new, size, q) for t in fit.form.terms}
+    return parts, parts * np.stack([ratios[t] for t in fit.form.terms], axis=-1), ratios
 
 
 def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machine,
              size: float) -> Retarget:
     """``pred`` on ``new`` instead of ``base``, with the communication terms' operations on
-    messages of ``size`` bytes.  The range keeps its relative width: the network's own ratio is
-    taken as exact."""
+    messages of ``size`` bytes.
+
+    The range is the chosen form's, scaled with its time, widened by how far the other
+    credible forms (:attr:`ScalingFit.credible`) move apart on the new network: forms that
+    fit the measured machine alike may put different shares of the time in communication."""
     f = fit.chosen.fit
     q = pred.processes
-    parts = f.form.basis(q) * f.coefficients
-    ratios = {t: _ratio(t, base, new, size, q) for t in f.form.terms if t in TERMS}
-    moved = parts * np.stack([ratios[t] for t in f.form.terms], axis=-1)
+    parts, moved, ratios = _moved(f, base, new, size, q)
+    _, mask = _split(f, q)
     time = moved.sum(axis=-1)
-    scale = time / parts.sum(axis=-1)
-    comm = [i for i, t in enumerate(f.form.terms) if t not in COMPUTE]
-    return Retarget(q, time, pred.lo * scale, pred.hi * scale,
-                    parts[:, comm].sum(axis=-1) / parts.sum(axis=-1),
-                    moved[:, comm].sum(axis=-1) / time,
+    before, after = np.zeros_like(q), np.zeros_like(q)
+    for c in fit.credible:
+        _, other, _ = _moved(c.fit, base, new, size, q)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = np.abs(np.log(c.fit.time(q) / pred.time))
+            a = np.abs(np.log(other.sum(axis=-1) / time))
+        before = np.maximum(before, np.where(np.isfinite(b), b, 0.0))
+        after = np.maximum(after, np.where(np.isfinite(a), a, 0.0))
+    half = np.log(pred.hi / pred.time)
+    wide = np.sqrt(np.maximum(half**2 - before**2, 0.0) + after**2)
+    return Retarget(q, time, time * np.exp(-wide), time * np.exp(wide),
+                    (parts * mask).sum(axis=-1) / parts.sum(axis=-1),
+                    (moved * mask).sum(axis=-1) / time,
                     {t: r for t, r in ratios.items() if t not in COMPUTE})

@@ -6,6 +6,8 @@ Two kinds of input, mixed freely:
   ``ranks`` or ``p``), a time column (``time_s``, ``time`` or ``seconds``), optional
   ``size`` (``problem_size``, ``n``: the problem size, which tells strong from weak scaling),
   ``rep`` (``repetition``, ``run``), ``ranks_per_node`` (``ppn``), ``part``, and any labels;
+  with ``nodes`` beside a process count (``processes``, or ``ranks_per_node``) p is the
+  process count;
 - any file a reader knows (:mod:`perfmodel.readers`) whose tables carry a process count: NAS
   Parallel Benchmarks results (one whole run per row), or benchmark tables of a collective at
   several process counts, read at one message size (``at``).
@@ -20,7 +22,7 @@ import csv
 import io
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -31,9 +33,14 @@ from perfmodel.errors import InputError
 FloatArray = NDArray[np.float64]
 
 SIZE = ("size", "problem_size", "n")
-REPEAT = ("rep", "repetition", "run", "ranks_per_node", "ppn", "source", "note", "date",
-          "commit", "file")
-"""Label columns that may differ inside one series (they describe runs, not series)."""
+PER_NODE = ("ranks_per_node", "ppn")
+REPEAT = ("rep", "repetition", "run", "source", "note", "date", "commit", "file", "cores",
+          "threads", "nodes", "mflops", "mops", "mflop_s", "speedup", "efficiency")
+"""Label columns that may differ inside one series: they describe runs, not series (a node
+count beside the process count, a rate measured with the time).  Every other label, processes
+per node included, must take one value."""
+TIME_FLOOR = 1e-12
+"""Seconds: a shorter time is a unit error, not a run."""
 
 
 @dataclass(frozen=True)
@@ -56,11 +63,13 @@ class Series:
 
 @dataclass
 class _Rows:
-    p: list[float]
-    t: list[float]
-    size: list[float]
-    origin: list[str]
-    labels: list[dict[str, str]]
+    p: list[float] = field(default_factory=list)
+    t: list[float] = field(default_factory=list)
+    size: list[float] = field(default_factory=list)
+    origin: list[str] = field(default_factory=list)
+    labels: list[dict[str, str]] = field(default_factory=list)
+    count: list[str] = field(default_factory=list)
+    source: list[str] = field(default_factory=list)
 
 
 def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = None,
@@ -69,11 +78,19 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
     if not paths:
         raise InputError("no timing files", fix="give a CSV of process count and time, or NPB "
                                                  "result files")
-    rows = _Rows([], [], [], [], [])
-    counts: set[str] = set()
-    notes: list[str] = []
+    seen: dict[Path, str] = {}
     for path in paths:
-        counts.add(_read(path, at, rows, notes))
+        real = Path(path).resolve()
+        if real in seen:
+            raise InputError(f"given twice (also as {seen[real]})", file=path,
+                             fix="give each file once: repeated runs go in as rows")
+        seen[real] = str(path)
+    rows = _Rows()
+    notes: list[str] = []
+    tables = [_read(path, at, rows, notes) for path in paths]
+    if at is not None and not any(tables):
+        raise InputError("--at picks a message size in benchmark tables; the inputs are "
+                         "timing CSVs", fix="drop --at")
     want = dict(where or {})
     known = set().union(*(r.keys() for r in rows.labels)) if rows.labels else set()
     for key in want:
@@ -86,32 +103,44 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
         raise InputError("no runs left to fit" + (" after --where" if want else "") +
                          (f" ({len(notes)} unverified runs left out)" if notes else ""),
                          fix="check the labels and values, and that the runs verified")
-    _one_series([rows.labels[i] for i in keep])
+    files = tuple(dict.fromkeys(rows.source[i] for i in keep))
+    one = files[0] if len(files) == 1 else None
+    _one_series([rows.labels[i] for i in keep], one)
+    counts = sorted({rows.count[i] for i in keep})
+    if len(counts) > 1:
+        raise InputError(f"the runs count in {' and '.join(counts)}", file=one,
+                         fix="give one kind of count (nodes or processes) in every file")
+    p = np.array([rows.p[i] for i in keep])
     size = np.array([rows.size[i] for i in keep])
     sizes = size if np.all(np.isfinite(size)) else None
     if sizes is None and np.any(np.isfinite(size)):
-        raise InputError("some runs give a problem size and some do not",
+        raise InputError("some runs give a problem size and some do not", file=one,
                          fix="give every run its size, or none")
-    if len(counts) > 1:
-        raise InputError(f"the inputs count in {' and '.join(sorted(counts))}",
-                         fix="give one kind of count (nodes or processes) in every file")
-    return Series(np.array([rows.p[i] for i in keep]), np.array([rows.t[i] for i in keep]),
-                  sizes, tuple(rows.origin[i] for i in keep), counts.pop(),
-                  tuple(str(p) for p in paths), tuple(notes))
+    if sizes is not None:
+        for q in np.unique(p):
+            at_q = np.unique(sizes[p == q])
+            if len(at_q) > 1:
+                raise InputError(f"the runs at {q:g} {counts[0]} have {len(at_q)} problem sizes "
+                                 f"({', '.join(f'{v:g}' for v in at_q[:4])}): several series",
+                                 file=one, fix=f"choose one with --where size={at_q[0]:g}")
+    return Series(p, np.array([rows.t[i] for i in keep]), sizes,
+                  tuple(rows.origin[i] for i in keep), counts[0], files, tuple(notes))
 
 
-def _one_series(labels: list[dict[str, str]]) -> None:
+def _one_series(labels: list[dict[str, str]], file: str | None) -> None:
     """Refuse rows that hold several series (two machines, two parts, two benchmarks)."""
     keys = set().union(*(lab.keys() for lab in labels))
-    for key in sorted(keys - set(REPEAT)):
+    for key in sorted(keys - set(REPEAT) - {"size"}):
         values = sorted({lab.get(key, "") for lab in labels})
         if len(values) > 1:
             shown = ", ".join(v or "(none)" for v in values[:6])
             raise InputError(f"the runs hold {len(values)} values of {key} ({shown}): several "
-                             "series", fix=f"choose one with --where {key}={values[0] or '...'}")
+                             "series", file=file,
+                             fix=f"choose one with --where {key}={values[0]}")
 
 
-def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> str:
+def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> bool:
+    """Add the runs of ``path``; whether they came from benchmark tables."""
     from perfmodel.apps.timings import COUNT, RATE, TIME
     from perfmodel.readers import read_text
 
@@ -119,14 +148,19 @@ def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> 
     header = next((ln for ln in text.splitlines()
                    if ln.strip() and not ln.lstrip().startswith("#")), "")
     names = [h.strip().lower() for h in next(csv.reader(io.StringIO(header)), [])]
-    count = next((c for c in COUNT if c in names), None)
-    if count is not None and any(c in names for c in (*TIME, *RATE)):
-        _read_timings(path, rows)
-        return "nodes" if count == "nodes" else "processes"
-    return _read_tables(path, at, rows, notes)
+    message = ("one_way", "round_trip", "latency", "rtt", "bandwidth", "bw", "aggregate",
+               "size_")
+    if any(c in names for c in (*COUNT, *TIME, *RATE)) and \
+            not any(n.startswith(message) for n in names):
+        _read_timings(path, rows, "nodes" in names)   # it names a missing column itself
+        return False
+    _read_tables(path, at, rows, notes)
+    return True
 
 
-def _read_timings(path: str | Path, rows: _Rows) -> None:
+def _read_timings(path: str | Path, rows: _Rows, by_nodes: bool) -> None:
+    """The runs of a timing CSV.  With ``nodes`` and a process count (``processes``, or
+    ``ranks_per_node``), the process count is p, and the nodes describe each run."""
     from perfmodel.apps.timings import read_timings
 
     runs = read_timings(path)
@@ -134,30 +168,55 @@ def _read_timings(path: str | Path, rows: _Rows) -> None:
         raise InputError("gives a rate (Mflop/s), not times; an empirical form is fitted to "
                          "times", file=path, fix="give a time_s column")
     size_key = next((k for k in SIZE if k in runs.labels), None)
+    finer = next((k for k in ("processes", "ranks", "p") if k in runs.labels), None)
+    per_node = next((k for k in PER_NODE if k in runs.labels), None)
+    has_parts = any(runs.parts)
     for i in range(len(runs)):
+        line = runs.lines[i]
         lab = {k: v[i] for k, v in runs.labels.items() if k != size_key}
-        if runs.parts[i]:
+        p, count = float(runs.processes[i]), "processes"
+        if by_nodes and finer is not None:
+            lab["nodes"] = f"{p:g}"
+            p = _number(lab.pop(finer), finer, path, line)
+            lab["ranks_per_node"] = f"{p / float(lab['nodes']):g}"
+        elif by_nodes and per_node is not None:
+            lab["nodes"] = f"{p:g}"
+            p *= _number(lab[per_node], per_node, path, line)
+        elif by_nodes:
+            count = "nodes"
+        if has_parts:
             lab["part"] = runs.parts[i]
         size = math.nan
         if size_key is not None:
             cell = runs.labels[size_key][i]
-            try:
-                size = float(cell)
-            except ValueError:
-                raise InputError(f"{size_key} is {cell!r}, not a number", file=path,
-                                 line=runs.lines[i],
-                                 fix="give the problem size as a number") from None
-            if not (math.isfinite(size) and size > 0):
-                raise InputError(f"{size_key} is {cell}", file=path, line=runs.lines[i],
-                                 fix="problem sizes are positive numbers")
-        rows.p.append(float(runs.processes[i]))
-        rows.t.append(float(runs.times[i]))
+            size = _number(cell, size_key, path, line)
+            lab["size"] = cell
+        t = float(runs.times[i])
+        if t < TIME_FLOOR:
+            raise InputError(f"a time of {t:g} s", file=path, line=line,
+                             fix="times are seconds of a whole run; check the unit")
+        rows.p.append(p)
+        rows.t.append(t)
         rows.size.append(size)
-        rows.origin.append(f"{path}:{runs.lines[i]}")
+        rows.origin.append(f"{path}:{line}")
         rows.labels.append(lab)
+        rows.count.append(count)
+        rows.source.append(str(path))
 
 
-def _read_tables(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> str:
+def _number(cell: str, name: str, path: str | Path, line: int) -> float:
+    try:
+        value = float(cell)
+    except ValueError:
+        raise InputError(f"{name} is {cell!r}, not a number", file=path, line=line,
+                         fix=f"give {name} as a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise InputError(f"{name} is {cell}", file=path, line=line,
+                         fix=f"{name} must be a positive number")
+    return value
+
+
+def _read_tables(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> None:
     from perfmodel.readers import read
 
     tables = read(path)
@@ -168,6 +227,7 @@ def _read_tables(path: str | Path, at: float | None, rows: _Rows, notes: list[st
             continue
         lab = {"benchmark": tab.benchmark, **({"class": tab.attrs["class"]}
                                                if "class" in tab.attrs else {})}
+        kind = "threads" if tab.attrs.get("counts") == "threads" else "processes"
         if tab.pattern == "application":
             picked = np.arange(len(tab))
         else:
@@ -185,10 +245,11 @@ def _read_tables(path: str | Path, at: float | None, rows: _Rows, notes: list[st
             rows.size.append(math.nan)
             rows.origin.append(f"{path}:{tab.line[i]}")
             rows.labels.append(dict(lab))
+            rows.count.append(kind)
+            rows.source.append(str(path))
     if seen == 0:
         what = "no table with a process count" if at is None else \
             f"no table with a process count and a row at {at:g} B"
         raise InputError(what, file=path,
                          fix="give NPB results, benchmark tables run at several process "
                              "counts, or a CSV with processes and time_s columns")
-    return "threads" if any(t.attrs.get("counts") == "threads" for t in tables) else "processes"
