@@ -9,6 +9,10 @@ Strong scaling (the problem is fixed, p processes share it):
 - ``log``     log2 p    a tree-shaped collective (reduce, broadcast, barrier);
 - ``linear``  p − 1     cost per extra process: all-to-all, or contention on a shared medium.
 
+Every strong form has ``work`` and at least one other term.  There is no form of pure 1/p: the
+serial coefficient is fitted ≥ 0 and comes out 0 when the runs show no serial part, so
+Amdahl's form covers perfect scaling without a form that assumes it.
+
 The Universal Scalability Law, T = T₁/p·(1 + σ(p − 1) + κp(p − 1)), is the form
 ``work + contention + linear`` with ``contention`` = 1 − 1/p (σ·T₁) and ``linear`` (κ·T₁).
 
@@ -107,7 +111,7 @@ def candidates(family: Family, max_terms: int = 3) -> tuple[Form, ...]:
     if family == "strong":
         extra: tuple[str, ...] = ("serial", "halo2", "halo3", "log", "linear")
         forms = [Form("+".join(("work", *c)), "strong", ("work", *c))
-                 for k in range(0, max_terms) for c in combinations(extra, k)]
+                 for k in range(1, max_terms) for c in combinations(extra, k)]
         if max_terms >= 3:
             forms.append(Form("usl", "strong", ("work", "contention", "linear")))
         return tuple(forms)
