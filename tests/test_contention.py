@@ -147,3 +147,29 @@ def test_usl() -> None:
     x = usl(n, 1.0, 0.1, 0.001)
     assert n[np.argmax(x)] == round(np.sqrt((1 - 0.1) / 0.001))
     np.testing.assert_allclose(usl(n, 2.0, 0.0, 0.0), 2.0 * n)
+
+
+def _direct(tokens: int, s: float, z: float, d: float) -> float:
+    """The chain summed term by term in logs (the O(k) way the closed form replaces)."""
+    n = np.arange(tokens + 1, dtype=np.float64)
+    busy = np.minimum(n, s)
+    with np.errstate(divide="ignore"):
+        step = np.log(np.maximum(tokens - n + 1, 0)) + np.log(d / z) - np.log(busy)
+    step[0] = 0.0
+    logw = np.cumsum(step)
+    w = np.exp(logw - logw.max())
+    return float(np.sum(w * busy) / np.sum(w) / d)
+
+
+def test_closed_form_equals_the_chain_summed_term_by_term() -> None:
+    """Over token counts to 512, fractional and whole servers, and loads from a trickle to
+    saturation (ρ = d/z from 1e-6 to 1e6), where the incomplete gamma function underflows
+    and where it does not."""
+    rng = np.random.default_rng(11)
+    k = np.r_[1, 2, 3, 4, 7, 64, 511, 512, rng.integers(1, 513, 200)]
+    s = rng.choice([0.5, 1.0, 1.5, 2.0, 2.9, 3.0, 8.0], k.size)
+    rho = 10 ** rng.uniform(-6, 6, k.size)
+    d = rng.uniform(1e-6, 1.0, k.size)
+    got = finite_source_throughput(k, s, d / rho, d)
+    want = [_direct(int(a), b, c / r, c) for a, b, c, r in zip(k, s, d, rho, strict=True)]
+    assert got == pytest.approx(want, rel=1e-9)

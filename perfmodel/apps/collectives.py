@@ -14,6 +14,7 @@ arithmetic is not counted.  Every function is vectorised over ``p`` (whole numbe
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -39,13 +40,21 @@ def _tree(machine: Machine, m: FloatArray, p: FloatArray,
     the whole job does.  ``procs``: the job's real size, when the tree runs on fewer."""
     total = np.zeros(np.broadcast(m, p).shape)
     job = p if procs is None else procs
+    last: tuple[Any, ...] | None = None
+    cost = total
     for i in range(_levels(p)):
         live = 2.0 ** i < p
         d = 2.0 ** i if distance is None else distance(i)
         near = machine.inside(job, d) if xor else machine.inside(job)
         out = np.where(np.asarray(d) >= machine.box, machine.box, 1.0) if xor else 1.0
-        total = total + np.where(live, machine.round(size(i), np.where(live, count(i), 0.0),
-                                                     near, out), 0.0)
+        args = (size(i), count(i), near, out)
+        # a level like the one before it (a barrier's, or any tree on a flat network) costs
+        # the same: a sweep of a million configurations solves its queue once, not per level
+        if last is None or not all(np.array_equal(a, b) for a, b in zip(args, last,
+                                                                          strict=True)):
+            cost = machine.round(*args)
+            last = args
+        total = total + np.where(live, cost, 0.0)
     return total
 
 

@@ -20,6 +20,8 @@ host's multiplexing and the port's losses (:func:`fan_in`).  The Universal Scala
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -43,42 +45,81 @@ def finite_source_throughput(tokens: ArrayLike, servers: ArrayLike, think: Array
     service : seconds of station service per cycle, > 0
 
     The chain's state is the number n at the station: up-rate (k − n)/think, down-rate
-    min(n, s)/service, so p(n) ∝ Π_{i ≤ n} (k − i + 1)·(service/think) / min(i, s).
-    Throughput is E[min(n, s)] / service.  Computed in logs, one token count at a time and in
-    bounded chunks, so memory stays small; beyond :data:`MANY` tokens, see there.
+    min(n, s)/service, so p(n) ∝ w(n) = Π_{i ≤ n} (k − i + 1)·ρ / min(i, s) with
+    ρ = service/think.  Throughput is E[min(n, s)] / service.
+
+    In closed form, with f = ⌊s⌋: the head n ≤ f has w(n) = C(k, n)·ρⁿ (at most f + 1
+    terms: f is the channel count), and the tail n > f sums to
+
+        T = (s^f / f!) · k! · (ρ/s)^k · Σ_{j < k−f} x^j / j!,   x = s/ρ,
+
+    a truncated exponential series, e^x·Q(k − f, x) with Q the regularised upper incomplete
+    gamma function.  So every configuration costs the same few operations whatever its token
+    count (a sweep of a million is one vectorised pass); all in logs.  Beyond :data:`MANY`
+    tokens, see there.
 
     >>> float(finite_source_throughput(1, 1, 3.0, 1.0))   # one token: 1 / (z + d)
     0.25
     """
+    from scipy.special import gammaln
+
     k, s, z, d = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64)
                                        for a in (tokens, servers, think, service)))
     z = np.where(k > MANY, z * MANY / np.maximum(k, 1.0), z)
     k = np.minimum(k, MANY)
-    out = np.empty(k.shape)
-    flat = (out.reshape(-1), k.reshape(-1), s.reshape(-1), z.reshape(-1), d.reshape(-1))
-    for value in np.unique(flat[1]):
-        where = np.flatnonzero(flat[1] == value)
-        chunk = max(1, 4_000_000 // (int(value) + 1))
-        for start in range(0, where.size, chunk):
-            idx = where[start:start + chunk]
-            flat[0][idx] = _chain(value, flat[2][idx], flat[3][idx], flat[4][idx])
-    return out
-
-
-def _chain(tokens: float, s: FloatArray, z: FloatArray, d: FloatArray) -> FloatArray:
-    """:func:`finite_source_throughput` for one token count over 1-D arrays."""
-    n = np.arange(int(tokens) + 1, dtype=np.float64)[:, None]
-    busy = np.minimum(n, s)                                   # servers busy with n present
+    f = np.floor(s)
     z_safe = np.where(z > 0, z, 1.0)                          # z = 0 is answered below
-    with np.errstate(divide="ignore", invalid="ignore"):
-        step = np.log(np.maximum(tokens - n + 1, 0)) + np.log(d) - np.log(z_safe) - np.log(busy)
-    step[0] = 0.0
-    logw = np.cumsum(step, axis=0)
-    logw = np.where(np.isnan(logw), -np.inf, logw)
-    w = np.exp(logw - np.max(logw, axis=0))
-    x = np.sum(w * busy, axis=0) / np.sum(w, axis=0) / d
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log_rho = np.log(d / z_safe)
+        log_s = np.log(s)
+        log_k = gammaln(k + 1)
+        # tail: n = f + 1 … k, when there is one
+        a = k - f
+        log_t = (f * log_s - gammaln(f + 1) + log_k + k * (log_rho - log_s)
+                 + _log_exp_series(a, np.exp(log_s - log_rho)))
+        log_t = np.where(a >= 1, log_t, -np.inf)
+        # head: n = 0 … min(f, k), log C(k, n) + n ln ρ built up term by term
+        heads = [np.zeros_like(k)]
+        for n in range(1, int(np.max(f, initial=0.0)) + 1):
+            step = np.log(np.maximum(k - n + 1, 0.0)) - math.log(n) + log_rho
+            heads.append(np.where((n <= f) & (n <= k), heads[-1] + step, -np.inf))
+        top = log_t
+        for h in heads:
+            top = np.maximum(top, h)
+        w_tail = np.exp(log_t - top)
+        weight, busy = w_tail.copy(), s * w_tail
+        for n, h in enumerate(heads):
+            w = np.exp(h - top)
+            weight += w
+            busy += n * w
+        x_out = busy / weight / d
     # no delay at all: every token waits at the station, which is then always as busy as it can be
-    return np.asarray(np.where(z > 0, x, np.minimum(tokens, s) / d), dtype=np.float64)
+    return np.asarray(np.where(z > 0, x_out, np.minimum(k, s) / d), dtype=np.float64)
+
+
+def _log_exp_series(a: FloatArray, x: FloatArray) -> FloatArray:
+    """ln Σ_{j < a} x^j / j!  (a ≥ 1 whole, x > 0; NaN-free where a < 1, which callers mask).
+
+    Where the sum is a share of e^x that floating point keeps (Q(a, x) > 1e-250), it is
+    x + ln Q(a, x).  Beyond, x is far above a and the last terms dominate: the sum is
+    x^(a−1)/(a−1)! · Σ_i Π_{l < i} (a − 1 − l)/x, whose ratios are below 0.4 there, so 48 terms
+    reach machine precision."""
+    from scipy.special import gammaincc, gammaln
+
+    aa = np.maximum(a, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+        q = gammaincc(aa, x)
+        out = x + np.log(q)
+        far = np.flatnonzero(~(q > 1e-250))
+        if far.size:
+            af, xf = aa.reshape(-1)[far], x.reshape(-1)[far]
+            term = np.ones_like(xf)
+            total = np.ones_like(xf)
+            for i in range(48):
+                term = term * np.maximum(af - 1 - i, 0.0) / xf
+                total = total + term
+            out.reshape(-1)[far] = (af - 1) * np.log(xf) - gammaln(af) + np.log(total)
+    return np.asarray(out, dtype=np.float64)
 
 
 def bonded(count: ArrayLike, bond: float) -> FloatArray:

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
+from perfmodel.network.contention import message_time
 from perfmodel.network.fabric import (
     HIERARCHY,
     PARAMS,
@@ -209,6 +210,20 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         held = {**values, **{p: PARAMS[p].lower if values[p] <= start[p] else PARAMS[p].upper
                              for p in bound}}
         values, inv, _ = _minimize(topology, cols, held, {p: values[p] for p in varied}, box)
+    if _host_unsplit(values, cols, varied):
+        # overhead and copy show only as overhead + copy·packet: hold copy at its default
+        varied = [p for p in varied if p != "copy"]
+        free = [p for p in free if p != "copy"]
+        dof += 1
+        spec = PARAMS["copy"]
+        statuses["copy"] = "assumed"
+        sources["copy"] = ("default: every row's message fills whole packets and is "
+                           "wire-bound, so only overhead + copy·packet shows; the per-byte "
+                           "host time is held at 0 and overhead takes the host's whole cost")
+        values, inv, _ = _minimize(topology, cols, {**values, "copy": spec.default},
+                                   {p: values[p] for p in varied}, box)
+        notes.append("copy cannot be told from overhead in these rows (every message is at "
+                     "least one packet and wire-bound): held at 0")
     fitted = _times(topology, values, cols, box)
     rss = float(np.sum(log_ratio(fitted, cols["time"]) ** 2))
     noise = math.sqrt(rss / dof) if dof > 0 else math.nan
@@ -245,6 +260,23 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     fab = Fabric(topology, int(channels or cols["channels"].max()), tuple(params), cov, noise,
                  max(dof, 0), ranges, summary, tuple(notes), box)
     return FabricFit(fab, data, fitted, rss, len(varied))
+
+
+def _host_unsplit(values: Mapping[str, float], cols: Mapping[str, FloatArray],
+                  varied: Sequence[str]) -> bool:
+    """Whether the host's per-message and per-byte costs are confounded in these rows: every
+    message is at least one packet (so the first packet's copy is always copy·packet) and
+    the wire, not the copy, is the slower stage (so copy·m never shows)."""
+    if not {"overhead", "copy"} <= set(varied) or not math.isfinite(values["packet"]):
+        return False
+    m = cols["size"]
+    if np.any(m < values["packet"]):
+        return False
+    _, hold = message_time(m, cols["channels"], line_rate=values["line_rate"],
+                           eta=values["eta"], overhead=values["overhead"], copy=values["copy"],
+                           bond=values["bond"], packet=values["packet"],
+                           header=values["header"])
+    return bool(np.all(values["copy"] * m < hold))
 
 
 def _starts(start: Mapping[str, float]) -> list[dict[str, float]]:
