@@ -220,7 +220,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         sources["copy"] = ("default: every row's message fills whole packets and is "
                            "wire-bound, so only overhead + copy·packet shows; the per-byte "
                            "host time is held at 0 and overhead takes the host's whole cost")
-        values, inv, _ = _minimize(topology, cols, {**values, "copy": spec.default},
+        values, inv, _ = _minimize(topology, cols, {**values, "copy": spec.default or 0.0},
                                    {p: values[p] for p in varied}, box)
         notes.append("copy cannot be told from overhead in these rows (every message is at "
                      "least one packet and wire-bound): held at 0")
