@@ -97,3 +97,22 @@ def test_too_few_rows_is_a_clear_error() -> None:
     data = _data("shared", SHARED, {"size": np.array([1024.0]), "pairs": np.array([1, 8])}, 0)
     with pytest.raises(FitError, match="parameters to learn from 2 rows"):
         fit_fabric(data, "shared", fixed={"line_rate": 1.25e6})
+
+
+def test_overhead_and_copy_confounded_rows_hold_copy() -> None:
+    """The Beowulf rows are all whole packets and wire-bound: only overhead + copy·packet
+    shows, so copy is held (at its default, 0) and said, rather than left where the optimiser
+    stops; with copy given, overhead is fitted with a degree of freedom to spare."""
+    from perfmodel.readers import read
+    from tests.conftest import ROOT
+
+    data = read(ROOT / "data" / "seeds" / "beowulf-1995-ethernet.csv")[0]
+    base = {"line_rate": 1.25e6, "packet": 1024.0, "header": 78.0}
+    fab = fit_fabric(data, "shared", fixed=base).fabric
+    copy = next(p for p in fab.params if p.name == "copy")
+    assert copy.status == "assumed" and copy.value == 0.0
+    assert any("copy cannot be told from overhead" in n for n in fab.notes)
+    given = fit_fabric(data, "shared", fixed={**base, "copy": 130e-9}).fabric
+    over = {p.name: p.value for p in fab.params}["overhead"]
+    over_given = {p.name: p.value for p in given.params}["overhead"]
+    assert over == pytest.approx(over_given + 130e-9 * 1024, rel=1e-4)   # the sum is what shows
