@@ -5,13 +5,14 @@ BIN    := $(VENV)/bin
 PM     := $(BIN)/perfmodel
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint calibration clean help
+.PHONY: demo test lint calibration bench clean help
 
 help:
 	@echo "make demo         install into .venv and run calibrate + network on the example data"
 	@echo "make test         install into .venv and run the test suite"
 	@echo "make lint         ruff and mypy"
 	@echo "make calibration  regenerate every profile in calibration/ from data/"
+	@echo "make bench        sweep throughput and scaling accuracy beside Extra-P (not part of test)"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +43,12 @@ calibration: $(STAMP)
 	$(PM) calibrate --spec data/seeds/es80.spec.toml --name es80 --force --quiet
 	$(PM) calibrate --spec data/seeds/beowulf-ii.spec.toml --name beowulf-ii --force --quiet
 	$(PM) calibrate --spec data/seeds/cray-t3d.spec.toml --name cray-t3d --force --quiet
+
+# Benchmarks (bench/README.md): not part of make test. The accuracy run creates Extra-P's own
+# virtual environment in build/extrap-venv on first use (needs the network).
+bench: $(STAMP)
+	$(BIN)/python bench/sweep_throughput.py
+	$(BIN)/python bench/scaling_accuracy.py --markdown
 
 clean:
 	rm -rf build $(VENV) .pytest_cache .mypy_cache .ruff_cache

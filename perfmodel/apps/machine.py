@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,15 +46,28 @@ def require_node(profile: Profile, path: str | Path | None = None) -> Node:
 
 @dataclass(frozen=True)
 class Machine:
-    """A profile with what-if overrides: ``channels`` per node, ``line_rate`` (B/s) and the
-    node's ``flop_rate`` (flop/s per process); ``placement`` puts ranks in the fabric's boxes
-    (:data:`~perfmodel.network.hierarchy.PLACEMENTS`)."""
+    """A profile with what-if overrides: ``channels`` per node, ``line_rate`` (B/s), the
+    node's ``flop_rate`` (flop/s per process) and the fabric's per-message ``overhead`` (s);
+    ``placement`` puts ranks in the fabric's boxes
+    (:data:`~perfmodel.network.hierarchy.PLACEMENTS`).  Every override may be an array, one
+    value per configuration of a sweep, broadcasting with the process counts."""
 
     profile: Profile
-    channels: float | None = None
-    line_rate: float | None = None
-    flop_rate: float | None = None
+    channels: ArrayLike | None = None
+    line_rate: ArrayLike | None = None
+    flop_rate: ArrayLike | None = None
     placement: str = "block"
+    overhead: ArrayLike | None = None
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The fabric's parameters, with the per-message host ``overhead`` replaced when given
+        (a what-if latency; arrays broadcast against the sizes and counts they meet)."""
+        fab = self.profile.fabric
+        assert fab is not None
+        if self.overhead is None:
+            return dict(fab.values)
+        return {**fab.values, "overhead": np.asarray(self.overhead, dtype=np.float64)}
 
     @property
     def box(self) -> int:
@@ -80,9 +94,9 @@ class Machine:
         """Seconds for ``flops`` operations over ``nbytes`` streamed bytes and ``accesses``
         random accesses on one of ``processes`` processes (the node's roofline, memory shared
         as the node says)."""
-        values = require_node(self.profile).values
+        values: dict[str, Any] = dict(require_node(self.profile).values)
         if self.flop_rate is not None:
-            values = {**values, "flop_rate": self.flop_rate}
+            values["flop_rate"] = np.asarray(self.flop_rate, dtype=np.float64)
         return kernel_seconds(values, flops, nbytes, processes, accesses)
 
     def host(self, size: ArrayLike) -> FloatArray:
@@ -93,7 +107,7 @@ class Machine:
         fab = self.profile.fabric
         if fab is None:
             return self.message(m)
-        v = pipeline(fab.values)
+        v = pipeline(self.values)
         return np.asarray(v["overhead"] + v["copy"] * m, dtype=np.float64)
 
     @property
@@ -107,7 +121,7 @@ class Machine:
         fab = self.profile.fabric
         if fab is None:
             return np.asarray(self.profile.network.time(m), dtype=np.float64)
-        return message_seconds(fab.values, m,
+        return message_seconds(self.values, m,
                                fab.channels if self.channels is None else self.channels,
                                self.line_rate)
 
@@ -131,11 +145,11 @@ class Machine:
         else:
             c = fab.channels if self.channels is None else self.channels
             kk = np.maximum(k, 1.0)
-            rate = message_rate(fab.topology, fab.values, m, kk, c, 1, self.line_rate)
+            rate = message_rate(fab.topology, self.values, m, kk, c, 1, self.line_rate)
             t = np.maximum(kk / rate, self.message(m))
             if fab.box > 1:
-                v = fab.values
-                port = np.clip(out, 1.0, fab.box) * wire_seconds(fab.values, m, c,
+                v = self.values
+                port = np.clip(out, 1.0, fab.box) * wire_seconds(v, m, c,
                                                                  self.line_rate)
                 t = np.where(local, v["intra_latency"] + m / v["intra_rate"],
                              np.maximum(t, port))
@@ -153,7 +167,7 @@ class Machine:
         if fab is None:
             return np.asarray(np.where(p > 1, 2.0 * self.message(m), 0.0), dtype=np.float64)
         c = fab.channels if self.channels is None else self.channels
-        t = exchange_seconds(fab.topology, fab.values, m, np.maximum(p, 2.0), box=fab.box,
+        t = exchange_seconds(fab.topology, self.values, m, np.maximum(p, 2.0), box=fab.box,
                              placement=self.placement, channels=c,
                              line_rate=self.line_rate)
         return np.asarray(np.where(p > 1, t, 0.0), dtype=np.float64)

@@ -361,34 +361,10 @@ def predict(
         on = Machine(prof, channels, rate)
     elif channels is not None or link_speed is not None:
         raise InputError("--channels and --link-speed change a machine", fix="give --machine")
-    given = _parse_set(set_values, model)
-    from perfmodel.apps.fit import fit_app, given_fit, timing_inputs
     from perfmodel.apps.metrics import scaling
 
-    if saved is not None:
-        from perfmodel.apps.saved import load as load_fit
-
-        fit = load_fit(saved, model, on)
-    elif timings is not None:
-        from perfmodel.apps.timings import read_timings
-
-        rows = read_timings(timings)
-        if where:
-            rows = rows.select(**_parse_where(where))
-        if len(rows) == 0:
-            raise InputError("no timing rows left after --where", file=timings,
-                             fix="check the labels")
-        times, sizes = timing_inputs(model, rows, given)
-        fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on,
-                      sizes=sizes)
-        if sizes is not None and model.size is not None and scaling_mode != "weak":
-            size, note = _size_from_rows(sizes, size, model.size.unit)
-            if note:
-                from dataclasses import replace
-
-                fit = replace(fit, notes=(*fit.notes, note))
-    else:
-        fit = given_fit(model, given, on)
+    fit, size = _app_fit(model, on, timings, where, set_values, saved, size,
+                         scaling_mode == "weak")
     result = scaling(fit, counts, level, on, size, scaling_mode == "weak")
     if save is not None:
         from perfmodel.apps.saved import dumps as dump_fit
@@ -405,6 +381,39 @@ def predict(
         _emit_json(render.scaling_doc(fit, result))
     else:
         render.scaling(fit, result, str(machine) if machine else "")
+
+
+def _app_fit(model: Any, on: Any, timings: Path | None, where: list[str] | None,
+             set_values: list[str] | None, saved: Path | None, size: float | None,
+             weak: bool) -> tuple[Any, float | None]:
+    """The model's constants: from a saved fit, fitted to timings, or given (``--set``); and
+    the size to predict at (the timing rows' one size when ``--size`` is absent)."""
+    given = _parse_set(set_values, model)
+    from perfmodel.apps.fit import fit_app, given_fit, timing_inputs
+
+    if saved is not None:
+        from perfmodel.apps.saved import load as load_fit
+
+        return load_fit(saved, model, on), size
+    if timings is None:
+        return given_fit(model, given, on), size
+    from perfmodel.apps.timings import read_timings
+
+    rows = read_timings(timings)
+    if where:
+        rows = rows.select(**_parse_where(where))
+    if len(rows) == 0:
+        raise InputError("no timing rows left after --where", file=timings,
+                         fix="check the labels")
+    times, sizes = timing_inputs(model, rows, given)
+    fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
+    if sizes is not None and model.size is not None and not weak:
+        size, note = _size_from_rows(sizes, size, model.size.unit)
+        if note:
+            from dataclasses import replace
+
+            fit = replace(fit, notes=(*fit.notes, note))
+    return fit, size
 
 
 def _parse_set(items: list[str] | None, model: Any) -> dict[str, float]:
@@ -564,6 +573,146 @@ def scaling_cmd(
         label = ", ".join(x for x in (f"{channels} ch" if channels else "",
                                       link_speed or "") if x)
         scaling_view.scaling(series, fit, pred, moved, share, label)
+
+
+@app.command()
+@guarded
+def whatif(
+    app_model: Annotated[str, typer.Argument(
+        metavar="APP", help="A built-in application model (ppm, nbody …) or a model file.")],
+    machine: Annotated[Path, typer.Option(
+        "--machine", "-m", help="The machine profile the sweep starts from (its fabric).")],
+    vary: Annotated[list[str] | None, typer.Option(
+        "--vary", help="An axis and its values: nodes=1..1024, channels=1,2,3, "
+                       "link-speed=10Mbps,100Mbps,1GbE, latency=10us,100us (repeatable).")
+    ] = None,
+    timings: Annotated[Path | None, typer.Option(
+        "--fit", help="Measured run times to fit the model's constants to (as predict).")
+    ] = None,
+    where: Annotated[list[str] | None, typer.Option(
+        "--where", help="Use only timing rows with this label (repeatable).")] = None,
+    set_values: Annotated[list[str] | None, typer.Option(
+        "--set", help="Give a constant instead of fitting it: end_wait=0.059.")] = None,
+    saved: Annotated[Path | None, typer.Option(
+        "--from", help="Constants saved by predict --save.")] = None,
+    size: Annotated[float | None, typer.Option(
+        "--size", help="Problem size in the model's unit (per process under --scaling weak).")
+    ] = None,
+    scaling_mode: Annotated[str, typer.Option(
+        "--scaling", help="strong (fixed problem) or weak (--size per process).")] = "strong",
+    worth: Annotated[float, typer.Option(
+        "--worth", min=0.0, max=10.0, help="A change pays when it cuts the time by this "
+                                           "fraction: 0.05.")] = 0.05,
+    share: Annotated[float, typer.Option(
+        "--share", min=0.0, max=1.0, help="The network is no longer the bottleneck below "
+                                          "this share of the time: 0.10.")] = 0.10,
+    top: Annotated[int, typer.Option("--top", min=1, max=100, help="Best configurations "
+                                                                   "shown.")] = 5,
+    level: LevelOpt = 0.95,
+    json_out: JsonOpt = False,
+    csv_out: Annotated[bool, typer.Option(
+        "--csv", help="Print every configuration as CSV (SI units) instead of tables.")] = False,
+) -> None:
+    """Sweep node count, channels, link speed and latency in one pass: the baseline, the best
+    configurations, where each change stops paying, and the front of time against nodes."""
+    if scaling_mode not in ("strong", "weak"):
+        raise InputError(f"--scaling {scaling_mode!r}", fix="use strong or weak")
+    if json_out and csv_out:
+        raise InputError("--json and --csv both given", fix="choose one")
+    import time
+
+    import numpy as np
+
+    from perfmodel.apps.machine import Machine, require_node
+    from perfmodel.apps.model import load as load_model
+    from perfmodel.profile import load
+    from perfmodel.whatif.sweep import Grid, sweep
+
+    axes = _parse_vary(vary or [])
+    model = load_model(app_model)
+    prof = load(machine)
+    if model.uses_node:
+        require_node(prof, machine)
+    on = Machine(prof)
+    fit, size = _app_fit(model, on, timings, where, set_values, saved, size,
+                         scaling_mode == "weak")
+    grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()})
+    start = time.perf_counter()
+    progress = _progress_bar(grid.size) if not (json_out or csv_out) else None
+    try:
+        result = sweep(fit, prof, grid, size=size, weak=scaling_mode == "weak", level=level,
+                       progress=progress)
+    finally:
+        if progress is not None:
+            progress(-1, -1)
+    seconds = time.perf_counter() - start
+    from perfmodel.cli import whatif_view
+    from perfmodel.whatif.analysis import link_rows
+    from perfmodel.whatif.sweep import wire_share
+
+    rows = link_rows(result)
+    wire = wire_share(fit, prof, result, rows, size, scaling_mode == "weak")
+    if json_out:
+        _emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire))
+    elif csv_out:
+        whatif_view.csv_rows(result)
+    else:
+        whatif_view.render(result, model.name, str(machine), seconds, worth, share, top, rows,
+                           wire)
+
+
+VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",
+        "link_speed": "link_speed", "latency": "latency"}
+
+
+def _parse_vary(items: list[str]) -> dict[str, list[float]]:
+    from perfmodel.units import parse_counts, parse_list
+
+    out: dict[str, list[float]] = {}
+    for item in items:
+        name, sep, values = (x.strip() for x in item.partition("="))
+        axis = VARY.get(name.lower())
+        if not sep or not values or axis is None:
+            raise InputError(f"--vary {item!r} is not AXIS=VALUES with a known axis",
+                             fix="axes: nodes, channels, link-speed, latency; e.g. "
+                                 "--vary nodes=1..64")
+        if axis in out:
+            raise InputError(f"--vary gives {name} twice", fix="give each axis once")
+        if axis in ("nodes", "channels"):
+            out[axis] = [float(c) for c in parse_counts(values, f"vary {name}")]
+        else:
+            out[axis] = parse_list(values, "rate" if axis == "link_speed" else "time")
+            if not all(v > 0 for v in out[axis]):
+                raise InputError(f"--vary {item!r}: values must be positive",
+                                 fix="e.g. --vary latency=10us,100us")
+    out.setdefault("nodes", [1.0, 2.0, 4.0, 8.0, 16.0])
+    return out
+
+
+def _progress_bar(total: int) -> Callable[[int, int], None]:
+    """A Rich progress bar on stderr that appears only once a sweep has run for a second."""
+    import time
+
+    state: dict[str, Any] = {"start": time.perf_counter(), "bar": None, "task": None}
+
+    def update(done: int, whole: int) -> None:
+        bar = state["bar"]
+        if done < 0:
+            if bar is not None:
+                bar.stop()
+            return
+        if bar is None and time.perf_counter() - state["start"] > 1.0 and done < whole:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            bar = Progress(console=Console(stderr=True), transient=True)
+            state["task"] = bar.add_task("sweeping", total=whole)
+            bar.start()
+            state["bar"] = bar
+        if bar is not None:
+            bar.update(state["task"], completed=done)
+
+    return update
 
 
 @app.command()

@@ -1,0 +1,1 @@
+"""What-if sweeps and capacity planning over hardware configurations."""

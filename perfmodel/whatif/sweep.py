@@ -1,0 +1,225 @@
+"""Every combination of node count, channels, link speed and latency, in one vectorised pass.
+
+A :class:`Grid` holds the values of each axis; its configurations are their Cartesian product,
+flattened (the last axis varies fastest).  :func:`sweep` evaluates an application model with
+fitted constants on all of them at once: the machine's overrides are arrays, one value per
+configuration, so the model's formulas, the collectives and the queueing laws run once over
+the whole grid (in chunks, to bound memory), never configuration by configuration.
+
+Each configuration gets its time, the time split by kind of term (compute, serial,
+communication, synchronisation), its speedup over one node of the same hardware, and a band
+from the fitted constants (delta method: one more pass per fitted constant).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from perfmodel.apps.fit import AppFit
+from perfmodel.apps.machine import Machine
+from perfmodel.errors import InputError
+from perfmodel.profile import Profile
+
+FloatArray = NDArray[np.float64]
+
+AXES: dict[str, str] = {
+    "nodes": "nodes (one process per node)",
+    "channels": "channels per node (NICs, Ethernet segments, rails)",
+    "link_speed": "line rate of one channel, B/s",
+    "latency": "host time per message outside the wire, s (the fabric's overhead)",
+}
+"""The axes a sweep can vary, in the order configurations are laid out."""
+TERMS = ("compute", "serial", "communication", "synchronisation")
+CHUNK = 262_144
+"""Configurations evaluated at once (memory: a few dozen arrays of this length)."""
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Values of each axis (absent axes take the profile's own value)."""
+
+    axes: Mapping[str, FloatArray]
+
+    def __post_init__(self) -> None:
+        for name, values in self.axes.items():
+            if name not in AXES:
+                raise InputError(f"no axis {name!r}", fix=f"axes: {', '.join(AXES)}")
+            if len(values) == 0 or not np.all(np.isfinite(values) & (values > 0)):
+                raise InputError(f"--vary {name}: values must be positive numbers",
+                                 fix="e.g. --vary nodes=1..64")
+
+    @property
+    def size(self) -> int:
+        return int(math.prod(len(v) for v in self.axes.values()))
+
+    def flat(self, start: int = 0, stop: int | None = None) -> dict[str, FloatArray]:
+        """Each axis's value for configurations ``start`` … ``stop`` − 1."""
+        names = list(self.axes)
+        shape = [len(self.axes[n]) for n in names]
+        idx = np.arange(start, self.size if stop is None else stop)
+        coords = np.unravel_index(idx, shape)
+        return {n: np.asarray(self.axes[n], dtype=np.float64)[c]
+                for n, c in zip(names, coords, strict=True)}
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A model evaluated on a grid: per configuration (flat, as :meth:`Grid.flat`) the axis
+    values, the time, its band from the fitted constants, the time by kind of term, and the
+    speedup over one node of the same hardware."""
+
+    grid: Grid
+    config: Mapping[str, FloatArray]
+    time: FloatArray
+    lo: FloatArray
+    hi: FloatArray
+    terms: Mapping[str, FloatArray]
+    speedup: FloatArray
+    baseline: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def comm_share(self) -> FloatArray:
+        """Communication's share of the time."""
+        return np.asarray(self.terms["communication"] / self.time, dtype=np.float64)
+
+    @property
+    def network_share(self) -> FloatArray:
+        """Communication and synchronisation together: time not spent computing."""
+        t = self.terms
+        return np.asarray((t["communication"] + t["synchronisation"]) / self.time,
+                          dtype=np.float64)
+
+
+def baseline_values(profile: Profile) -> dict[str, float]:
+    """The profile's own hardware: the value each absent axis takes."""
+    fab = profile.fabric
+    out = {"nodes": 1.0}
+    if fab is not None:
+        out["channels"] = float(fab.channels)
+        out["link_speed"] = float(fab.values["line_rate"])
+        out["latency"] = float(fab.values["overhead"])
+    return out
+
+
+def _machine(profile: Profile, cfg: Mapping[str, FloatArray]) -> Machine:
+    return Machine(profile, channels=cfg.get("channels"), line_rate=cfg.get("link_speed"),
+                   overhead=cfg.get("latency"))
+
+
+def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = None,
+          weak: bool = False, level: float = 0.95,
+          progress: Callable[[int, int], None] | None = None) -> Sweep:
+    """Evaluate ``fit`` (its model and constants) on every configuration of ``grid``."""
+    if profile.fabric is None and set(grid.axes) - {"nodes"}:
+        raise InputError(f"profile {profile.name!r} has no fabric, so only nodes can vary",
+                         fix="use a profile with a fabric (calibrate with pairs or channels, "
+                             "or a spec's [fabric])")
+    model = fit.model
+    n1 = size if size is not None else (model.size.value if model.size else 1.0)
+    n_cfg = grid.size
+    time = np.empty(n_cfg)
+    lo = np.empty(n_cfg)
+    hi = np.empty(n_cfg)
+    speed = np.empty(n_cfg)
+    terms = {k: np.empty(n_cfg) for k in TERMS}
+    cfg_all = grid.flat()
+    base = baseline_values(profile)
+    t1_of = _one_node_times(fit, profile, grid, n1)
+    from scipy.special import stdtrit
+
+    usable = bool(fit.fitted_names) and fit.dof > 0 and math.isfinite(fit.noise) and \
+        bool(np.all(np.isfinite(fit.covariance)))
+    scale = float(stdtrit(fit.dof, 0.5 + level / 2)) if usable else math.nan
+    for start in range(0, n_cfg, CHUNK):
+        stop = min(start + CHUNK, n_cfg)
+        cfg = {k: v[start:stop] for k, v in cfg_all.items()}
+        p = cfg.get("nodes", np.ones(stop - start))
+        n = n1 * p if weak else np.full_like(p, n1)
+        on = _machine(profile, cfg)
+        by_term = _by_term(model.evaluate(p, fit.values, on, n))
+        t = sum(by_term.values(), np.zeros_like(p))
+        t1 = t1_of(start, stop) * (p if weak else 1.0)
+        time[start:stop] = t
+        speed[start:stop] = t1 / t
+        for k in TERMS:
+            terms[k][start:stop] = by_term[k]
+        half = np.full_like(t, math.nan)
+        if usable:
+            grads = []
+            for name in fit.fitted_names:     # forward differences: one pass per constant
+                v = fit.values[name]
+                h = abs(v) * 1e-6 if v else 1e-12
+                moved = _total(model, {**fit.values, name: v + h}, on, p, n)
+                grads.append((moved - t) / h)
+            g = np.stack(grads, axis=-1)
+            half = scale * np.sqrt(np.einsum("...i,ij,...j->...", g, fit.covariance, g))
+        lo[start:stop], hi[start:stop] = t - half, t + half
+        if progress is not None:
+            progress(stop, n_cfg)
+    bad = ~(np.isfinite(time) & (time > 0))
+    time[bad] = np.nan
+    return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base)
+
+
+def _one_node_times(fit: AppFit, profile: Profile, grid: Grid, n1: float
+                    ) -> Callable[[int, int], FloatArray]:
+    """One node's time on each configuration's hardware: evaluated once per combination of
+    the other axes (a node count changes nothing on one node), looked up per chunk."""
+    others = {k: v for k, v in grid.axes.items() if k != "nodes"}
+    hardware = Grid(others) if others else None
+    cfg = hardware.flat() if hardware is not None else {}
+    m = hardware.size if hardware is not None else 1
+    on = _machine(profile, cfg)
+    t1 = _total(fit.model, fit.values, on, np.ones(m), np.full(m, n1))
+    names = list(grid.axes)
+    shape = [len(grid.axes[k]) for k in names]
+    keep = [i for i, k in enumerate(names) if k != "nodes"]
+
+    def lookup(start: int, stop: int) -> FloatArray:
+        coords = np.unravel_index(np.arange(start, stop), shape)
+        if not keep:
+            return np.full(stop - start, t1[0])
+        flat = np.ravel_multi_index([coords[i] for i in keep], [shape[i] for i in keep])
+        return np.asarray(t1[flat], dtype=np.float64)
+    return lookup
+
+
+IDEAL_RATE = 1e15
+"""A line rate (B/s) at which the wire costs nothing that matters: the what-if of a free wire."""
+
+
+def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.intp],
+               size: float | None = None, weak: bool = False) -> FloatArray:
+    """For configurations ``rows`` of ``sweep``, the share of the time that a free wire (an
+    ideal line rate, everything else as configured) would take away: how much the link is
+    the bottleneck."""
+    model = fit.model
+    n1 = size if size is not None else (model.size.value if model.size else 1.0)
+    cfg = {k: v[rows] for k, v in sweep.config.items()}
+    cfg["link_speed"] = np.full(len(rows), IDEAL_RATE)
+    p = cfg.get("nodes", np.ones(len(rows)))
+    n = n1 * p if weak else np.full_like(p, n1)
+    ideal = _total(model, fit.values, _machine(profile, cfg), p, n)
+    return np.asarray(1.0 - ideal / sweep.time[rows], dtype=np.float64)
+
+
+def _by_term(values: Mapping[tuple[str, str], FloatArray]) -> dict[str, FloatArray]:
+    shape = next(iter(values.values())).shape
+    out = {t: np.zeros(shape) for t in TERMS}
+    for (part, term), v in values.items():
+        if part:
+            out[term] = out[term] + v
+    return out
+
+
+def _total(model: object, values: Mapping[str, float], on: Machine, p: FloatArray,
+           n: FloatArray) -> FloatArray:
+    from perfmodel.apps.model import AppModel
+
+    assert isinstance(model, AppModel)
+    return sum(_by_term(model.evaluate(p, values, on, n)).values(), np.zeros_like(p))

