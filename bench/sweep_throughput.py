@@ -6,10 +6,12 @@ configurations on the beowulf-1995 profile (its shared Ethernet: every round of 
 finite-source queue), with ppm's constant fitted to the seed's rates.  Two figures, each the
 median of --runs runs (with the spread, min to max):
 
-- evaluation: the model's time for every configuration (one pass of the formulas, the
-  collectives and the queueing laws over the whole grid);
-- sweep: what ``perfmodel whatif`` computes, the times, each configuration's one-node time
-  (for its speedup) and the band from the fitted constant.
+- one pass: the model's time for every configuration, one pass of the formulas, the
+  collectives and the queueing laws over the whole grid on one core;
+- evaluation: the sweep's times and speedups (each configuration's one-node time), its chunks
+  on the machine's cores at once;
+- sweep: what ``perfmodel whatif`` computes, the same with the band from the fitted constant
+  (one more pass).
 
     .venv/bin/python bench/sweep_throughput.py [--runs 5]
 """
@@ -56,15 +58,22 @@ def main() -> None:
     model.evaluate(p[:8], fit.values, Machine(prof, cfg["channels"][:8],
                                               cfg["link_speed"][:8],
                                               overhead=cfg["latency"][:8]), size[:8])
-    evals, sweeps = [], []
+    passes, evals, sweeps = [], [], []
     for _ in range(args.runs):
         start = time.perf_counter()
         model.evaluate(p, fit.values, on, size)
+        passes.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        sweep(fit, prof, grid, band=False)
         evals.append(time.perf_counter() - start)
         start = time.perf_counter()
         sweep(fit, prof, grid)
         sweeps.append(time.perf_counter() - start)
-    for label, runs in (("evaluation", evals), ("sweep (times, speedups, band)", sweeps)):
+    import os
+
+    print(f"cores: {os.cpu_count()}")
+    for label, runs in (("one pass, one core", passes), ("evaluation (times, speedups)", evals),
+                        ("sweep (times, speedups, band)", sweeps)):
         med = statistics.median(runs)
         print(f"{label}: {n:,} configurations in {med:.3f} s median "
               f"({min(runs):.3f}-{max(runs):.3f} s over {args.runs} runs): "

@@ -173,3 +173,8 @@ def test_closed_form_equals_the_chain_summed_term_by_term() -> None:
     got = finite_source_throughput(k, s, d / rho, d)
     want = [_direct(int(a), b, c / r, c) for a, b, c, r in zip(k, s, d, rho, strict=True)]
     assert got == pytest.approx(want, rel=1e-9)
+    # scalars take the same path as arrays, where the incomplete gamma underflows too
+    for a, b, c, r in [(1, 0.5, 1.0, 1e-6), (64, 1.0, 1.0, 1e-3), (512, 3.0, 1e-3, 1e-5)]:
+        one = finite_source_throughput(a, b, c / r, c)
+        assert np.ndim(one) == 0
+        assert float(one) == pytest.approx(_direct(a, b, c / r, c), rel=1e-9)

@@ -99,15 +99,18 @@ def test_steps_front_and_best_read_the_sweep(nbody: AppFit) -> None:
     steps = analysis.steps(s, 0.05)
     assert [(x.axis, x.before, x.after) for x in steps] == [
         ("channels", 1, 2), ("channels", 2, 3), ("link_speed", 1.25e6, 12.5e6),
-        ("link_speed", 12.5e6, 1.25e8), ("latency", 20e-6, 328e-6), ("latency", 328e-6, 1e-3)]
+        ("link_speed", 12.5e6, 1.25e8), ("latency", 1e-3, 328e-6), ("latency", 328e-6, 20e-6)]
     step = steps[2]
-    held = analysis._held(s, "link_speed")
+    # the rest at baseline: the profile's 2 channels, its latency not swept -> 1 ms, the least
+    held = (s.config["channels"] == 2) & (s.config["latency"] == 1e-3)
+    assert analysis.held(s)["latency"] == (2, 1e-3, False)
     for q, g in zip(step.nodes, step.gain, strict=True):
         at = held & (s.config["nodes"] == q)
         slow = s.time[at & (s.config["link_speed"] == 1.25e6)][0]
         fast = s.time[at & (s.config["link_speed"] == 12.5e6)][0]
         assert g == pytest.approx(slow / fast, rel=1e-12)
-    assert set(step.pays) == set(step.nodes[step.gain >= 1.05])
+    assert set(step.pays) == set(step.nodes[step.gain >= 1 / 0.95])   # a 5 % cut, not 4.8 %
+    assert step.gain[0] == pytest.approx(1.0) and 33.0 in step.pays
     f = analysis.front(s)
     assert np.all(np.diff(s.config["nodes"][f]) > 0) and np.all(np.diff(s.time[f]) < 0)
     b = analysis.best(s, 5)
@@ -174,3 +177,58 @@ def test_a_profile_without_fabric_varies_only_nodes() -> None:
     out = runner.invoke(app, ["whatif", "pallas-exchange", "--machine", mpich, "--vary",
                               "channels=1,2"])
     assert out.exit_code == 2 and "only nodes can vary" in out.stderr
+
+
+def test_ties_go_to_the_lesser_hardware_and_weak_ranks_per_unit_of_work(ppm: AppFit) -> None:
+    """PPM barely notices channels, a faster link or a shorter latency at one node: all tie,
+    and the tie goes to one channel, the slowest link and the longest latency."""
+    grid = Grid({"nodes": np.array([1.0]), "channels": np.array([3.0, 1.0, 2.0]),
+                 "link_speed": np.array([1.25e8, 1.25e6]), "latency": np.array([1e-5, 1e-3])})
+    s = sweep(ppm, PROFILE, grid)
+    first = analysis.describe(s, int(analysis.best(s, 1)[0]))
+    assert (first["channels"], first["link_speed"], first["latency"]) == (1.0, 1.25e6, 1e-3)
+    weak = sweep(ppm, PROFILE, Grid({"nodes": np.array([1.0, 4.0, 16.0])}), size=16,
+                 weak=True)
+    assert np.all(np.diff(weak.time) > 0)          # more nodes, more work, more time
+    ranked = analysis.best(weak, 3)
+    assert np.all(np.diff(weak.rank_time[ranked]) >= 0)
+    assert weak.rank_time[ranked[0]] == pytest.approx(weak.time[ranked[0]]
+                                                      / weak.config["nodes"][ranked[0]])
+
+
+def test_a_profile_value_not_swept_is_said() -> None:
+    out = runner.invoke(app, ["whatif", "ppm", "--machine", BEOWULF, "--set", "end_wait=0.05",
+                              "--vary", "nodes=1,8", "--vary", "channels=3,4"])
+    assert out.exit_code == 0, out.stderr
+    assert "the profile's channels is not swept: the baseline holds it at 3" in out.stdout
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--vary", "link-speed=10Mbps,10Mbps"], "a value twice"),
+    (["--vary", "channels=1..65"], "from 1 to 64"),
+    (["--vary", "nodes=1..100000", "--vary", "channels=1..60"], "configurations"),
+    (["--size", "0"], "not a positive size"),
+    (["--from", "x.toml"], "--from gives every constant"),
+])
+def test_bad_sizes_and_grids_are_one_line(args: list[str], words: str) -> None:
+    out = runner.invoke(app, ["whatif", "ppm", "--machine", BEOWULF, "--set",
+                              "end_wait=0.05", *args])
+    assert out.exit_code == 2
+    err = out.stderr.strip()
+    assert err.startswith("error: ") and "\n" not in err and words in err, err
+
+
+def test_chunks_on_several_cores_give_the_same_sweep(ppm: AppFit, nbody: AppFit,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import perfmodel.whatif.sweep as sw
+
+    wholes = [sweep(fit, PROFILE, GRID) for fit in (ppm, nbody)]
+    monkeypatch.setattr(sw, "CHUNK", 37)
+    monkeypatch.setattr(sw.os, "cpu_count", lambda: 3)
+    for fit, whole in zip((ppm, nbody), wholes, strict=True):
+        seen: list[int] = []
+        parts = sweep(fit, PROFILE, GRID, progress=lambda done, total: seen.append(done))
+        for key in ("time", "lo", "hi", "speedup"):
+            assert np.array_equal(getattr(whole, key), getattr(parts, key), equal_nan=True)
+        assert seen[-1] == GRID.size and len(seen) == -(-GRID.size // 37)
+    assert np.all(np.isfinite(wholes[0].lo[6:]))      # ppm's band is there, in every chunk

@@ -388,6 +388,10 @@ def _app_fit(model: Any, on: Any, timings: Path | None, where: list[str] | None,
              weak: bool) -> tuple[Any, float | None]:
     """The model's constants: from a saved fit, fitted to timings, or given (``--set``); and
     the size to predict at (the timing rows' one size when ``--size`` is absent)."""
+    if saved is not None and (timings is not None or set_values):
+        raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
+    if size is not None and not (math.isfinite(size) and size > 0):
+        raise InputError(f"--size {size:g} is not a positive size", fix="e.g. --size 16")
     given = _parse_set(set_values, model)
     from perfmodel.apps.fit import fit_app, given_fit, timing_inputs
 
@@ -601,7 +605,7 @@ def whatif(
     scaling_mode: Annotated[str, typer.Option(
         "--scaling", help="strong (fixed problem) or weak (--size per process).")] = "strong",
     worth: Annotated[float, typer.Option(
-        "--worth", min=0.0, max=10.0, help="A change pays when it cuts the time by this "
+        "--worth", min=0.0, max=0.99, help="A change pays when it cuts the time by this "
                                            "fraction: 0.05.")] = 0.05,
     share: Annotated[float, typer.Option(
         "--share", min=0.0, max=1.0, help="The network is no longer the bottleneck below "
@@ -647,6 +651,10 @@ def whatif(
             progress(-1, -1)
     seconds = time.perf_counter() - start
     from perfmodel.cli import whatif_view
+
+    if csv_out:
+        whatif_view.csv_rows(result)
+        return
     from perfmodel.whatif.analysis import link_rows
     from perfmodel.whatif.sweep import wire_share
 
@@ -654,11 +662,9 @@ def whatif(
     wire = wire_share(fit, prof, result, rows, size, scaling_mode == "weak")
     if json_out:
         _emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire))
-    elif csv_out:
-        whatif_view.csv_rows(result)
     else:
         whatif_view.render(result, model.name, str(machine), seconds, worth, share, top, rows,
-                           wire)
+                           wire, time.perf_counter() - start)
 
 
 VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",

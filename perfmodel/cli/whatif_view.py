@@ -77,8 +77,9 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
                    "pays_at_nodes": s.pays.tolist(),
                    "gain": dict(zip(s.nodes.tolist(), s.gain.tolist(), strict=True))}
                   for s in analysis.steps(sweep, worth)],
-        "wire_share": [{**analysis.describe(sweep, int(i)), "wire_share": w}
-                       for i, w in zip(rows, wire, strict=True)],
+        "held": {k: {"value": v, "profiles_own": own}
+                 for k, (_, v, own) in analysis.held(sweep).items()},
+        "weak": sweep.weak,
         "network_not_bottleneck": {"share": share,
                                    "link_speed_by_nodes": dict(zip(counts.tolist(),
                                                                    rates.tolist(),
@@ -101,6 +102,10 @@ def csv_rows(sweep: Sweep) -> None:
         out.write(",".join("" if not math.isfinite(x) else f"{x:.10g}" for x in r) + "\n")
 
 
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %" if math.isfinite(x) else "—"
+
+
 def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
     t = Table(title=title, title_justify="left", box=None, header_style="bold", pad_edge=False)
     axes = [a for a in ("nodes", "channels", "link_speed", "latency")
@@ -114,23 +119,34 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
         lo, hi = sweep.lo[i], sweep.hi[i]
         rng = "" if not (math.isfinite(lo) and math.isfinite(hi)) or lo == hi else \
             f"{format_time(float(lo))} – {format_time(float(hi))}"
-        t.add_row(*[_value(a, d[a]) for a in axes], format_time(float(sweep.time[i])), rng,
-                  f"{sweep.speedup[i]:.2f}", f"{100 * sweep.comm_share[i]:.1f} %",
-                  f"{100 * sweep.terms['synchronisation'][i] / sweep.time[i]:.1f} %")
+        sp = sweep.speedup[i]
+        t.add_row(*[_value(a, d[a]) for a in axes],
+                  format_time(float(sweep.time[i])) if math.isfinite(sweep.time[i]) else "—",
+                  rng, f"{sp:.2f}" if math.isfinite(sp) else "—",
+                  _pct(float(sweep.comm_share[i])),
+                  _pct(float(sweep.terms["synchronisation"][i] / sweep.time[i])))
     return t
 
 
 def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, share: float,
-           top: int, rows: np.ndarray, wire: np.ndarray) -> None:
+           top: int, rows: np.ndarray, wire: np.ndarray, total: float) -> None:
     out = console()
     nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
     n = len(sweep.time)
     out.print(f"[bold]{escape(app)}[/] on [bold]{escape(machine)}[/]: {n:,} configurations "
               f"({' × '.join(f'{len(v)} {LABELS[k]}' for k, v in sweep.grid.axes.items())}), "
-              f"evaluated in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} per second)")
+              f"evaluated in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} per second; "
+              f"{total:.2f} s with the analysis)")
     base = ", ".join(f"{LABELS[k]} {_value(k, v)}" for k, v in sweep.baseline.items()
                      if k != "nodes")
     out.print(f"baseline hardware (the profile's): {base or 'as calibrated'}")
+    for name, (_, value, own) in analysis.held(sweep).items():
+        if not own:
+            out.print(f"[yellow]note:[/] the profile's {LABELS[name]} is not swept: the baseline "
+                      f"holds it at {_value(name, value)}, the least swept")
+    if sweep.weak:
+        out.print("weak scaling: best and front rank by time per process's share of the work "
+                  "(time / nodes)")
     b = analysis.baseline(sweep)
     out.print(_table(sweep, _spread(b, nodes), "baseline"))
     out.print(_table(sweep, analysis.best(sweep, top), f"best {top}"))
@@ -139,11 +155,13 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         t = Table(title=f"where each change pays (cuts the time by ≥ {100 * worth:g} %, the rest "
                         "of the hardware at baseline)", title_justify="left", box=None,
                   header_style="bold", pad_edge=False)
-        for col in ("change", f"gain at {nodes.min():g} node(s)", f"at {nodes.max():g}",
+        for col in ("change", f"gain at {nodes.min():g} nodes", f"at {nodes.max():g}",
                     "best gain (nodes)", "pays at nodes"):
             t.add_column(col, justify="right" if col != "change" else "left")
         for s in st:
-            k = int(np.argmax(s.gain))
+            if not np.any(np.isfinite(s.gain)):
+                continue
+            k = int(np.nanargmax(s.gain))
             t.add_row(f"{LABELS[s.axis]} {_value(s.axis, s.before)} → "
                       f"{_value(s.axis, s.after)}", f"{s.gain[0]:.3f}", f"{s.gain[-1]:.3f}",
                       f"{s.gain[k]:.3f} ({s.nodes[k]:g})", _ranges(s.pays))

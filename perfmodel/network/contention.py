@@ -106,20 +106,23 @@ def _log_exp_series(a: FloatArray, x: FloatArray) -> FloatArray:
     reach machine precision."""
     from scipy.special import gammaincc, gammaln
 
-    aa = np.maximum(a, 1.0)
+    shape = np.broadcast(a, x).shape
+    aa, xx = (np.broadcast_to(np.asarray(v, dtype=np.float64), shape).reshape(-1)
+              for v in (a, x))
+    aa = np.maximum(aa, 1.0)
     with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
-        q = gammaincc(aa, x)
-        out = x + np.log(q)
-        far = np.flatnonzero(~(q > 1e-250))
-        if far.size:
-            af, xf = aa.reshape(-1)[far], x.reshape(-1)[far]
+        q = gammaincc(aa, xx)
+        out = np.array(xx + np.log(q), dtype=np.float64, ndmin=1)
+        far = ~(q > 1e-250)
+        if np.any(far):
+            af, xf = aa[far], xx[far]
             term = np.ones_like(xf)
             total = np.ones_like(xf)
             for i in range(48):
                 term = term * np.maximum(af - 1 - i, 0.0) / xf
                 total = total + term
-            out.reshape(-1)[far] = (af - 1) * np.log(xf) - gammaln(af) + np.log(total)
-    return np.asarray(out, dtype=np.float64)
+            out[far] = (af - 1) * np.log(xf) - gammaln(af) + np.log(total)
+    return out.reshape(shape)
 
 
 def bonded(count: ArrayLike, bond: float) -> FloatArray:

@@ -21,7 +21,6 @@ from numpy.typing import NDArray
 
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
-from perfmodel.network.contention import message_time
 from perfmodel.network.fabric import (
     HIERARCHY,
     PARAMS,
@@ -210,7 +209,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         held = {**values, **{p: PARAMS[p].lower if values[p] <= start[p] else PARAMS[p].upper
                              for p in bound}}
         values, inv, _ = _minimize(topology, cols, held, {p: values[p] for p in varied}, box)
-    if _host_unsplit(values, cols, varied):
+    if _host_unsplit(topology, values, cols, varied, box):
         # overhead and copy show only as overhead + copy·packet: hold copy at its default
         varied = [p for p in varied if p != "copy"]
         free = [p for p in free if p != "copy"]
@@ -262,21 +261,26 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     return FabricFit(fab, data, fitted, rss, len(varied))
 
 
-def _host_unsplit(values: Mapping[str, float], cols: Mapping[str, FloatArray],
-                  varied: Sequence[str]) -> bool:
-    """Whether the host's per-message and per-byte costs are confounded in these rows: every
-    message is at least one packet (so the first packet's copy is always copy·packet) and
-    the wire, not the copy, is the slower stage (so copy·m never shows)."""
+def _host_unsplit(topology: str, values: Mapping[str, float], cols: Mapping[str, FloatArray],
+                  varied: Sequence[str], box: int) -> bool:
+    """Whether the host's per-message and per-byte costs are confounded in these rows: moving
+    along overhead + copy·packet held fixed (half of copy one way or the other) leaves every
+    fitted time unchanged.  It happens when every message is at least one packet and the wire
+    is slower than the copy (ping-pong rows on a slow shared medium); fan-in and stream rows,
+    whose hosts show copy·m, tell them apart."""
     if not {"overhead", "copy"} <= set(varied) or not math.isfinite(values["packet"]):
         return False
-    m = cols["size"]
-    if np.any(m < values["packet"]):
+    o, c, packet = values["overhead"], values["copy"], values["packet"]
+    d = 0.5 * c if c > 0 else 0.5 * o / packet
+    if d <= 0:
         return False
-    _, hold = message_time(m, cols["channels"], line_rate=values["line_rate"],
-                           eta=values["eta"], overhead=values["overhead"], copy=values["copy"],
-                           bond=values["bond"], packet=values["packet"],
-                           header=values["header"])
-    return bool(np.all(values["copy"] * m < hold))
+    moved = {**values, "copy": c - d, "overhead": o + d * packet} if c > 0 else \
+        {**values, "copy": c + d, "overhead": o - d * packet}
+    before = _times(topology, dict(values), cols, box)
+    after = _times(topology, moved, cols, box)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        change = np.abs(np.log(after / before))
+    return bool(np.all(np.isfinite(change)) and np.all(change < 1e-9))
 
 
 def _starts(start: Mapping[str, float]) -> list[dict[str, float]]:

@@ -2,15 +2,18 @@
 and the front of time against nodes.
 
 - **Baseline**: the profile's own hardware (its channels, line rate, latency) at each node
-  count of the sweep.
-- **Best**: the fastest configurations.
-- **Where a change stops paying**: for each step along an axis (one channel to two, 10 to
-  100 Mb/s), the other hardware held at the baseline, the node counts at which the step cuts
-  the time by at least ``worth`` (default 5 %).
-- **Network no longer the bottleneck**: per node count, the slowest line rate at which a free
+  count; where an axis swept does not hold the profile's value, the axis's least hardware
+  (fewest channels, slowest link, longest latency) stands in, and :func:`held` says so.
+- **Best**: the fastest configurations; times within :data:`TIE` of each other are a tie,
+  which goes to the lesser hardware.  Under weak scaling (the problem grows with p) they are
+  ranked by time per process's share of the work, time / p.
+- **Where a change stops paying**: for each step along an axis towards better hardware (one
+  channel to two, 10 to 100 Mb/s, 1 ms to 100 µs), the rest held at the baseline, the node
+  counts at which the step cuts the time by at least ``worth``.
+- **The link no longer the bottleneck**: per node count, the slowest line rate at which a free
   wire (an ideal line rate) would save less than ``share`` of the time.
-- **Front**: the configurations no other beats in both time and node count (more nodes only
-  where they buy time).
+- **Front**: for each node count its best (least) hardware, kept where it beats every smaller
+  node count.
 """
 
 from __future__ import annotations
@@ -26,12 +29,18 @@ from perfmodel.whatif.sweep import Sweep
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
+BoolArray = NDArray[np.bool_]
+
+TIE = 1e-3
+"""Times within this fraction of the fastest of a group are a tie."""
+BETTER = {"channels": 1.0, "link_speed": 1.0, "latency": -1.0}
+"""Which way each axis gets better (more channels, a faster link, a shorter latency)."""
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step along an axis: ``gain`` (time before / after) at each node count, and the
-    node counts where it pays."""
+    """One step along an axis towards better hardware: ``gain`` (time before / after) at each
+    node count, and the node counts where it pays."""
 
     axis: str
     before: float
@@ -41,68 +50,96 @@ class Step:
     pays: FloatArray
 
 
-def _held(sweep: Sweep, axis: str | None = None) -> NDArray[np.bool_]:
-    """Configurations whose axes other than ``axis`` and nodes sit at the baseline (or, when the
-    baseline value is not on the axis, at its first value)."""
-    mask = np.ones(len(sweep.time), dtype=bool)
+def _coords(sweep: Sweep) -> dict[str, IntArray]:
+    return sweep.grid.coords()
+
+
+def held(sweep: Sweep) -> dict[str, tuple[int, float, bool]]:
+    """For each axis other than nodes: the value index the baseline holds it at, the value,
+    and whether that is the profile's own value (else the least hardware swept)."""
+    out = {}
     for name, values in sweep.grid.axes.items():
-        if name in ("nodes", axis):
+        if name == "nodes":
             continue
-        want = sweep.baseline.get(name, float(values[0]))
-        if not np.any(np.isclose(values, want, rtol=1e-9)):
-            want = float(values[0])
-        mask &= np.isclose(sweep.config[name], want, rtol=1e-9)
+        want = sweep.baseline.get(name)
+        hit: IntArray = (np.flatnonzero(np.isclose(values, want, rtol=1e-9))
+                         if want is not None else np.empty(0, dtype=np.intp))
+        if len(hit):
+            out[name] = (int(hit[0]), float(values[hit[0]]), True)
+        else:
+            j = int(np.argmin(np.asarray(values) * BETTER.get(name, 1.0)))
+            out[name] = (j, float(values[j]), False)
+    return out
+
+
+def _held_mask(sweep: Sweep, coords: Mapping[str, IntArray], free: str | None = None
+               ) -> BoolArray:
+    mask = np.ones(len(sweep.time), dtype=bool)
+    for name, (j, _, _) in held(sweep).items():
+        if name != free:
+            mask &= coords[name] == j
     return mask
 
 
+def _nodes(sweep: Sweep) -> FloatArray:
+    return sweep.config.get("nodes", np.ones(len(sweep.time)))
+
+
 def baseline(sweep: Sweep) -> IntArray:
-    """The profile's own hardware at each node count (indices, by node count)."""
-    idx = np.flatnonzero(_held(sweep))
-    nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
-    return idx[np.argsort(nodes[idx], kind="stable")]
+    """The baseline hardware at each node count (indices, by node count)."""
+    idx = np.flatnonzero(_held_mask(sweep, _coords(sweep)))
+    return idx[np.argsort(_nodes(sweep)[idx], kind="stable")]
 
 
-TIE = 1e-3
-"""Times within this fraction of each other are a tie, broken by the lesser hardware."""
-
-
-def _lesser(sweep: Sweep, idx: IntArray) -> IntArray:
-    """``idx`` ordered by time, ties (within :data:`TIE`) going to the lesser hardware: fewer
-    nodes, fewer channels, a slower link, a longer latency (what costs less)."""
-    t = np.where(np.isfinite(sweep.time[idx]), sweep.time[idx], np.inf)
-    band = np.floor(np.log(t) / np.log1p(TIE))
-    keys = [sweep.config[a][idx] * sign for a, sign in (("latency", -1.0),
-                                                        ("link_speed", 1.0),
-                                                        ("channels", 1.0), ("nodes", 1.0))
-            if a in sweep.config]
-    order = np.lexsort((*keys, band)) if keys else np.argsort(band, kind="stable")
-    return idx[order]
+def _lesser_first(sweep: Sweep, idx: IntArray, limit: int | None = None) -> IntArray:
+    """``idx`` by rank time, each tie (within :data:`TIE` of the fastest left) ordered by
+    the lesser hardware: fewer nodes, fewer channels, a slower link, a longer latency."""
+    t = np.where(np.isfinite(sweep.rank_time[idx]), sweep.rank_time[idx], np.inf)
+    order = np.argsort(t, kind="stable")
+    ts, ids = t[order], idx[order]
+    # np.lexsort: the last key decides first (nodes), then channels, link speed, latency
+    keys = [-sweep.config["latency"][ids]] if "latency" in sweep.config else []
+    keys += [sweep.config[a][ids] for a in ("link_speed", "channels", "nodes")
+             if a in sweep.config]
+    out: list[int] = []
+    i = 0
+    while i < len(ids) and (limit is None or len(out) < limit):
+        if not np.isfinite(ts[i]):
+            out.extend(ids[i:].tolist())
+            break
+        j = i + int(np.searchsorted(ts[i:], ts[i] * (1 + TIE), side="right"))
+        group = np.arange(i, j)
+        if len(group) > 1 and keys:
+            group = group[np.lexsort(tuple(k[group] for k in keys))]
+        out.extend(ids[group].tolist())
+        i = j
+    return np.asarray(out if limit is None else out[:limit], dtype=np.intp)
 
 
 def best(sweep: Sweep, count: int = 5) -> IntArray:
-    """The fastest configurations (ties to the lesser hardware)."""
-    t = np.where(np.isfinite(sweep.time), sweep.time, np.inf)
-    k = min(max(count * 50, count), len(t))
-    near = np.argpartition(t, k - 1)[:k]
-    return _lesser(sweep, near)[:count]
+    """The fastest configurations, ties to the lesser hardware."""
+    return _lesser_first(sweep, np.arange(len(sweep.time)), count)
 
 
 def steps(sweep: Sweep, worth: float = 0.05) -> list[Step]:
-    """Every step between neighbouring values of each axis other than nodes."""
+    """Every step between neighbouring values of each axis other than nodes, towards better
+    hardware; it pays where it cuts the time by at least ``worth`` (gain ≥ 1 / (1 − worth))."""
     out = []
-    nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
+    coords = _coords(sweep)
+    nodes = _nodes(sweep)
     for axis, values in sweep.grid.axes.items():
         if axis == "nodes" or len(values) < 2:
             continue
-        held = _held(sweep, axis)
-        ordered = np.sort(np.asarray(values, dtype=np.float64))
-        for a, b in pairwise(ordered):
-            ia = np.flatnonzero(held & np.isclose(sweep.config[axis], a, rtol=1e-9))
-            ib = np.flatnonzero(held & np.isclose(sweep.config[axis], b, rtol=1e-9))
+        mask = _held_mask(sweep, coords, axis)
+        order = np.argsort(np.asarray(values) * BETTER.get(axis, 1.0), kind="stable")
+        for ja, jb in pairwise(order):
+            ia = np.flatnonzero(mask & (coords[axis] == ja))
+            ib = np.flatnonzero(mask & (coords[axis] == jb))
             ia, ib = ia[np.argsort(nodes[ia])], ib[np.argsort(nodes[ib])]
-            gain = sweep.time[ia] / sweep.time[ib]
-            out.append(Step(axis, float(a), float(b), nodes[ia], gain,
-                            nodes[ia][gain >= 1.0 + worth]))
+            with np.errstate(all="ignore"):
+                gain = sweep.time[ia] / sweep.time[ib]
+            out.append(Step(axis, float(values[ja]), float(values[jb]), nodes[ia], gain,
+                            nodes[ia][gain >= 1.0 / (1.0 - worth)]))
     return out
 
 
@@ -111,7 +148,7 @@ def link_rows(sweep: Sweep) -> IntArray:
     the other hardware at baseline."""
     if "link_speed" not in sweep.grid.axes:
         return np.empty(0, dtype=np.intp)
-    return np.flatnonzero(_held(sweep, "link_speed"))
+    return np.flatnonzero(_held_mask(sweep, _coords(sweep), "link_speed"))
 
 
 def unbottlenecked(sweep: Sweep, rows: IntArray, wire: FloatArray, share: float = 0.10
@@ -121,37 +158,34 @@ def unbottlenecked(sweep: Sweep, rows: IntArray, wire: FloatArray, share: float 
     :func:`~perfmodel.whatif.sweep.wire_share`); NaN where no rate swept gets there."""
     if rows.size == 0:
         return np.empty(0), np.empty(0)
-    held = np.zeros(len(sweep.time), dtype=bool)
-    held[rows] = True
-    saving = np.full(len(sweep.time), np.inf)
-    saving[rows] = wire
-    nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
-    counts = np.unique(nodes[held])
+    nodes = _nodes(sweep)[rows]
+    rates = sweep.config["link_speed"][rows]
+    counts = np.unique(nodes)
     out = np.full(len(counts), np.nan)
-    ok = held & (saving < share)
     for i, q in enumerate(counts):
-        rates = sweep.config["link_speed"][ok & (nodes == q)]
-        if rates.size:
-            out[i] = rates.min()
+        ok = (nodes == q) & (wire < share)
+        if np.any(ok):
+            out[i] = rates[ok].min()
     return counts, out
 
 
 def front(sweep: Sweep) -> IntArray:
-    """Configurations that no other beats in both time and node count: for each node count its
-    fastest hardware, kept only where it is faster than every smaller node count's."""
-    nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
-    t = np.where(np.isfinite(sweep.time), sweep.time, np.inf)
+    """For each node count its best (least) hardware, kept where it beats every smaller node
+    count by more than a tie."""
+    nodes = _nodes(sweep)
+    t = sweep.rank_time
+    order = np.argsort(nodes, kind="stable")
+    bounds = np.flatnonzero(np.diff(nodes[order])) + 1
     keep: list[int] = []
     best_so_far = np.inf
-    for q in np.unique(nodes):
-        at = np.flatnonzero(nodes == q)
-        i = int(_lesser(sweep, at)[0])
-        if t[i] < best_so_far * (1 - TIE):
+    for at in np.split(order, bounds):
+        i = int(_lesser_first(sweep, at, 1)[0])
+        if np.isfinite(t[i]) and t[i] < best_so_far * (1 - TIE):
             keep.append(i)
             best_so_far = t[i]
     return np.asarray(keep, dtype=np.intp)
 
 
 def describe(sweep: Sweep, i: int) -> Mapping[str, float]:
-    """Configuration ``i`` as axis -> value, with the baseline filling absent axes."""
+    """Configuration ``i`` as axis -> value, with the profile's values filling absent axes."""
     return {**sweep.baseline, **{k: float(v[i]) for k, v in sweep.config.items()}}

@@ -14,6 +14,7 @@ from the fitted constants (delta method: one more pass per fitted constant).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -28,7 +29,8 @@ from perfmodel.profile import Profile
 FloatArray = NDArray[np.float64]
 
 AXES: dict[str, str] = {
-    "nodes": "nodes (one process per node)",
+    "nodes": "process count, as the model counts it (one per node; on a fabric of boxes, "
+             "box-mates share a box's port)",
     "channels": "channels per node (NICs, Ethernet segments, rails)",
     "link_speed": "line rate of one channel, B/s",
     "latency": "host time per message outside the wire, s (the fabric's overhead)",
@@ -37,6 +39,9 @@ AXES: dict[str, str] = {
 TERMS = ("compute", "serial", "communication", "synchronisation")
 CHUNK = 262_144
 """Configurations evaluated at once (memory: a few dozen arrays of this length)."""
+MAX_CONFIGS = 5_000_000
+"""The largest sweep: its arrays (about 150 bytes a configuration) stay under a gigabyte."""
+MAX_CHANNELS = 64
 
 
 @dataclass(frozen=True)
@@ -52,10 +57,26 @@ class Grid:
             if len(values) == 0 or not np.all(np.isfinite(values) & (values > 0)):
                 raise InputError(f"--vary {name}: values must be positive numbers",
                                  fix="e.g. --vary nodes=1..64")
+            if len(np.unique(values)) != len(values):
+                raise InputError(f"--vary {name} gives a value twice", fix="give each once")
+            if name == "channels" and np.max(values) > MAX_CHANNELS:
+                raise InputError(f"--vary channels up to {np.max(values):g}",
+                                 fix=f"channels per node run from 1 to {MAX_CHANNELS}")
+        if self.size > MAX_CONFIGS:
+            raise InputError(f"{self.size:,} configurations", fix=f"sweep at most "
+                             f"{MAX_CONFIGS:,}: fewer values, or coarser ranges")
 
     @property
     def size(self) -> int:
         return int(math.prod(len(v) for v in self.axes.values()))
+
+    def coords(self, start: int = 0, stop: int | None = None) -> dict[str, NDArray[np.intp]]:
+        """Each axis's value index for configurations ``start`` … ``stop`` − 1."""
+        names = list(self.axes)
+        shape = [len(self.axes[n]) for n in names]
+        idx = np.arange(start, self.size if stop is None else stop)
+        return {n: np.asarray(c, dtype=np.intp)
+                for n, c in zip(names, np.unravel_index(idx, shape), strict=True)}
 
     def flat(self, start: int = 0, stop: int | None = None) -> dict[str, FloatArray]:
         """Each axis's value for configurations ``start`` … ``stop`` − 1."""
@@ -81,6 +102,16 @@ class Sweep:
     terms: Mapping[str, FloatArray]
     speedup: FloatArray
     baseline: Mapping[str, float] = field(default_factory=dict)
+    weak: bool = False
+
+    @property
+    def rank_time(self) -> FloatArray:
+        """What configurations are ranked by: the time, or under weak scaling (the problem
+        grows with p) the time per process's share of work, time / p."""
+        if not self.weak:
+            return self.time
+        return np.asarray(self.time / self.config.get("nodes", np.ones(len(self.time))),
+                          dtype=np.float64)
 
     @property
     def comm_share(self) -> FloatArray:
@@ -112,9 +143,10 @@ def _machine(profile: Profile, cfg: Mapping[str, FloatArray]) -> Machine:
 
 
 def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = None,
-          weak: bool = False, level: float = 0.95,
+          weak: bool = False, level: float = 0.95, band: bool = True,
           progress: Callable[[int, int], None] | None = None) -> Sweep:
-    """Evaluate ``fit`` (its model and constants) on every configuration of ``grid``."""
+    """Evaluate ``fit`` (its model and constants) on every configuration of ``grid``; with
+    ``band``, each time's band from the fitted constants (one more pass per constant)."""
     if profile.fabric is None and set(grid.axes) - {"nodes"}:
         raise InputError(f"profile {profile.name!r} has no fabric, so only nodes can vary",
                          fix="use a profile with a fabric (calibrate with pairs or channels, "
@@ -129,41 +161,76 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
     terms = {k: np.empty(n_cfg) for k in TERMS}
     cfg_all = grid.flat()
     base = baseline_values(profile)
-    t1_of = _one_node_times(fit, profile, grid, n1)
     from scipy.special import stdtrit
 
-    usable = bool(fit.fitted_names) and fit.dof > 0 and math.isfinite(fit.noise) and \
+    usable = band and bool(fit.fitted_names) and fit.dof > 0 and math.isfinite(fit.noise) and \
         bool(np.all(np.isfinite(fit.covariance)))
     scale = float(stdtrit(fit.dof, 0.5 + level / 2)) if usable else math.nan
-    for start in range(0, n_cfg, CHUNK):
-        stop = min(start + CHUNK, n_cfg)
-        cfg = {k: v[start:stop] for k, v in cfg_all.items()}
-        p = cfg.get("nodes", np.ones(stop - start))
-        n = n1 * p if weak else np.full_like(p, n1)
-        on = _machine(profile, cfg)
-        by_term = _by_term(model.evaluate(p, fit.values, on, n))
-        t = sum(by_term.values(), np.zeros_like(p))
-        t1 = t1_of(start, stop) * (p if weak else 1.0)
-        time[start:stop] = t
-        speed[start:stop] = t1 / t
-        for k in TERMS:
-            terms[k][start:stop] = by_term[k]
-        half = np.full_like(t, math.nan)
-        if usable:
-            grads = []
-            for name in fit.fitted_names:     # forward differences: one pass per constant
-                v = fit.values[name]
-                h = abs(v) * 1e-6 if v else 1e-12
-                moved = _total(model, {**fit.values, name: v + h}, on, p, n)
-                grads.append((moved - t) / h)
-            g = np.stack(grads, axis=-1)
-            half = scale * np.sqrt(np.einsum("...i,ij,...j->...", g, fit.covariance, g))
-        lo[start:stop], hi[start:stop] = t - half, t + half
-        if progress is not None:
-            progress(stop, n_cfg)
+    with np.errstate(all="ignore"):
+        t1_of = _one_node_times(fit, profile, grid, n1)
+        _passes(fit, profile, grid, cfg_all, n1, weak, usable, scale, t1_of, time, lo, hi, speed,
+                terms, progress)
     bad = ~(np.isfinite(time) & (time > 0))
     time[bad] = np.nan
-    return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base)
+    return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base, weak)
+
+
+def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, FloatArray],
+            n1: float, weak: bool, usable: bool, scale: float,
+            t1_of: Callable[[int, int], FloatArray], time: FloatArray, lo: FloatArray,
+            hi: FloatArray, speed: FloatArray, terms: Mapping[str, FloatArray],
+            progress: Callable[[int, int], None] | None) -> None:
+    """The chunked passes of :func:`sweep`, filling its arrays: the chunks run on the
+    machine's cores at once (NumPy and SciPy's special functions release the interpreter
+    lock), each writing its own slice."""
+    model = fit.model
+    n_cfg = grid.size
+
+    def chunk(start: int) -> int:
+        """Fill configurations start … start + CHUNK − 1; return how many."""
+        stop = min(start + CHUNK, n_cfg)
+        with np.errstate(all="ignore"):
+            cfg = {k: v[start:stop] for k, v in cfg_all.items()}
+            p = cfg.get("nodes", np.ones(stop - start))
+            n = n1 * p if weak else np.full_like(p, n1)
+            on = _machine(profile, cfg)
+            by_term = _by_term(model.evaluate(p, fit.values, on, n))
+            t = sum(by_term.values(), np.zeros_like(p))
+            t1 = t1_of(start, stop) * (p if weak else 1.0)
+            time[start:stop] = t
+            valid = np.isfinite(t) & (t > 0) & np.isfinite(t1) & (t1 > 0)
+            speed[start:stop] = np.where(valid, t1 / np.where(valid, t, 1.0), np.nan)
+            for k in TERMS:
+                terms[k][start:stop] = by_term[k]
+            half = np.full_like(t, math.nan)
+            if usable:
+                grads = []
+                for name in fit.fitted_names:     # forward differences: one pass per constant
+                    v = fit.values[name]
+                    h = abs(v) * 1e-6 if v else 1e-12
+                    moved = _total(model, {**fit.values, name: v + h}, on, p, n)
+                    grads.append((moved - t) / h)
+                g = np.stack(grads, axis=-1)
+                half = scale * np.sqrt(np.einsum("...i,ij,...j->...", g, fit.covariance, g))
+            lo[start:stop], hi[start:stop] = t - half, t + half
+        return stop - start
+
+    starts = list(range(0, n_cfg, CHUNK))
+    workers = min(len(starts), os.cpu_count() or 1)
+    if workers <= 1:
+        for start in starts:
+            chunk(start)
+            if progress is not None:
+                progress(min(start + CHUNK, n_cfg), n_cfg)
+        return
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    finished = 0
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for future in as_completed([pool.submit(chunk, s) for s in starts]):
+            finished += future.result()
+            if progress is not None:
+                progress(finished, n_cfg)
 
 
 def _one_node_times(fit: AppFit, profile: Profile, grid: Grid, n1: float
@@ -200,12 +267,17 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
     the bottleneck."""
     model = fit.model
     n1 = size if size is not None else (model.size.value if model.size else 1.0)
-    cfg = {k: v[rows] for k, v in sweep.config.items()}
-    cfg["link_speed"] = np.full(len(rows), IDEAL_RATE)
-    p = cfg.get("nodes", np.ones(len(rows)))
-    n = n1 * p if weak else np.full_like(p, n1)
-    ideal = _total(model, fit.values, _machine(profile, cfg), p, n)
-    return np.asarray(1.0 - ideal / sweep.time[rows], dtype=np.float64)
+    out = np.empty(len(rows))
+    for start in range(0, len(rows), CHUNK):
+        part = rows[start:start + CHUNK]
+        cfg = {k: v[part] for k, v in sweep.config.items()}
+        cfg["link_speed"] = np.full(len(part), IDEAL_RATE)
+        p = cfg.get("nodes", np.ones(len(part)))
+        n = n1 * p if weak else np.full_like(p, n1)
+        with np.errstate(all="ignore"):
+            ideal = _total(model, fit.values, _machine(profile, cfg), p, n)
+            out[start:start + len(part)] = 1.0 - ideal / sweep.time[part]
+    return out
 
 
 def _by_term(values: Mapping[tuple[str, str], FloatArray]) -> dict[str, FloatArray]:
