@@ -227,7 +227,8 @@ def test_chunks_on_several_cores_give_the_same_sweep(ppm: AppFit, nbody: AppFit,
     monkeypatch.setattr(sw.os, "cpu_count", lambda: 3)
     for fit, whole in zip((ppm, nbody), wholes, strict=True):
         seen: list[int] = []
-        parts = sweep(fit, PROFILE, GRID, progress=lambda done, total: seen.append(done))
+        parts = sweep(fit, PROFILE, GRID,
+                      progress=lambda done, total, seen=seen: seen.append(done))
         for key in ("time", "lo", "hi", "speedup"):
             assert np.array_equal(getattr(whole, key), getattr(parts, key), equal_nan=True)
         assert seen[-1] == GRID.size and len(seen) == -(-GRID.size // 37)
