@@ -100,8 +100,8 @@ def _figures(model: AppModel, values: Mapping[str, float], on: Machine | None, p
     ``values`` (NaN where the time or the one-process time is not a positive number), and the
     time by kind of term."""
     raw = model.evaluate(p, values, on, n)
-    terms = _by_term(raw)
-    once = _by_term(model.evaluate(np.ones(1), values, on, np.full(1, n1)))
+    terms = by_term(raw)
+    once = by_term(model.evaluate(np.ones(1), values, on, np.full(1, n1)))
     scale = p if weak else np.ones_like(p)
     base = {k: v[0] * scale for k, v in once.items()}
     t1 = sum(base.values(), np.zeros_like(p))
@@ -123,7 +123,7 @@ def _figures(model: AppModel, values: Mapping[str, float], on: Machine | None, p
     return fig, terms
 
 
-def _by_term(values: Mapping[tuple[str, str], FloatArray]) -> dict[str, FloatArray]:
+def by_term(values: Mapping[tuple[str, str], FloatArray]) -> dict[str, FloatArray]:
     """Sum each kind of term over the parts."""
     shape = next(iter(values.values())).shape
     out = {t: np.zeros(shape) for t in ("serial", "compute", "communication",

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from perfmodel.apps.fit import AppFit
 from perfmodel.apps.machine import Machine
+from perfmodel.apps.metrics import by_term
 from perfmodel.errors import InputError
 from perfmodel.profile import Profile
 
@@ -194,14 +195,14 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
             p = cfg.get("nodes", np.ones(stop - start))
             n = n1 * p if weak else np.full_like(p, n1)
             on = _machine(profile, cfg)
-            by_term = _by_term(model.evaluate(p, fit.values, on, n))
-            t = sum(by_term.values(), np.zeros_like(p))
+            split = by_term(model.evaluate(p, fit.values, on, n))
+            t = sum(split.values(), np.zeros_like(p))
             t1 = t1_of(start, stop) * (p if weak else 1.0)
             time[start:stop] = t
             valid = np.isfinite(t) & (t > 0) & np.isfinite(t1) & (t1 > 0)
             speed[start:stop] = np.where(valid, t1 / np.where(valid, t, 1.0), np.nan)
             for k in TERMS:
-                terms[k][start:stop] = by_term[k]
+                terms[k][start:stop] = split[k]
             half = np.full_like(t, math.nan)
             if usable:
                 grads = []
@@ -280,18 +281,9 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
     return out
 
 
-def _by_term(values: Mapping[tuple[str, str], FloatArray]) -> dict[str, FloatArray]:
-    shape = next(iter(values.values())).shape
-    out = {t: np.zeros(shape) for t in TERMS}
-    for (part, term), v in values.items():
-        if part:
-            out[term] = out[term] + v
-    return out
-
-
 def _total(model: object, values: Mapping[str, float], on: Machine, p: FloatArray,
            n: FloatArray) -> FloatArray:
     from perfmodel.apps.model import AppModel
 
     assert isinstance(model, AppModel)
-    return sum(_by_term(model.evaluate(p, values, on, n)).values(), np.zeros_like(p))
+    return sum(by_term(model.evaluate(p, values, on, n)).values(), np.zeros_like(p))
