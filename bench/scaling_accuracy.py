@@ -98,24 +98,22 @@ def perfmodel_predict(p: np.ndarray, t: np.ndarray, targets: list[float],
                    "trust": [r["trust"] for r in rows]}, took
 
 
-def ls_fit(basis, p: np.ndarray, t: np.ndarray) -> np.ndarray:
-    from scipy.optimize import nnls
+def baseline_form(terms: tuple[str, ...], p: np.ndarray, t: np.ndarray,
+                  q: np.ndarray) -> np.ndarray:
+    """One fixed form (Amdahl's work + serial, or the USL's work + contention + linear) fitted
+    the way perfmodel fits every form: non-negative least squares on relative residuals."""
+    from perfmodel.empirical.fit import fit_form
+    from perfmodel.empirical.forms import Form
 
-    a = basis(p) / t[:, None]
-    coef, _ = nnls(a, np.ones_like(t))
-    return coef
+    return fit_form(Form("+".join(terms), "strong", terms), p, t).time(q)
 
 
 def amdahl(p: np.ndarray, t: np.ndarray, q: np.ndarray) -> np.ndarray:
-    def basis(x: np.ndarray) -> np.ndarray:
-        return np.stack([np.ones_like(x), 1 / x], axis=-1)
-    return basis(q) @ ls_fit(basis, p, t)
+    return baseline_form(("serial", "work"), p, t, q)
 
 
 def usl(p: np.ndarray, t: np.ndarray, q: np.ndarray) -> np.ndarray:
-    def basis(x: np.ndarray) -> np.ndarray:
-        return np.stack([1 / x, 1 - 1 / x, x - 1], axis=-1)
-    return basis(q) @ ls_fit(basis, p, t)
+    return baseline_form(("work", "contention", "linear"), p, t, q)
 
 
 def ensure_extrap() -> Path:

@@ -57,7 +57,11 @@ class Timings:
 def read_timings(path: str | Path) -> Timings:
     from perfmodel.readers import read_text
 
-    text, _ = read_text(path)
+    return parse_timings(read_text(path)[0], path)
+
+
+def parse_timings(text: str, path: str | Path) -> Timings:
+    """:func:`read_timings` of text already read (``path`` names it in errors)."""
     rows = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
             if ln.strip() and not ln.lstrip().startswith("#")]
     if not rows:

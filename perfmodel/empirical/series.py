@@ -152,18 +152,18 @@ def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> 
                "size_")
     if any(c in names for c in (*COUNT, *TIME, *RATE)) and \
             not any(n.startswith(message) for n in names):
-        _read_timings(path, rows, "nodes" in names)   # it names a missing column itself
+        _read_timings(text, path, rows, "nodes" in names)   # it names a missing column
         return False
-    _read_tables(path, at, rows, notes)
+    _read_tables(text, path, at, rows, notes)
     return True
 
 
-def _read_timings(path: str | Path, rows: _Rows, by_nodes: bool) -> None:
+def _read_timings(text: str, path: str | Path, rows: _Rows, by_nodes: bool) -> None:
     """The runs of a timing CSV.  With ``nodes`` and a process count (``processes``, or
     ``ranks_per_node``), the process count is p, and the nodes describe each run."""
-    from perfmodel.apps.timings import read_timings
+    from perfmodel.apps.timings import parse_timings
 
-    runs = read_timings(path)
+    runs = parse_timings(text, path)
     if runs.measure != "time":
         raise InputError("gives a rate (Mflop/s), not times; an empirical form is fitted to "
                          "times", file=path, fix="give a time_s column")
@@ -216,10 +216,11 @@ def _number(cell: str, name: str, path: str | Path, line: int) -> float:
     return value
 
 
-def _read_tables(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> None:
-    from perfmodel.readers import read
+def _read_tables(text: str, path: str | Path, at: float | None, rows: _Rows,
+                 notes: list[str]) -> None:
+    from perfmodel.readers import parse
 
-    tables = read(path)
+    tables = parse(str(path), text)
     seen = 0
     for tab in tables:
         procs = tab.concurrency.get("processes")

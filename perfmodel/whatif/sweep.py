@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from perfmodel.apps.fit import AppFit
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.metrics import by_term
+from perfmodel.apps.model import AppModel
 from perfmodel.errors import InputError
 from perfmodel.profile import Profile
 
@@ -118,13 +119,6 @@ class Sweep:
     def comm_share(self) -> FloatArray:
         """Communication's share of the time."""
         return np.asarray(self.terms["communication"] / self.time, dtype=np.float64)
-
-    @property
-    def network_share(self) -> FloatArray:
-        """Communication and synchronisation together: time not spent computing."""
-        t = self.terms
-        return np.asarray((t["communication"] + t["synchronisation"]) / self.time,
-                          dtype=np.float64)
 
 
 def baseline_values(profile: Profile) -> dict[str, float]:
@@ -281,9 +275,6 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
     return out
 
 
-def _total(model: object, values: Mapping[str, float], on: Machine, p: FloatArray,
+def _total(model: AppModel, values: Mapping[str, float], on: Machine, p: FloatArray,
            n: FloatArray) -> FloatArray:
-    from perfmodel.apps.model import AppModel
-
-    assert isinstance(model, AppModel)
     return sum(by_term(model.evaluate(p, values, on, n)).values(), np.zeros_like(p))
