@@ -10,16 +10,24 @@ from pathlib import Path
 from perfmodel.errors import OutputError
 
 
-def write_atomic(path: str | Path, text: str, *, force: bool = False) -> Path:
-    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half.
-
-    Refuses to replace an existing file unless ``force``; creates missing parent folders.
-    """
+def check_writable(path: str | Path, *, force: bool = False) -> Path:
+    """Refuse, before any work is done, an output that :func:`write_atomic` would refuse:
+    a directory, or an existing file without ``force``."""
     p = Path(path)
     if p.is_dir():
         raise OutputError("is a directory", file=p, fix="give a file name for the output")
     if p.exists() and not force:
         raise OutputError("exists already", file=p, fix="use --force to replace it, or --out")
+    return p
+
+
+def write_atomic(path: str | Path, text: str | bytes, *, force: bool = False) -> Path:
+    """Write ``text`` (or bytes) to ``path`` so that readers see the old file or the new one,
+    never half.
+
+    Refuses to replace an existing file unless ``force``; creates missing parent folders.
+    """
+    p = check_writable(path, force=force)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
@@ -27,8 +35,9 @@ def write_atomic(path: str | Path, text: str, *, force: bool = False) -> Path:
         raise OutputError(f"cannot be written ({exc.strerror})", file=p,
                           fix="choose a writable place with --out") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         if force:

@@ -49,8 +49,10 @@ class Machine:
     """A profile with what-if overrides: ``channels`` per node, ``line_rate`` (B/s), the
     node's ``flop_rate`` (flop/s per process) and the fabric's per-message ``overhead`` (s);
     ``placement`` puts ranks in the fabric's boxes
-    (:data:`~perfmodel.network.hierarchy.PLACEMENTS`).  Every override may be an array, one
-    value per configuration of a sweep, broadcasting with the process counts."""
+    (:data:`~perfmodel.network.hierarchy.PLACEMENTS`).  ``speed`` and ``memory_speed`` scale
+    the node's arithmetic and memory rates (another node type, against the profile's).  Every
+    override may be an array, one value per configuration of a sweep, broadcasting with the
+    process counts."""
 
     profile: Profile
     channels: ArrayLike | None = None
@@ -58,6 +60,8 @@ class Machine:
     flop_rate: ArrayLike | None = None
     placement: str = "block"
     overhead: ArrayLike | None = None
+    speed: ArrayLike | None = None
+    memory_speed: ArrayLike | None = None
 
     @property
     def values(self) -> dict[str, Any]:
@@ -97,6 +101,12 @@ class Machine:
         values: dict[str, Any] = dict(require_node(self.profile).values)
         if self.flop_rate is not None:
             values["flop_rate"] = np.asarray(self.flop_rate, dtype=np.float64)
+        if self.speed is not None:
+            values["flop_rate"] = values["flop_rate"] * np.asarray(self.speed, dtype=np.float64)
+        if self.memory_speed is not None:
+            k = np.asarray(self.memory_speed, dtype=np.float64)
+            values["memory_bandwidth"] = values["memory_bandwidth"] * k
+            values["domain_bandwidth"] = values["domain_bandwidth"] * k
         return kernel_seconds(values, flops, nbytes, processes, accesses)
 
     def host(self, size: ArrayLike) -> FloatArray:

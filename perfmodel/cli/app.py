@@ -613,12 +613,21 @@ def whatif(
     top: Annotated[int, typer.Option("--top", min=1, max=100, help="Best configurations "
                                                                    "shown.")] = 5,
     level: LevelOpt = 0.95,
+    candidates: Annotated[Path | None, typer.Option(
+        "--candidates", help="A hardware catalogue (TOML): node types and networks to vary "
+                             "by name (--vary node=..., --vary network=...), with prices.")
+    ] = None,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", help="Also draw the sweep: time against nodes, and against price with a "
+                       "catalogue (SVG or PNG, by the name's suffix).")] = None,
+    force: ForceOpt = False,
     json_out: JsonOpt = False,
     csv_out: Annotated[bool, typer.Option(
         "--csv", help="Print every configuration as CSV (SI units) instead of tables.")] = False,
 ) -> None:
-    """Sweep node count, channels, link speed and latency in one pass: the baseline, the best
-    configurations, where each change stops paying, and the front of time against nodes."""
+    """Sweep node count, node type, network, channels, link speed and latency in one pass: the
+    baseline, the best configurations, where each change stops paying, the front of time
+    against nodes, and with a catalogue's prices the front of time against price."""
     if scaling_mode not in ("strong", "weak"):
         raise InputError(f"--scaling {scaling_mode!r}", fix="use strong or weak")
     if json_out and csv_out:
@@ -632,7 +641,16 @@ def whatif(
     from perfmodel.profile import load
     from perfmodel.whatif.sweep import Grid, sweep
 
-    axes = _parse_vary(vary or [])
+    cat = None
+    if candidates is not None:
+        from perfmodel.whatif.catalogue import load as load_catalogue
+
+        cat = load_catalogue(candidates)
+    if plot is not None:
+        from perfmodel.io import check_writable
+
+        check_writable(plot, force=force)
+    axes = _parse_vary(vary or [], cat)
     model = load_model(app_model)
     prof = load(machine)
     if model.uses_node:
@@ -640,7 +658,7 @@ def whatif(
     on = Machine(prof)
     fit, size = _app_fit(model, on, timings, where, set_values, saved, size,
                          scaling_mode == "weak")
-    grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()})
+    grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()}, cat)
     start = time.perf_counter()
     progress = _progress_bar(grid.size) if not (json_out or csv_out) else None
     try:
@@ -660,18 +678,133 @@ def whatif(
 
     rows = link_rows(result)
     wire = wire_share(fit, prof, result, rows, size, scaling_mode == "weak")
+    total = time.perf_counter() - start
+    if plot is not None:
+        from perfmodel.cli import figures
+
+        figures.write(plot, figures.sweep_figure(result, model.name, machine.stem), force=force)
     if json_out:
         _emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire))
     else:
         whatif_view.render(result, model.name, str(machine), seconds, worth, share, top, rows,
-                           wire, time.perf_counter() - start)
+                           wire, total)
+
+
+@app.command()
+@guarded
+def plan(
+    app_model: Annotated[str, typer.Argument(
+        metavar="APP", help="A built-in application model (ppm, nbody …) or a model file.")],
+    machine: Annotated[Path, typer.Option(
+        "--machine", "-m", help="The machine profile measured on the catalogue's reference "
+                                "node (its fabric is what the networks retune).")],
+    candidates: Annotated[Path, typer.Option(
+        "--candidates", help="The hardware catalogue (TOML): node types, networks, prices.")],
+    target_time: Annotated[str | None, typer.Option(
+        "--target-time", help="The cheapest configuration that runs in at most this time "
+                              "(e.g. 60s).")] = None,
+    target_speedup: Annotated[float | None, typer.Option(
+        "--target-speedup", help="The cheapest configuration this much faster than one "
+                                 "reference node.")] = None,
+    budget: Annotated[float | None, typer.Option(
+        "--budget", help="The fastest configuration at most this price (the catalogue's "
+                         "currency).")] = None,
+    nodes: Annotated[str | None, typer.Option(
+        "--nodes", help="Node counts to consider (default 1 to the most ports a network "
+                        "offers).")] = None,
+    timings: Annotated[Path | None, typer.Option(
+        "--fit", help="Measured run times to fit the model's constants to (as predict).")
+    ] = None,
+    where: Annotated[list[str] | None, typer.Option(
+        "--where", help="Use only timing rows with this label (repeatable).")] = None,
+    set_values: Annotated[list[str] | None, typer.Option(
+        "--set", help="Give a constant instead of fitting it: end_wait=0.059.")] = None,
+    saved: Annotated[Path | None, typer.Option(
+        "--from", help="Constants saved by predict --save.")] = None,
+    size: Annotated[float | None, typer.Option(
+        "--size", help="Problem size in the model's unit (per process under --scaling weak).")
+    ] = None,
+    scaling_mode: Annotated[str, typer.Option(
+        "--scaling", help="strong (fixed problem) or weak (--size per process).")] = "strong",
+    runners: Annotated[int, typer.Option("--runners-up", min=0, max=50,
+                                         help="Runners-up shown.")] = 4,
+    level: LevelOpt = 0.95,
+    json_out: JsonOpt = False,
+) -> None:
+    """The cheapest configuration in a catalogue that meets a target time or speedup, or the
+    fastest a budget buys: with its margin, its band, and the runners-up."""
+    given = [x for x in (target_time, target_speedup, budget) if x is not None]
+    if len(given) != 1:
+        raise InputError("give one target", fix="--target-time T, --target-speedup S or "
+                                                "--budget B")
+    if scaling_mode not in ("strong", "weak"):
+        raise InputError(f"--scaling {scaling_mode!r}", fix="use strong or weak")
+    import time
+
+    import numpy as np
+
+    from perfmodel.apps.machine import Machine, require_node
+    from perfmodel.apps.model import load as load_model
+    from perfmodel.profile import load
+    from perfmodel.units import parse_counts, parse_time
+    from perfmodel.whatif.catalogue import load as load_catalogue
+    from perfmodel.whatif.plan import Target
+    from perfmodel.whatif.plan import plan as make_plan
+    from perfmodel.whatif.sweep import Grid, sweep
+
+    if target_time is not None:
+        target = Target("time", parse_time(target_time))
+    elif target_speedup is not None:
+        target = Target("speedup", target_speedup)
+    else:
+        assert budget is not None
+        target = Target("budget", budget)
+    cat = load_catalogue(candidates)
+    model = load_model(app_model)
+    prof = load(machine)
+    if model.uses_node:
+        require_node(prof, machine)
+    most = max(n.ports for n in cat.networks)
+    counts = parse_counts(nodes, "nodes") if nodes else list(range(1, min(most, 4096) + 1))
+    on = Machine(prof)
+    fit, size = _app_fit(model, on, timings, where, set_values, saved, size,
+                         scaling_mode == "weak")
+    axes = {"nodes": np.asarray(counts, dtype=np.float64),
+            "node": np.asarray([i for i, n in enumerate(cat.nodes) if n.price is not None],
+                               dtype=np.float64),
+            "network": np.arange(len(cat.networks), dtype=np.float64),
+            "channels": np.asarray(sorted({c for n in cat.networks for c in n.channels}),
+                                   dtype=np.float64)}
+    ref = cat.node_index(cat.reference)
+    if target.kind == "speedup" and ref not in axes["node"]:
+        axes["node"] = np.sort(np.append(axes["node"], ref))
+    grid = Grid(axes, cat)
+    start = time.perf_counter()
+    progress = _progress_bar(grid.size) if not json_out else None
+    try:
+        result = sweep(fit, prof, grid, size=size, weak=scaling_mode == "weak", level=level,
+                       progress=progress)
+    finally:
+        if progress is not None:
+            progress(-1, -1)
+    seconds = time.perf_counter() - start
+    answer = make_plan(result, target, runners)
+    from perfmodel.cli import plan_view
+
+    if json_out:
+        _emit_json(plan_view.summary(answer, cat, model.name, str(machine), seconds))
+    else:
+        plan_view.render(answer, cat, model.name, str(machine), seconds)
+    if answer.chosen is None:
+        raise typer.Exit(1)
 
 
 VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",
-        "link_speed": "link_speed", "latency": "latency"}
+        "link_speed": "link_speed", "latency": "latency", "node": "node",
+        "network": "network"}
 
 
-def _parse_vary(items: list[str]) -> dict[str, list[float]]:
+def _parse_vary(items: list[str], cat: Any = None) -> dict[str, list[float]]:
     from perfmodel.units import parse_counts, parse_list
 
     out: dict[str, list[float]] = {}
@@ -680,11 +813,13 @@ def _parse_vary(items: list[str]) -> dict[str, list[float]]:
         axis = VARY.get(name.lower())
         if not sep or not values or axis is None:
             raise InputError(f"--vary {item!r} is not AXIS=VALUES with a known axis",
-                             fix="axes: nodes, channels, link-speed, latency; e.g. "
-                                 "--vary nodes=1..64")
+                             fix="axes: nodes, channels, link-speed, latency, and with "
+                                 "--candidates node and network; e.g. --vary nodes=1..64")
         if axis in out:
             raise InputError(f"--vary gives {name} twice", fix="give each axis once")
-        if axis in ("nodes", "channels"):
+        if axis in ("node", "network"):
+            out[axis] = _entries(axis, values, cat)
+        elif axis in ("nodes", "channels"):
             out[axis] = [float(c) for c in parse_counts(values, f"vary {name}")]
         else:
             out[axis] = parse_list(values, "rate" if axis == "link_speed" else "time")
@@ -692,6 +827,23 @@ def _parse_vary(items: list[str]) -> dict[str, list[float]]:
                 raise InputError(f"--vary {item!r}: values must be positive",
                                  fix="e.g. --vary latency=10us,100us")
     out.setdefault("nodes", [1.0, 2.0, 4.0, 8.0, 16.0])
+    return out
+
+
+def _entries(axis: str, text: str, cat: Any) -> list[float]:
+    """Catalogue entries by name (``all``: every one; node types for sale only)."""
+    if cat is None:
+        raise InputError(f"--vary {axis}={text} names catalogue entries",
+                         fix="give the catalogue with --candidates FILE")
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    if names == ["all"]:
+        if axis == "node":
+            return [float(i) for i, n in enumerate(cat.nodes) if n.price is not None]
+        return [float(i) for i in range(len(cat.networks))]
+    find = cat.node_index if axis == "node" else cat.network_index
+    out = [float(find(n)) for n in names]
+    if len(set(out)) != len(out):
+        raise InputError(f"--vary {axis} names an entry twice", fix="name each once")
     return out
 
 

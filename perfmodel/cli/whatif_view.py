@@ -14,13 +14,19 @@ from rich.table import Table
 from perfmodel.cli.render import console, jsonable
 from perfmodel.units import format_time
 from perfmodel.whatif import analysis
+from perfmodel.whatif.catalogue import Catalogue
 from perfmodel.whatif.sweep import Sweep
 
 LABELS = {"nodes": "nodes", "channels": "channels", "link_speed": "link speed",
-          "latency": "latency"}
+          "latency": "latency", "node": "node type", "network": "network"}
+AXIS_ORDER = ("nodes", "node", "network", "channels", "link_speed", "latency")
 
 
-def _value(axis: str, v: float) -> str:
+def _value(axis: str, v: float, cat: Catalogue | None = None) -> str:
+    if axis == "node" and cat is not None:
+        return cat.nodes[int(v)].name
+    if axis == "network" and cat is not None:
+        return cat.networks[int(v)].name
     if axis == "link_speed":
         return f"{v * 8 / 1e6:g} Mb/s" if v * 8 < 1e9 else f"{v * 8 / 1e9:g} Gb/s"
     if axis == "latency":
@@ -55,12 +61,28 @@ def _spread(idx: np.ndarray, nodes: np.ndarray, limit: int = 12) -> np.ndarray:
     return chosen
 
 
+def _spread_front(idx: np.ndarray, limit: int = 16) -> np.ndarray:
+    """At most ``limit`` rows of a front, evenly through it, both ends kept."""
+    if len(idx) <= limit:
+        return idx
+    return idx[np.unique(np.linspace(0, len(idx) - 1, limit).round().astype(int))]
+
+
 def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
             rows: np.ndarray, wire: np.ndarray) -> dict[str, Any]:
     nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
 
+    cat = sweep.grid.catalogue
+
     def row(i: int) -> dict[str, Any]:
-        return {**analysis.describe(sweep, i), "time": sweep.time[i],
+        d: dict[str, Any] = dict(analysis.describe(sweep, i))
+        if cat is not None:
+            for a in ("node", "network"):
+                if a in d:
+                    d[a] = _value(a, d[a], cat)
+        if sweep.cost is not None:
+            d["price"] = sweep.cost[i] if math.isfinite(sweep.cost[i]) else None
+        return {**d, "time": sweep.time[i],
                 "time_lo": sweep.lo[i], "time_hi": sweep.hi[i], "speedup": sweep.speedup[i],
                 "comm_share": sweep.comm_share[i],
                 "sync_share": sweep.terms["synchronisation"][i] / sweep.time[i]}
@@ -69,15 +91,18 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
     return jsonable({
         "configurations": len(sweep.time),
         "seconds": seconds,
-        "axes": {k: list(v) for k, v in sweep.grid.axes.items()},
-        "baseline_hardware": sweep.baseline,
+        "axes": {k: [_value(k, x, cat) for x in v] if k in ("node", "network") else list(v)
+                 for k, v in sweep.grid.axes.items()},
+        "baseline_hardware": {k: _value(k, v, cat) if k in ("node", "network") else v
+                              for k, v in sweep.baseline.items()},
         "baseline": [row(int(i)) for i in analysis.baseline(sweep)],
         "best": [row(int(i)) for i in analysis.best(sweep, top)],
-        "steps": [{"axis": s.axis, "from": s.before, "to": s.after, "worth": worth,
+        "steps": [{"axis": s.axis, "from": _named(s.axis, s.before, cat),
+                   "to": _named(s.axis, s.after, cat), "worth": worth,
                    "pays_at_nodes": s.pays.tolist(),
                    "gain": dict(zip(s.nodes.tolist(), s.gain.tolist(), strict=True))}
                   for s in analysis.steps(sweep, worth)],
-        "held": {k: {"value": v, "profiles_own": own}
+        "held": {k: {"value": _named(k, v, cat), "profiles_own": own}
                  for k, (_, v, own) in analysis.held(sweep).items()},
         "weak": sweep.weak,
         "network_not_bottleneck": {"share": share,
@@ -85,34 +110,68 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
                                                                    rates.tolist(),
                                                                    strict=True))},
         "front": [row(int(i)) for i in analysis.front(sweep)],
+        "price_front": [row(int(i)) for i in analysis.cost_front(sweep)],
+        "currency": cat.currency if cat is not None else None,
         "nodes_range": [float(nodes.min()), float(nodes.max())],
     })
 
 
+def _named(axis: str, v: float, cat: Catalogue | None) -> str | float:
+    return _value(axis, v, cat) if axis in ("node", "network") and cat is not None else v
+
+
 def csv_rows(sweep: Sweep) -> None:
+    """Every configuration, one row each: the axes (catalogue entries by name), the price
+    when there is one, then the time and its split."""
+    cat = sweep.grid.catalogue
     names = list(sweep.grid.axes)
     out = sys.stdout
-    out.write(",".join([*names, "time_s", "time_lo_s", "time_hi_s", "speedup", "comm_share",
-                        "sync_share"]) + "\n")
+    price = ["price"] if sweep.cost is not None else []
+    out.write(",".join([*names, *price, "time_s", "time_lo_s", "time_hi_s", "speedup",
+                        "comm_share", "sync_share"]) + "\n")
     sync = sweep.terms["synchronisation"] / sweep.time
-    cols = [sweep.config[n] for n in names] + [sweep.time, sweep.lo, sweep.hi, sweep.speedup,
-                                               sweep.comm_share, sync]
+    cols = [sweep.config[n] for n in names] + ([sweep.cost] if sweep.cost is not None else []) \
+        + [sweep.time, sweep.lo, sweep.hi, sweep.speedup, sweep.comm_share, sync]
     block = np.column_stack(cols)
+    labels = {k: [str(_value(k, float(j), cat)) for j in range(len(cat.nodes if k == "node"
+                                                                   else cat.networks))]
+              for k in names if k in ("node", "network") and cat is not None}
     for r in block:
-        out.write(",".join("" if not math.isfinite(x) else f"{x:.10g}" for x in r) + "\n")
+        cells = ["" if not math.isfinite(x) else f"{x:.10g}" for x in r]
+        for k, lab in labels.items():
+            j = names.index(k)
+            cells[j] = lab[int(r[j])]
+        out.write(",".join(cells) + "\n")
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f} %" if math.isfinite(x) else "—"
 
 
+def money(value: float, cat: Catalogue | None) -> str:
+    """A price in the catalogue's currency, to the unit."""
+    if not math.isfinite(value):
+        return "not offered"
+    return f"{cat.currency if cat else ''} {value:,.0f}".strip()
+
+
+def axes_shown(sweep: Sweep) -> list[str]:
+    """The hardware columns of a table: the axes swept, and the profile's own values; with a
+    catalogue's network, its line rate and latency are its name's."""
+    have = set(sweep.grid.axes) | set(sweep.baseline)
+    if "network" in sweep.grid.axes:
+        have -= {"link_speed", "latency"}
+    return [a for a in AXIS_ORDER if a in have]
+
+
 def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
     t = Table(title=title, title_justify="left", box=None, header_style="bold", pad_edge=False)
-    axes = [a for a in ("nodes", "channels", "link_speed", "latency")
-            if a in sweep.grid.axes or a in sweep.baseline]
+    axes = axes_shown(sweep)
+    cat = sweep.grid.catalogue
     for a in axes:
         t.add_column(LABELS[a], justify="right")
-    for col in ("time", "range", "speedup", "comm", "sync"):
+    cols = ("price",) if sweep.cost is not None else ()
+    for col in (*cols, "time", "range", "speedup", "comm", "sync"):
         t.add_column(col, justify="right")
     for i in idx:
         d = analysis.describe(sweep, int(i))
@@ -120,7 +179,8 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
         rng = "" if not (math.isfinite(lo) and math.isfinite(hi)) or lo == hi else \
             f"{format_time(float(lo))} – {format_time(float(hi))}"
         sp = sweep.speedup[i]
-        t.add_row(*[_value(a, d[a]) for a in axes],
+        price = (money(float(sweep.cost[i]), cat),) if sweep.cost is not None else ()
+        t.add_row(*[_value(a, d[a], cat) for a in axes], *price,
                   format_time(float(sweep.time[i])) if math.isfinite(sweep.time[i]) else "—",
                   rng, f"{sp:.2f}" if math.isfinite(sp) else "—",
                   _pct(float(sweep.comm_share[i])),
@@ -137,13 +197,20 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
               f"({' × '.join(f'{len(v)} {LABELS[k]}' for k, v in sweep.grid.axes.items())}), "
               f"evaluated in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} per second; "
               f"{total:.2f} s with the analysis)")
-    base = ", ".join(f"{LABELS[k]} {_value(k, v)}" for k, v in sweep.baseline.items()
+    cat = sweep.grid.catalogue
+    base = ", ".join(f"{LABELS[k]} {_value(k, v, cat)}" for k, v in sweep.baseline.items()
                      if k != "nodes")
     out.print(f"baseline hardware (the profile's): {base or 'as calibrated'}")
     for name, (_, value, own) in analysis.held(sweep).items():
         if not own:
             out.print(f"[yellow]note:[/] the profile's {LABELS[name]} is not swept: the baseline "
-                      f"holds it at {_value(name, value)}, the least swept")
+                      f"holds it at {_value(name, value, cat)}, the least swept")
+    if sweep.cost is not None:
+        gone = int(np.sum(~np.isfinite(sweep.cost)))
+        if gone:
+            out.print(f"{gone:,} configurations the catalogue does not offer (channel counts "
+                      "a network does not offer, more nodes than its ports) are left out of "
+                      "best and the fronts")
     if sweep.weak:
         out.print("weak scaling: best and front rank by time per process's share of the work "
                   "(time / nodes)")
@@ -162,8 +229,8 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
             if not np.any(np.isfinite(s.gain)):
                 continue
             k = int(np.nanargmax(s.gain))
-            t.add_row(f"{LABELS[s.axis]} {_value(s.axis, s.before)} → "
-                      f"{_value(s.axis, s.after)}", f"{s.gain[0]:.3f}", f"{s.gain[-1]:.3f}",
+            t.add_row(f"{LABELS[s.axis]} {_value(s.axis, s.before, cat)} → "
+                      f"{_value(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}", f"{s.gain[-1]:.3f}",
                       f"{s.gain[k]:.3f} ({s.nodes[k]:g})", _ranges(s.pays))
         out.print(t)
     counts, rates = analysis.unbottlenecked(sweep, rows, wire, share)
@@ -178,3 +245,11 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     f = analysis.front(sweep)
     out.print(_table(sweep, _spread(f, nodes), "front of time against nodes (more nodes only "
                                                "where they buy time)"))
+    if sweep.cost is not None:
+        cf = analysis.cost_front(sweep)
+        out.print(_table(sweep, _spread_front(cf), "front of time against price (each buys "
+                                                   "time over every cheaper configuration)"))
+    elif cat is not None:
+        out.print("[yellow]note:[/] no prices: a link speed or latency swept freely, or a "
+                  "profile's network the catalogue does not list, has no price (vary "
+                  "network=NAME,... instead)")

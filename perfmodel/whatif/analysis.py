@@ -14,6 +14,8 @@ and the front of time against nodes.
   wire (an ideal line rate) would save less than ``share`` of the time.
 - **Front**: for each node count its best (least) hardware, kept where it beats every smaller
   node count.
+- **Cost front** (with a catalogue's prices): the configurations no cheaper one matches, by
+  price; each buys time over every cheaper one (the Pareto front of time against cost).
 """
 
 from __future__ import annotations
@@ -54,6 +56,23 @@ def _coords(sweep: Sweep) -> dict[str, IntArray]:
     return sweep.grid.coords()
 
 
+def goodness(sweep: Sweep, axis: str, values: FloatArray) -> FloatArray:
+    """How good each value of ``axis`` is (higher is better hardware): more channels, a
+    faster link, a shorter latency, a faster node type, a faster network option (by line
+    rate, then by latency)."""
+    v = np.asarray(values, dtype=np.float64)
+    cat = sweep.grid.catalogue
+    if axis == "node" and cat is not None:
+        return cat.speed(v.astype(np.intp))[0]
+    if axis == "network" and cat is not None:
+        rate, lat = cat.network_values(v.astype(np.intp))
+        order = np.lexsort((-np.nan_to_num(lat, nan=0.0), rate))
+        rank = np.empty(len(v))
+        rank[order] = np.arange(len(v))
+        return rank
+    return v * BETTER.get(axis, 1.0)
+
+
 def held(sweep: Sweep) -> dict[str, tuple[int, float, bool]]:
     """For each axis other than nodes: the value index the baseline holds it at, the value,
     and whether that is the profile's own value (else the least hardware swept)."""
@@ -67,7 +86,7 @@ def held(sweep: Sweep) -> dict[str, tuple[int, float, bool]]:
         if len(hit):
             out[name] = (int(hit[0]), float(values[hit[0]]), True)
         else:
-            j = int(np.argmin(np.asarray(values) * BETTER.get(name, 1.0)))
+            j = int(np.argmin(goodness(sweep, name, values)))
             out[name] = (j, float(values[j]), False)
     return out
 
@@ -91,7 +110,7 @@ def baseline(sweep: Sweep) -> IntArray:
     return idx[np.argsort(_nodes(sweep)[idx], kind="stable")]
 
 
-def _lesser_first(sweep: Sweep, idx: IntArray, limit: int | None = None) -> IntArray:
+def lesser_first(sweep: Sweep, idx: IntArray, limit: int | None = None) -> IntArray:
     """``idx`` by rank time, each tie (within :data:`TIE` of the fastest left) ordered by
     the lesser hardware: fewer nodes, fewer channels, a slower link, a longer latency."""
     t = np.where(np.isfinite(sweep.rank_time[idx]), sweep.rank_time[idx], np.inf)
@@ -99,8 +118,12 @@ def _lesser_first(sweep: Sweep, idx: IntArray, limit: int | None = None) -> IntA
     ts, ids = t[order], idx[order]
     # np.lexsort: the last key decides first (nodes), then channels, link speed, latency
     keys = [-sweep.config["latency"][ids]] if "latency" in sweep.config else []
+    keys += [goodness(sweep, a, sweep.config[a][ids]) for a in ("network", "node")
+             if a in sweep.config]
     keys += [sweep.config[a][ids] for a in ("link_speed", "channels", "nodes")
              if a in sweep.config]
+    if sweep.cost is not None:
+        keys.append(np.nan_to_num(sweep.cost[ids], nan=np.inf))
     out: list[int] = []
     i = 0
     while i < len(ids) and (limit is None or len(out) < limit):
@@ -116,9 +139,17 @@ def _lesser_first(sweep: Sweep, idx: IntArray, limit: int | None = None) -> IntA
     return np.asarray(out if limit is None else out[:limit], dtype=np.intp)
 
 
+def offered(sweep: Sweep) -> IntArray:
+    """The configurations one can buy: all of them without prices, else those the
+    catalogue offers (a price)."""
+    if sweep.cost is None:
+        return np.arange(len(sweep.time))
+    return np.flatnonzero(np.isfinite(sweep.cost))
+
+
 def best(sweep: Sweep, count: int = 5) -> IntArray:
-    """The fastest configurations, ties to the lesser hardware."""
-    return _lesser_first(sweep, np.arange(len(sweep.time)), count)
+    """The fastest configurations (of those offered), ties to the lesser hardware."""
+    return lesser_first(sweep, offered(sweep), count)
 
 
 def steps(sweep: Sweep, worth: float = 0.05) -> list[Step]:
@@ -131,7 +162,7 @@ def steps(sweep: Sweep, worth: float = 0.05) -> list[Step]:
         if axis == "nodes" or len(values) < 2:
             continue
         mask = _held_mask(sweep, coords, axis)
-        order = np.argsort(np.asarray(values) * BETTER.get(axis, 1.0), kind="stable")
+        order = np.argsort(goodness(sweep, axis, values), kind="stable")
         for ja, jb in pairwise(order):
             ia = np.flatnonzero(mask & (coords[axis] == ja))
             ib = np.flatnonzero(mask & (coords[axis] == jb))
@@ -170,18 +201,38 @@ def unbottlenecked(sweep: Sweep, rows: IntArray, wire: FloatArray, share: float 
 
 
 def front(sweep: Sweep) -> IntArray:
-    """For each node count its best (least) hardware, kept where it beats every smaller node
-    count by more than a tie."""
+    """For each node count its best (least) hardware of those offered, kept where it beats
+    every smaller node count by more than a tie."""
     nodes = _nodes(sweep)
     t = sweep.rank_time
-    order = np.argsort(nodes, kind="stable")
-    bounds = np.flatnonzero(np.diff(nodes[order])) + 1
+    have = offered(sweep)
+    if have.size == 0:
+        return have
+    order = have[np.argsort(nodes[have], kind="stable")]
+    bounds = np.flatnonzero(np.diff(nodes[order])) + 1  # one group per node count
     keep: list[int] = []
     best_so_far = np.inf
     for at in np.split(order, bounds):
-        i = int(_lesser_first(sweep, at, 1)[0])
+        i = int(lesser_first(sweep, at, 1)[0])
         if np.isfinite(t[i]) and t[i] < best_so_far * (1 - TIE):
             keep.append(i)
+            best_so_far = t[i]
+    return np.asarray(keep, dtype=np.intp)
+
+
+def cost_front(sweep: Sweep) -> IntArray:
+    """The Pareto front of time against price: configurations by price, each kept where it
+    beats every cheaper one by more than a tie (empty without prices)."""
+    if sweep.cost is None:
+        return np.empty(0, dtype=np.intp)
+    t = sweep.rank_time
+    ok = np.flatnonzero(np.isfinite(sweep.cost) & np.isfinite(t))
+    order = ok[np.lexsort((t[ok], sweep.cost[ok]))]
+    keep: list[int] = []
+    best_so_far = np.inf
+    for i in order:
+        if t[i] < best_so_far * (1 - TIE):
+            keep.append(int(i))
             best_so_far = t[i]
     return np.asarray(keep, dtype=np.intp)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +27,7 @@ from perfmodel.apps.metrics import by_term
 from perfmodel.apps.model import AppModel
 from perfmodel.errors import InputError
 from perfmodel.profile import Profile
+from perfmodel.whatif.catalogue import Catalogue, price
 
 FloatArray = NDArray[np.float64]
 
@@ -36,8 +37,13 @@ AXES: dict[str, str] = {
     "channels": "channels per node (NICs, Ethernet segments, rails)",
     "link_speed": "line rate of one channel, B/s",
     "latency": "host time per message outside the wire, s (the fabric's overhead)",
+    "node": "node type, an index into the catalogue's node types",
+    "network": "network option, an index into the catalogue's networks (its line rate and "
+               "latency)",
 }
 """The axes a sweep can vary, in the order configurations are laid out."""
+CATEGORICAL = ("node", "network")
+"""Axes whose values index a catalogue's entries."""
 TERMS = ("compute", "serial", "communication", "synchronisation")
 CHUNK = 262_144
 """Configurations evaluated at once (memory: a few dozen arrays of this length)."""
@@ -51,11 +57,15 @@ class Grid:
     """Values of each axis (absent axes take the profile's own value)."""
 
     axes: Mapping[str, FloatArray]
+    catalogue: Catalogue | None = None
 
     def __post_init__(self) -> None:
         for name, values in self.axes.items():
             if name not in AXES:
                 raise InputError(f"no axis {name!r}", fix=f"axes: {', '.join(AXES)}")
+            if name in CATEGORICAL:
+                self._check_entries(name, values)
+                continue
             if len(values) == 0 or not np.all(np.isfinite(values) & (values > 0)):
                 raise InputError(f"--vary {name}: values must be positive numbers",
                                  fix="e.g. --vary nodes=1..64")
@@ -67,6 +77,21 @@ class Grid:
         if self.size > MAX_CONFIGS:
             raise InputError(f"{self.size:,} configurations", fix=f"sweep at most "
                              f"{MAX_CONFIGS:,}: fewer values, or coarser ranges")
+
+    def _check_entries(self, name: str, values: FloatArray) -> None:
+        cat = self.catalogue
+        if cat is None:
+            raise InputError(f"--vary {name} needs a hardware catalogue",
+                             fix="give --candidates CATALOGUE")
+        if name == "network" and {"link_speed", "latency"} & set(self.axes):
+            raise InputError("--vary network sets the link speed and latency",
+                             fix="vary either network or link-speed and latency")
+        count = len(cat.nodes if name == "node" else cat.networks)
+        v = np.asarray(values)
+        if len(v) == 0 or np.any(v != np.round(v)) or np.any((v < 0) | (v >= count)) or \
+                len(np.unique(v)) != len(v):
+            raise InputError(f"--vary {name}: entries must be distinct entries of the "
+                             "catalogue", fix=f"name them from catalogue {cat.name!r}")
 
     @property
     def size(self) -> int:
@@ -105,6 +130,9 @@ class Sweep:
     speedup: FloatArray
     baseline: Mapping[str, float] = field(default_factory=dict)
     weak: bool = False
+    cost: FloatArray | None = None
+    """Each configuration's price (NaN where the catalogue does not offer it); None without
+    a catalogue."""
 
     @property
     def rank_time(self) -> FloatArray:
@@ -121,20 +149,39 @@ class Sweep:
         return np.asarray(self.terms["communication"] / self.time, dtype=np.float64)
 
 
-def baseline_values(profile: Profile) -> dict[str, float]:
-    """The profile's own hardware: the value each absent axis takes."""
+def baseline_values(profile: Profile, catalogue: Catalogue | None = None) -> dict[str, float]:
+    """The profile's own hardware: the value each absent axis takes (with a catalogue, its
+    reference node type, and the network option that is the profile's own if one is)."""
     fab = profile.fabric
     out = {"nodes": 1.0}
     if fab is not None:
         out["channels"] = float(fab.channels)
         out["link_speed"] = float(fab.values["line_rate"])
         out["latency"] = float(fab.values["overhead"])
+    if catalogue is not None:
+        out["node"] = float(catalogue.node_index(catalogue.reference))
+        for j, net in enumerate(catalogue.networks):
+            if fab is not None and np.isclose(net.link_speed, out["link_speed"], rtol=1e-9) \
+                    and (net.latency is None or np.isclose(net.latency, out["latency"],
+                                                           rtol=1e-9)):
+                out["network"] = float(j)
+                break
     return out
 
 
-def _machine(profile: Profile, cfg: Mapping[str, FloatArray]) -> Machine:
-    return Machine(profile, channels=cfg.get("channels"), line_rate=cfg.get("link_speed"),
-                   overhead=cfg.get("latency"))
+def _machine(profile: Profile, cfg: Mapping[str, FloatArray],
+             catalogue: Catalogue | None = None) -> Machine:
+    rate, latency = cfg.get("link_speed"), cfg.get("latency")
+    speed = memory = None
+    if catalogue is not None and "network" in cfg:
+        rate, lat = catalogue.network_values(cfg["network"])
+        if np.any(np.isfinite(lat)):
+            assert profile.fabric is not None
+            latency = np.where(np.isfinite(lat), lat, profile.fabric.values["overhead"])
+    if catalogue is not None and "node" in cfg:
+        speed, memory = catalogue.speed(cfg["node"])
+    return Machine(profile, channels=cfg.get("channels"), line_rate=rate, overhead=latency,
+                   speed=speed, memory_speed=memory)
 
 
 def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = None,
@@ -155,7 +202,7 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
     speed = np.empty(n_cfg)
     terms = {k: np.empty(n_cfg) for k in TERMS}
     cfg_all = grid.flat()
-    base = baseline_values(profile)
+    base = baseline_values(profile, grid.catalogue)
     from scipy.special import stdtrit
 
     usable = band and bool(fit.fitted_names) and fit.dof > 0 and math.isfinite(fit.noise) and \
@@ -167,7 +214,24 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
                 terms, progress)
     bad = ~(np.isfinite(time) & (time > 0))
     time[bad] = np.nan
-    return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base, weak)
+    return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base, weak,
+                 prices(grid, base, cfg_all))
+
+
+def prices(grid: Grid, base: Mapping[str, float], cfg: Mapping[str, FloatArray]
+           ) -> FloatArray | None:
+    """Each configuration's price from the grid's catalogue; None without one, or when the
+    network is not one of its options (a link speed or latency swept freely, or a profile
+    whose own network the catalogue does not list)."""
+    cat = grid.catalogue
+    if cat is None or {"link_speed", "latency"} & set(grid.axes) or \
+            ("network" not in cfg and "network" not in base):
+        return None
+    n_cfg = grid.size
+
+    def axis(name: str) -> FloatArray:
+        return cfg[name] if name in cfg else np.full(n_cfg, base.get(name, 1.0))
+    return price(cat, axis("nodes"), axis("node"), axis("network"), axis("channels"))
 
 
 def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, FloatArray],
@@ -188,8 +252,8 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
             cfg = {k: v[start:stop] for k, v in cfg_all.items()}
             p = cfg.get("nodes", np.ones(stop - start))
             n = n1 * p if weak else np.full_like(p, n1)
-            on = _machine(profile, cfg)
-            split = by_term(model.evaluate(p, fit.values, on, n))
+            on = _machine(profile, cfg, grid.catalogue)
+            split = _split(model, fit.values, on, p, n)
             t = sum(split.values(), np.zeros_like(p))
             t1 = t1_of(start, stop) * (p if weak else 1.0)
             time[start:stop] = t
@@ -233,10 +297,10 @@ def _one_node_times(fit: AppFit, profile: Profile, grid: Grid, n1: float
     """One node's time on each configuration's hardware: evaluated once per combination of
     the other axes (a node count changes nothing on one node), looked up per chunk."""
     others = {k: v for k, v in grid.axes.items() if k != "nodes"}
-    hardware = Grid(others) if others else None
+    hardware = Grid(others, grid.catalogue) if others else None
     cfg = hardware.flat() if hardware is not None else {}
     m = hardware.size if hardware is not None else 1
-    on = _machine(profile, cfg)
+    on = _machine(profile, cfg, grid.catalogue)
     t1 = _total(fit.model, fit.values, on, np.ones(m), np.full(m, n1))
     names = list(grid.axes)
     shape = [len(grid.axes[k]) for k in names]
@@ -266,15 +330,28 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
     for start in range(0, len(rows), CHUNK):
         part = rows[start:start + CHUNK]
         cfg = {k: v[part] for k, v in sweep.config.items()}
-        cfg["link_speed"] = np.full(len(part), IDEAL_RATE)
         p = cfg.get("nodes", np.ones(len(part)))
         n = n1 * p if weak else np.full_like(p, n1)
+        free = replace(_machine(profile, cfg, sweep.grid.catalogue),
+                       line_rate=np.full(len(part), IDEAL_RATE))
         with np.errstate(all="ignore"):
-            ideal = _total(model, fit.values, _machine(profile, cfg), p, n)
+            ideal = _total(model, fit.values, free, p, n)
             out[start:start + len(part)] = 1.0 - ideal / sweep.time[part]
     return out
 
 
+def _split(model: AppModel, values: Mapping[str, float], on: Machine, p: FloatArray,
+           n: FloatArray) -> dict[str, FloatArray]:
+    """The time by kind of term on ``on``.  Another node type (``on.speed``) reaches a model
+    that costs its computation on the node through the node's rates; a model whose work is
+    fitted seconds has its compute and serial terms divided by the node's speed."""
+    split = by_term(model.evaluate(p, values, on, n))
+    if on.speed is not None and not model.uses_node:
+        k = np.asarray(on.speed, dtype=np.float64)
+        split = {**split, "compute": split["compute"] / k, "serial": split["serial"] / k}
+    return split
+
+
 def _total(model: AppModel, values: Mapping[str, float], on: Machine, p: FloatArray,
            n: FloatArray) -> FloatArray:
-    return sum(by_term(model.evaluate(p, values, on, n)).values(), np.zeros_like(p))
+    return sum(_split(model, values, on, p, n).values(), np.zeros_like(p))

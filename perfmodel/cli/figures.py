@@ -1,0 +1,141 @@
+"""Figures (matplotlib, imported only when a figure is asked for), byte-identical for the same
+inputs: no dates, a fixed hash salt for SVG ids, fixed fonts and sizes."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perfmodel.errors import OutputError
+from perfmodel.whatif import analysis
+from perfmodel.whatif.sweep import Sweep
+
+FORMATS = {".svg": "svg", ".png": "png"}
+MAX_LINES = 8
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams.update({"svg.hashsalt": "perfmodel", "font.size": 9,
+                                "font.family": "DejaVu Sans", "svg.fonttype": "path"})
+    return plt
+
+
+def write(path: Path, figure: Any, *, force: bool = False) -> Path:
+    """Save ``figure`` to ``path`` (SVG or PNG, by suffix), atomically."""
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise OutputError(f"cannot draw a {path.suffix or 'suffix-less'} file", file=path,
+                          fix="name the figure .svg or .png")
+    buf = io.BytesIO()
+    meta = {"Date": None} if fmt == "svg" else {"Software": None}
+    figure.savefig(buf, format=fmt, metadata=meta, dpi=150, bbox_inches="tight")
+    _pyplot().close(figure)
+    from perfmodel.io import write_atomic
+
+    return write_atomic(path, buf.getvalue(), force=force)
+
+
+def _lines(sweep: Sweep) -> list[tuple[str, np.ndarray]]:
+    """The hardware drawn against nodes: the baseline, and each value of each other axis with
+    the rest at the baseline (at most :data:`MAX_LINES`)."""
+    from perfmodel.cli.whatif_view import LABELS, _value
+
+    coords = sweep.grid.coords()
+    nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
+    held = analysis.held(sweep)
+    cat = sweep.grid.catalogue
+    base_label = ", ".join(f"{LABELS[k]} {_value(k, v, cat)}" for k, (_, v, _) in held.items())
+    out = [("baseline" + (f": {base_label}" if base_label else ""), analysis.baseline(sweep))]
+    for axis, (j0, _, _) in held.items():
+        for j, value in enumerate(sweep.grid.axes[axis]):
+            if j == j0 or len(out) >= MAX_LINES:
+                continue
+            mask = np.ones(len(sweep.time), dtype=bool)
+            for other, (jo, _, _) in held.items():
+                mask &= coords[other] == (j if other == axis else jo)
+            idx = np.flatnonzero(mask)
+            out.append((f"{LABELS[axis]} {_value(axis, float(value), cat)}",
+                        idx[np.argsort(nodes[idx], kind="stable")]))
+    return out
+
+
+def _plain(axis: Any, which: str, decimal: bool = True) -> None:
+    """Plain numbers on a log axis, no minor labels: 1, 2, 5, 10, 20 … where ``decimal``,
+    else the axis's own ticks (powers of two)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    target = axis.xaxis if which == "x" else axis.yaxis
+    if decimal:
+        target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))
+    target.set_minor_formatter(NullFormatter())
+
+
+def sweep_figure(sweep: Sweep, app: str, machine: str) -> Any:
+    """Time against nodes for the baseline and each change of hardware (with the band from
+    the fitted constants, where there is one) and the communication share beside it; with
+    prices, a third panel: time against price over every configuration offered, and its
+    front."""
+    t = sweep.rank_time
+    if not np.any(np.isfinite(t)):
+        raise OutputError("nothing to draw: no configuration has a time",
+                          fix="check the sweep's axes")
+    plt = _pyplot()
+    panels = 3 if sweep.cost is not None else 2
+    fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 4))
+    left, share = axes[0], axes[1]
+    nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
+    what = "time per process's work (s)" if sweep.weak else "time (s)"
+    banded = False
+    for k, (label, idx) in enumerate(_lines(sweep)):
+        colour = f"C{k}"
+        left.plot(nodes[idx], t[idx], "-o", ms=3, color=colour, label=label)
+        scale = nodes[idx] if sweep.weak else 1.0
+        lo, hi = sweep.lo[idx] / scale, sweep.hi[idx] / scale
+        if np.any(np.isfinite(lo) & (hi > lo)):
+            banded = True
+            left.fill_between(nodes[idx], lo, hi, color=colour, alpha=0.15, lw=0)
+        share.plot(nodes[idx], 100 * sweep.comm_share[idx], "-o", ms=3, color=colour,
+                   label=label)
+    for ax in (left, share):
+        ax.set_xscale("log", base=2)
+        _plain(ax, "x", decimal=False)
+        ax.set_xlabel("nodes")
+        ax.grid(True, which="both", alpha=0.3)
+    left.set_yscale("log")
+    _plain(left, "y")
+    left.set_ylabel(what)
+    left.set_title(f"{app} on {machine}: the model" + (", shaded: 95 % band of the fit"
+                                                      if banded else
+                                                      " (constants exact: no band)"))
+    left.legend(fontsize=7)
+    share.set_ylabel("communication share of the time (%)")
+    share.set_title("communication share (model)")
+    if sweep.cost is not None:
+        right = axes[2]
+        cat = sweep.grid.catalogue
+        ok = np.isfinite(sweep.cost) & np.isfinite(t)
+        right.scatter(sweep.cost[ok], t[ok], s=4, color="0.7",
+                      label="every configuration offered")
+        front = analysis.cost_front(sweep)
+        right.plot(sweep.cost[front], t[front], "-o", ms=3, color="C3",
+                   label="front: each buys time over every cheaper one")
+        right.set_xscale("log")
+        right.set_yscale("log")
+        _plain(right, "x")
+        _plain(right, "y")
+        right.set_xlabel(f"price ({cat.currency if cat else ''})")
+        right.set_ylabel(what)
+        right.set_title(f"time against price (catalogue {cat.name if cat else ''})")
+        right.legend(fontsize=7)
+        right.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,165 @@
+"""Rendering a plan: the chosen configuration with its price, margin and band, the runners-up,
+and the front of time against price; or the same as JSON."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from rich.markup import escape
+from rich.table import Table
+
+from perfmodel.cli.render import console, jsonable
+from perfmodel.cli.whatif_view import LABELS, _spread_front, _value, money
+from perfmodel.units import format_time
+from perfmodel.whatif import analysis
+from perfmodel.whatif.catalogue import Catalogue, price_parts
+from perfmodel.whatif.plan import Plan
+
+HARDWARE = ("nodes", "node", "network", "channels")
+
+
+def target_text(p: Plan, cat: Catalogue) -> str:
+    t = p.target
+    if t.kind == "time":
+        return f"time at most {format_time(t.value)}"
+    if t.kind == "speedup":
+        return f"speedup at least {t.value:g} over one {cat.reference} node"
+    return f"price at most {money(t.value, cat)}"
+
+
+def _config(p: Plan, i: int, cat: Catalogue) -> dict[str, Any]:
+    s = p.sweep
+    d = analysis.describe(s, i)
+    out: dict[str, Any] = {a: _value(a, d[a], cat) if a in ("node", "network") else d[a]
+                           for a in HARDWARE if a in d}
+    assert s.cost is not None
+    lo, hi = float(s.lo[i]), float(s.hi[i])
+    banded = p.banded and math.isfinite(lo) and hi > lo
+    out.update({
+        "price": float(s.cost[i]),
+        "price_parts": price_parts(cat, d["nodes"], int(d["node"]), int(d["network"]),
+                                   d["channels"]),
+        "time": float(s.time[i]), "time_lo": lo if banded else None,
+        "time_hi": hi if banded else None,
+        "speedup_over_reference": p.speedup(i) if math.isfinite(p.reference) else None,
+        "speedup_same_hardware": float(s.speedup[i]),
+        "comm_share": float(s.comm_share[i]),
+        "sync_share": float(s.terms["synchronisation"][i] / s.time[i]),
+        "margin": p.margin(i),
+        "margin_at_band_end": p.margin(i, pessimistic=True) if banded else None,
+        "meets_across_band": bool(p.sure_mask[i]),
+    })
+    return out
+
+
+def summary(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float
+            ) -> dict[str, Any]:
+    s = p.sweep
+    return jsonable({
+        "app": app, "machine": machine, "catalogue": cat.name, "currency": cat.currency,
+        "target": {"kind": p.target.kind, "value": p.target.value},
+        "configurations": len(s.time), "offered": int(np.sum(np.isfinite(s.cost)))
+        if s.cost is not None else 0,
+        "seconds": seconds,
+        "meets": int(np.sum(p.meets)), "meets_across_band": int(np.sum(p.sure_mask)),
+        "banded": p.banded,
+        "chosen": _config(p, p.chosen, cat) if p.chosen is not None else None,
+        "sure": p.sure,
+        "cheaper_unsure": _config(p, p.cheaper_unsure, cat)
+        if p.cheaper_unsure is not None else None,
+        "runners_up": [_config(p, int(i), cat) for i in p.runners_up],
+        "closest": _config(p, p.closest, cat) if p.closest is not None else None,
+        "price_front": [_config(p, int(i), cat) for i in analysis.cost_front(s)],
+        "reference_time": p.reference if math.isfinite(p.reference) else None,
+        "weak": s.weak,
+    })
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None or not math.isfinite(x) else f"{100 * x:+.1f} %"
+
+
+def _table(p: Plan, idx: list[int] | np.ndarray, title: str, cat: Catalogue) -> Table:
+    t = Table(title=title, title_justify="left", box=None, header_style="bold", pad_edge=False)
+    for col in ("nodes", "node type", "network", "channels", "price", "time", "range",
+                "speedup", "comm", "margin"):
+        t.add_column(col, justify="left" if col in ("node type", "network") else "right")
+    for i in idx:
+        c = _config(p, int(i), cat)
+        rng = "" if c["time_lo"] is None else \
+            f"{format_time(c['time_lo'])} – {format_time(c['time_hi'])}"
+        sp = c["speedup_over_reference"] if c["speedup_over_reference"] is not None \
+            else c["speedup_same_hardware"]
+        t.add_row(f"{c['nodes']:g}", escape(c["node"]), escape(c["network"]),
+                  f"{c['channels']:g}", money(c["price"], cat), format_time(c["time"]), rng,
+                  f"{sp:.2f}", f"{100 * c['comm_share']:.1f} %",
+                  _pct(c["margin"]) if p.target.kind != "budget" else _left(p, c, cat))
+    return t
+
+
+def _left(p: Plan, c: dict[str, Any], cat: Catalogue) -> str:
+    left = p.target.value - c["price"]
+    return f"{money(left, cat)} left" if left >= 0 else f"over by {money(-left, cat)}"
+
+
+def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> None:
+    out = console()
+    s = p.sweep
+    n = len(s.time)
+    offered = int(np.sum(np.isfinite(s.cost))) if s.cost is not None else 0
+    out.print(f"[bold]plan[/] for [bold]{escape(app)}[/] on [bold]{escape(machine)}[/] from "
+              f"catalogue [bold]{escape(cat.name)}[/]: {target_text(p, cat)}")
+    shape = " × ".join(f"{len(v)} {LABELS[k]}" for k, v in s.grid.axes.items())
+    out.print(f"{n:,} configurations ({shape}), "
+              f"{offered:,} offered by the catalogue, evaluated in {seconds:.2f} s; "
+              f"{int(np.sum(p.meets)):,} meet the target"
+              + (f", {int(np.sum(p.sure_mask)):,} across their 95 % band" if p.banded else ""))
+    if not p.banded:
+        out.print("[yellow]note:[/] no band: the model's constants are given or exactly "
+                  "determined, so the margin is the only allowance for error")
+    if p.chosen is None:
+        out.print(f"[bold red]no configuration meets the target[/] ({target_text(p, cat)})")
+        if p.closest is not None:
+            label = "cheapest" if p.target.kind == "budget" else "fastest"
+            out.print(_table(p, [p.closest], f"the {label} configuration offered", cat))
+        return
+    c = _config(p, p.chosen, cat)
+    if p.target.kind == "budget":
+        how = "within the budget"
+    elif p.sure and p.banded:
+        how = "across its 95 % band"
+    else:
+        how = "at the estimate only: its band reaches past the target" if p.banded else \
+            "at the estimate"
+    out.print(f"[bold green]chosen[/]: {c['nodes']:g} × {escape(c['node'])} on "
+              f"{escape(c['network'])} with {c['channels']:g} channel"
+              f"{'s' if c['channels'] != 1 else ''}, {money(c['price'], cat)}; meets the "
+              f"target {how}")
+    rng = "" if c["time_lo"] is None else \
+        f" (band {format_time(c['time_lo'])} – {format_time(c['time_hi'])})"
+    if p.target.kind == "budget":
+        out.print(f"  time {format_time(c['time'])}{rng}; "
+                  f"{money(p.target.value - c['price'], cat)} of the budget left")
+    else:
+        m = f"margin {_pct(c['margin'])} at the estimate"
+        if c["margin_at_band_end"] is not None:
+            m += f", {_pct(c['margin_at_band_end'])} at the band's end"
+        out.print(f"  time {format_time(c['time'])}{rng}; {m}")
+    parts = c["price_parts"]
+    out.print("  price: " + " + ".join(f"{k} {money(v, cat)}" for k, v in parts.items()
+                                          if v) + f" = {money(c['price'], cat)}")
+    if p.cheaper_unsure is not None:
+        u = _config(p, p.cheaper_unsure, cat)
+        out.print(f"  cheaper but unsure: {u['nodes']:g} × {escape(u['node'])} on "
+                  f"{escape(u['network'])} ({money(u['price'], cat)}) meets the target at the "
+                  f"estimate ({format_time(u['time'])}) but not across its band (to "
+                  f"{format_time(u['time_hi'])})")
+    out.print(_table(p, [p.chosen, *p.runners_up], "chosen, then the best of each other "
+                                                   "hardware", cat))
+    front = analysis.cost_front(s)
+    out.print(_table(p, _spread_front(front), "front of time against price", cat))
+    if cat.notes:
+        for note in cat.notes:
+            out.print(f"[dim]catalogue note: {escape(note)}[/]")

@@ -1,0 +1,360 @@
+"""Hardware catalogues: the node types and network options one could buy, with their prices.
+
+A catalogue is data (TOML), read and checked here, never executed::
+
+    kind = "perfmodel hardware catalogue"
+    schema_version = 1
+    name = "hyglac-1997"
+    currency = "USD"
+    reference = "pentium-pro-200"    # the node type the machine profile was measured on
+    source = "..."
+
+    [nodes.pentium-pro-200]
+    flop_rate = "200Mflop/s"         # comparable figures across the catalogue (all peaks, or
+    price = 2650                     # all one benchmark): only their ratios are used
+    source = "..."
+
+    [networks.fast-ethernet]
+    link_speed = "100Mbps"
+    latency = "80us"                 # optional: the host's time per message (the fabric's
+    channels = [1, 2]                # overhead); absent, the profile's
+    ports = 16                       # nodes one channel's switch (or hub) connects
+    nic_price = 60                   # per channel per node
+    switch_price = 3000              # per channel
+    source = "..."
+
+A configuration is a node count, a node type, a network option and a channel count.  Its
+price is the law :func:`price`; it is offered only where the network option offers the
+channel count and one switch per channel has a port for every node (:func:`offered`).
+
+A node type changes a model's computation by its speed against the reference node, the ratio
+of their ``flop_rate`` (and of their ``memory_bandwidth`` for memory-bound kernels): a model
+that costs computation on the node (``kernel(...)``) sees its rates scaled, and a model whose
+work is fitted seconds sees its compute and serial terms divided by the speed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from perfmodel.errors import InputError, PerfModelError
+
+FloatArray = NDArray[np.float64]
+KIND = "perfmodel hardware catalogue"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+_TOP = {"kind", "schema_version", "name", "description", "currency", "year", "source",
+        "reference", "fixed_price", "fixed_source", "notes", "nodes", "networks"}
+_NODE = {"flop_rate", "memory_bandwidth", "price", "description", "source"}
+_NET = {"link_speed", "latency", "channels", "ports", "nic_price", "switch_price",
+        "description", "source"}
+MAX_PORTS = 1_000_000
+
+
+@dataclass(frozen=True)
+class NodeType:
+    """A node one could buy: its rates (comparable across the catalogue) and its price
+    (None: the reference node, not for sale)."""
+
+    name: str
+    flop_rate: float
+    memory_bandwidth: float
+    price: float | None
+    source: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class NetworkOption:
+    """A network one could buy: its line rate, host latency (None: the profile's), the channel
+    counts it offers, the ports of one channel's switch, and its prices."""
+
+    name: str
+    link_speed: float
+    latency: float | None
+    channels: tuple[int, ...]
+    ports: int
+    nic_price: float
+    switch_price: float
+    source: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Node types and network options with their prices."""
+
+    name: str
+    currency: str
+    reference: str
+    nodes: tuple[NodeType, ...]
+    networks: tuple[NetworkOption, ...]
+    fixed_price: float = 0.0
+    source: str = ""
+    description: str = ""
+    path: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def reference_node(self) -> NodeType:
+        return next(n for n in self.nodes if n.name == self.reference)
+
+    def node_index(self, name: str) -> int:
+        for i, n in enumerate(self.nodes):
+            if n.name == name:
+                return i
+        raise InputError(f"catalogue {self.name!r} has no node type {name!r}", file=self.path,
+                         fix=f"its node types: {', '.join(n.name for n in self.nodes)}")
+
+    def network_index(self, name: str) -> int:
+        for i, n in enumerate(self.networks):
+            if n.name == name:
+                return i
+        raise InputError(f"catalogue {self.name!r} has no network {name!r}", file=self.path,
+                         fix=f"its networks: {', '.join(n.name for n in self.networks)}")
+
+    def speed(self, node: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Node types ``node`` (indices): their arithmetic and memory speed against the
+        reference node."""
+        ref = self.reference_node
+        idx = np.asarray(node, dtype=np.intp)
+        flops = np.array([n.flop_rate / ref.flop_rate for n in self.nodes])
+        memory = np.array([_ratio(n.memory_bandwidth, ref.memory_bandwidth)
+                           for n in self.nodes])
+        return flops[idx], memory[idx]
+
+    def network_values(self, network: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Network options ``network`` (indices): their line rates and host latencies (NaN
+        where an option keeps the profile's)."""
+        idx = np.asarray(network, dtype=np.intp)
+        rate = np.array([n.link_speed for n in self.networks])
+        lat = np.array([math.nan if n.latency is None else n.latency for n in self.networks])
+        return rate[idx], lat[idx]
+
+
+def _ratio(a: float, b: float) -> float:
+    """a / b for bandwidths that may be unlimited: two unlimited ones are equal."""
+    if math.isinf(a) and math.isinf(b):
+        return 1.0
+    return a / b
+
+
+def offered(cat: Catalogue, nodes: ArrayLike, node: ArrayLike, network: ArrayLike,
+            channels: ArrayLike) -> NDArray[np.bool_]:
+    """Whether each configuration can be bought: a node type for sale, a channel count the
+    network offers, and a port on one channel's switch for every node."""
+    q = np.asarray(nodes, dtype=np.float64)
+    i = np.asarray(node, dtype=np.intp)
+    j = np.asarray(network, dtype=np.intp)
+    c = np.asarray(channels, dtype=np.float64)
+    for_sale = np.array([n.price is not None for n in cat.nodes])[i]
+    ports = np.array([n.ports for n in cat.networks], dtype=np.float64)[j]
+    width = max(max(n.channels) for n in cat.networks) + 1
+    allowed = np.zeros((len(cat.networks), width), dtype=bool)
+    for k, n in enumerate(cat.networks):
+        allowed[k, list(n.channels)] = True
+    cc = np.clip(c, 0, width - 1).astype(np.intp)
+    ok_channels = allowed[j, cc] & (c == cc)
+    return np.asarray(for_sale & ok_channels & (q <= ports), dtype=bool)
+
+
+def price(cat: Catalogue, nodes: ArrayLike, node: ArrayLike, network: ArrayLike,
+          channels: ArrayLike) -> FloatArray:
+    """The price of each configuration::
+
+        fixed + nodes × (node price + channels × NIC price) + channels × switch price
+
+    (one switch, or hub, per channel; NaN where it is not :func:`offered`)."""
+    q = np.asarray(nodes, dtype=np.float64)
+    c = np.asarray(channels, dtype=np.float64)
+    i = np.asarray(node, dtype=np.intp)
+    j = np.asarray(network, dtype=np.intp)
+    node_price = np.array([math.nan if n.price is None else n.price for n in cat.nodes])[i]
+    nic = np.array([n.nic_price for n in cat.networks])[j]
+    switch = np.array([n.switch_price for n in cat.networks])[j]
+    total = cat.fixed_price + q * (node_price + c * nic) + c * switch
+    return np.asarray(np.where(offered(cat, q, i, j, c), total, np.nan), dtype=np.float64)
+
+
+def price_parts(cat: Catalogue, nodes: float, node: int, network: int, channels: float
+                ) -> dict[str, float]:
+    """One configuration's price by part: nodes, NICs, switches, fixed."""
+    n, net = cat.nodes[node], cat.networks[network]
+    return {"nodes": nodes * (n.price if n.price is not None else math.nan),
+            "nics": nodes * channels * net.nic_price,
+            "switches": channels * net.switch_price,
+            "fixed": cat.fixed_price}
+
+
+# --- reading ------------------------------------------------------------------------------
+
+def load(path: str | Path) -> Catalogue:
+    """A catalogue file, checked; every problem is one :class:`InputError` naming the place."""
+    from perfmodel.readers import read_toml
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such catalogue file" if not p.exists() else "is not a file",
+                         file=p, fix="give a hardware catalogue (TOML), e.g. "
+                                     "data/catalogues/hyglac-1997.toml")
+    doc, text = read_toml(p)
+    return loads_doc(doc, text, str(p))
+
+
+def loads(text: str, path: str = "<catalogue>") -> Catalogue:
+    from perfmodel.readers import parse_toml
+
+    return loads_doc(parse_toml(text, path), text, path)
+
+
+def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
+    from perfmodel.readers import table_line
+
+    def fail(what: str, fix: str, table: str | None = None) -> InputError:
+        return InputError(what, file=path, line=table_line(text, table) if table else None,
+                          fix=fix)
+
+    if doc.get("kind") != KIND:
+        raise InputError("is not a hardware catalogue", file=path, line=1,
+                         fix=f'start it with kind = "{KIND}"')
+    if doc.get("schema_version") != 1:
+        raise fail(f"schema_version is {doc.get('schema_version')!r}",
+                   "this perfmodel reads hardware catalogues of schema_version = 1")
+    _known(doc, _TOP, fail, None, "the catalogue")
+    name = _text(doc, "name", fail, None, required=True)
+    if not _NAME.match(name):
+        raise fail(f"name is {name!r}", "give a name of letters, digits, -, _, . and +")
+    currency = _text(doc, "currency", fail, None, required=True)
+    nodes_doc = doc.get("nodes")
+    nets_doc = doc.get("networks")
+    if not isinstance(nodes_doc, dict) or not nodes_doc:
+        raise fail("no [nodes.NAME] tables", "give at least one node type")
+    if not isinstance(nets_doc, dict) or not nets_doc:
+        raise fail("no [networks.NAME] tables", "give at least one network option")
+    nodes = tuple(_node(k, v, fail) for k, v in nodes_doc.items())
+    networks = tuple(_network(k, v, fail) for k, v in nets_doc.items())
+    reference = doc.get("reference", nodes[0].name if len(nodes) == 1 else None)
+    if not isinstance(reference, str) or reference not in {n.name for n in nodes}:
+        raise fail(f"reference is {reference!r}",
+                   "name the node type the machine profile was measured on: reference = "
+                   f"\"{nodes[0].name}\" (node types: {', '.join(n.name for n in nodes)})")
+    if all(n.price is None for n in nodes):
+        raise fail("no node type has a price", "give at least one node type a price")
+    fixed = _number(doc, "fixed_price", fail, None, default=0.0)
+    if fixed and not _text(doc, "fixed_source", fail, None):
+        raise fail("fixed_price has no fixed_source", "say where the fixed price comes from")
+    notes = doc.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(x, str) for x in notes):
+        raise fail("notes must be a list of text", 'write notes = ["...", "..."]')
+    return Catalogue(name=name, currency=currency, reference=reference, nodes=nodes,
+                     networks=networks, fixed_price=fixed,
+                     source=_text(doc, "source", fail, None, required=True),
+                     description=_text(doc, "description", fail, None), path=path,
+                     notes=tuple(notes))
+
+
+def _node(key: str, doc: Any, fail: Any) -> NodeType:
+    table = f"nodes.{key}"
+    if not isinstance(doc, dict):
+        raise fail(f"nodes.{key} is not a table", f"write [nodes.{key}] with its keys")
+    _check_name(key, table, fail)
+    _known(doc, _NODE, fail, table, f"[{table}]")
+    flop = _quantity(doc, "flop_rate", "flops", fail, table, required=True)
+    memory = _quantity(doc, "memory_bandwidth", "rate", fail, table, default=math.inf)
+    price_ = doc.get("price")
+    value = None if price_ is None else _number(doc, "price", fail, table)
+    return NodeType(key, flop, memory, value, _text(doc, "source", fail, table, required=True),
+                    _text(doc, "description", fail, table))
+
+
+def _network(key: str, doc: Any, fail: Any) -> NetworkOption:
+    table = f"networks.{key}"
+    if not isinstance(doc, dict):
+        raise fail(f"networks.{key} is not a table", f"write [networks.{key}] with its keys")
+    _check_name(key, table, fail)
+    _known(doc, _NET, fail, table, f"[{table}]")
+    rate = _quantity(doc, "link_speed", "rate", fail, table, required=True)
+    latency = None if "latency" not in doc else _quantity(doc, "latency", "time", fail, table)
+    channels = doc.get("channels", [1])
+    if not (isinstance(channels, list) and channels
+            and all(isinstance(c, int) and not isinstance(c, bool) and 1 <= c <= 64
+                    for c in channels)
+            and len(set(channels)) == len(channels)):
+        raise fail(f"[{table}] channels is {channels!r}",
+                   "give the channel counts offered, whole numbers from 1 to 64: "
+                   "channels = [1, 2]", table)
+    ports = doc.get("ports")
+    if not (isinstance(ports, int) and not isinstance(ports, bool) and 1 <= ports <= MAX_PORTS):
+        raise fail(f"[{table}] ports is {ports!r}",
+                   "give the nodes one channel's switch connects, a whole number: ports = 16",
+                   table)
+    return NetworkOption(key, rate, latency, tuple(sorted(channels)), ports,
+                         _number(doc, "nic_price", fail, table, default=0.0),
+                         _number(doc, "switch_price", fail, table, default=0.0),
+                         _text(doc, "source", fail, table, required=True),
+                         _text(doc, "description", fail, table))
+
+
+def _check_name(key: str, table: str, fail: Any) -> None:
+    if not _NAME.match(key):
+        raise fail(f"[{table}]: {key!r} is not a name", "use letters, digits, -, _, . and +",
+                   table)
+
+
+def _known(doc: Mapping[str, Any], allowed: set[str], fail: Any, table: str | None,
+           where: str) -> None:
+    unknown = sorted(set(doc) - allowed)
+    if unknown:
+        raise fail(f"{where}: unknown key {unknown[0]!r}",
+                   f"known keys: {', '.join(sorted(allowed))}", table)
+
+
+def _text(doc: Mapping[str, Any], key: str, fail: Any, table: str | None,
+          required: bool = False) -> str:
+    value = doc.get(key, "")
+    where = f"[{table}] " if table else ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise fail(f"{where}{key} is {value!r}", f'give {key} as text: {key} = "..."', table)
+    return value
+
+
+def _number(doc: Mapping[str, Any], key: str, fail: Any, table: str | None,
+            default: float | None = None) -> float:
+    value = doc.get(key, default)
+    where = f"[{table}] " if table else ""
+    if isinstance(value, bool) or not isinstance(value, int | float) or \
+            not (math.isfinite(value) and value >= 0):
+        raise fail(f"{where}{key} is {value!r}",
+                   f"give {key} as a number of at least 0 (in the catalogue's currency)", table)
+    return float(value)
+
+
+def _quantity(doc: Mapping[str, Any], key: str, kind: Any, fail: Any, table: str,
+              required: bool = False, default: float | None = None) -> float:
+    from perfmodel.units import parse_quantity
+
+    if key not in doc:
+        if required or default is None:
+            raise fail(f"[{table}] has no {key}", f"give {key}, e.g. {_EXAMPLE[key]}", table)
+        return default
+    value = doc[key]
+    try:
+        out = parse_quantity(value, kind)
+    except PerfModelError as exc:
+        raise fail(f"[{table}] {key}: {exc.what}", exc.fix, table) from None
+    if not out > 0:
+        raise fail(f"[{table}] {key} is {value!r}", f"give a positive value, e.g. "
+                                                    f"{_EXAMPLE[key]}", table)
+    return out
+
+
+_EXAMPLE = {"flop_rate": 'flop_rate = "200Mflop/s"', "memory_bandwidth":
+            'memory_bandwidth = "300MB/s"', "link_speed": 'link_speed = "100Mbps"',
+            "latency": 'latency = "50us"'}
