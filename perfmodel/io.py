@@ -10,6 +10,12 @@ from pathlib import Path
 from perfmodel.errors import OutputError
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def check_writable(path: str | Path, *, force: bool = False) -> Path:
     """Refuse, before any work is done, an output that :func:`write_atomic` would refuse:
     a directory, or an existing file without ``force``."""
@@ -17,7 +23,8 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
     if p.is_dir():
         raise OutputError("is a directory", file=p, fix="give a file name for the output")
     if p.exists() and not force:
-        raise OutputError("exists already", file=p, fix="use --force to replace it, or --out")
+        raise OutputError("exists already", file=p,
+                          fix="use --force to replace it, or another name")
     return p
 
 
@@ -33,13 +40,14 @@ def write_atomic(path: str | Path, text: str | bytes, *, force: bool = False) ->
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     except OSError as exc:
         raise OutputError(f"cannot be written ({exc.strerror})", file=p,
-                          fix="choose a writable place with --out") from None
+                          fix="choose a writable place") from None
     try:
         data = text.encode("utf-8") if isinstance(text, str) else text
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # as open() would make it, not mkstemp's 0600
         if force:
             os.replace(tmp, p)
         else:  # link, unlike rename, fails if the name appeared since the check above
@@ -47,7 +55,7 @@ def write_atomic(path: str | Path, text: str | bytes, *, force: bool = False) ->
                 os.link(tmp, p)
             except FileExistsError:
                 raise OutputError("exists already", file=p,
-                                  fix="use --force to replace it, or --out") from None
+                                  fix="use --force to replace it, or another name") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

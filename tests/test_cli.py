@@ -66,7 +66,7 @@ def test_calibrate_table_and_refusal_to_overwrite(in_tmp: Path) -> None:
     again = runner.invoke(app, ["calibrate", str(MPICH), "--name", "h"])
     assert again.exit_code == 2
     assert again.stderr.strip() == ("error: calibration/h.toml: exists already — use --force "
-                                    "to replace it, or --out")
+                                    "to replace it, or another name")
     assert (in_tmp / "calibration" / "h.toml").read_text() == before
     forced = runner.invoke(app, ["calibrate", str(MPICH), "--name", "h", "--force", "--quiet"])
     assert forced.exit_code == 0 and "piecewise" in forced.stdout

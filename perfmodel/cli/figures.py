@@ -15,6 +15,8 @@ from perfmodel.whatif.sweep import Sweep
 
 FORMATS = {".svg": "svg", ".png": "png"}
 MAX_LINES = 8
+STYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v")
 
 
 def _pyplot() -> Any:
@@ -28,12 +30,27 @@ def _pyplot() -> Any:
     return plt
 
 
-def write(path: Path, figure: Any, *, force: bool = False) -> Path:
-    """Save ``figure`` to ``path`` (SVG or PNG, by suffix), atomically."""
+def check_path(path: Path, *, force: bool = False) -> str:
+    """The format of a figure to be written at ``path`` (by its suffix); refused before any
+    work when it is neither SVG nor PNG, or when :func:`~perfmodel.io.write_atomic` would
+    refuse the place."""
+    from perfmodel.io import check_writable
+
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise OutputError(f"cannot draw a {path.suffix or 'suffix-less'} file", file=path,
                           fix="name the figure .svg or .png")
+    check_writable(path, force=force)
+    return fmt
+
+
+def write(path: Path, figure: Any, *, force: bool = False) -> Path:
+    """Save ``figure`` to ``path`` (SVG or PNG, by suffix), atomically."""
+    try:
+        fmt = check_path(path, force=force)
+    except OutputError:
+        _pyplot().close(figure)
+        raise
     buf = io.BytesIO()
     meta = {"Date": None} if fmt == "svg" else {"Software": None}
     figure.savefig(buf, format=fmt, metadata=meta, dpi=150, bbox_inches="tight")
@@ -97,14 +114,17 @@ def sweep_figure(sweep: Sweep, app: str, machine: str) -> Any:
     banded = False
     for k, (label, idx) in enumerate(_lines(sweep)):
         colour = f"C{k}"
-        left.plot(nodes[idx], t[idx], "-o", ms=3, color=colour, label=label)
+        # styles differ so that lines lying on one another stay visible
+        style = {"ls": STYLES[k % len(STYLES)], "marker": MARKERS[k % len(MARKERS)],
+                 "ms": 3 + (k % 3), "lw": 2.2 - 0.4 * (k % 3), "mfc": "none",
+                 "color": colour}
+        left.plot(nodes[idx], t[idx], label=label, **style)
         scale = nodes[idx] if sweep.weak else 1.0
         lo, hi = sweep.lo[idx] / scale, sweep.hi[idx] / scale
         if np.any(np.isfinite(lo) & (hi > lo)):
             banded = True
             left.fill_between(nodes[idx], lo, hi, color=colour, alpha=0.15, lw=0)
-        share.plot(nodes[idx], 100 * sweep.comm_share[idx], "-o", ms=3, color=colour,
-                   label=label)
+        share.plot(nodes[idx], 100 * sweep.comm_share[idx], label=label, **style)
     for ax in (left, share):
         ax.set_xscale("log", base=2)
         _plain(ax, "x", decimal=False)

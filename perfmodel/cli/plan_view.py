@@ -49,7 +49,7 @@ def _config(p: Plan, i: int, cat: Catalogue) -> dict[str, Any]:
         "sync_share": float(s.terms["synchronisation"][i] / s.time[i]),
         "margin": p.margin(i),
         "margin_at_band_end": p.margin(i, pessimistic=True) if banded else None,
-        "meets_across_band": bool(p.sure_mask[i]),
+        "meets_across_band": bool(p.sure_mask[i]) if p.banded else None,
     })
     return out
 
@@ -66,7 +66,7 @@ def summary(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float
         "meets": int(np.sum(p.meets)), "meets_across_band": int(np.sum(p.sure_mask)),
         "banded": p.banded,
         "chosen": _config(p, p.chosen, cat) if p.chosen is not None else None,
-        "sure": p.sure,
+        "sure": p.sure if p.banded and p.target.kind != "budget" else None,
         "cheaper_unsure": _config(p, p.cheaper_unsure, cat)
         if p.cheaper_unsure is not None else None,
         "runners_up": [_config(p, int(i), cat) for i in p.runners_up],
@@ -122,7 +122,8 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
     if p.chosen is None:
         out.print(f"[bold red]no configuration meets the target[/] ({target_text(p, cat)})")
         if p.closest is not None:
-            label = "cheapest" if p.target.kind == "budget" else "fastest"
+            label = "cheapest" if p.target.kind == "budget" else (
+                "best (time per process's work, weak scaling)" if s.weak else "fastest")
             out.print(_table(p, [p.closest], f"the {label} configuration offered", cat))
         return
     c = _config(p, p.chosen, cat)

@@ -208,9 +208,14 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     if sweep.cost is not None:
         gone = int(np.sum(~np.isfinite(sweep.cost)))
         if gone:
-            out.print(f"{gone:,} configurations the catalogue does not offer (channel counts "
-                      "a network does not offer, more nodes than its ports) are left out of "
-                      "best and the fronts")
+            out.print(f"{gone:,} configurations the catalogue does not offer (a node type "
+                      "not for sale, a channel count a network does not offer, more nodes than "
+                      "its ports) are left out of best and the fronts")
+        if cat is not None and "node" not in sweep.grid.axes and \
+                cat.reference_node.price is None:
+            out.print(f"[yellow]note:[/] the profile's node ({escape(cat.reference)}, the "
+                      "catalogue's reference) is not for sale: vary node=NAME,... to price "
+                      "configurations")
     if sweep.weak:
         out.print("weak scaling: best and front rank by time per process's share of the work "
                   "(time / nodes)")

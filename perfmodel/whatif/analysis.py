@@ -66,7 +66,8 @@ def goodness(sweep: Sweep, axis: str, values: FloatArray) -> FloatArray:
         return cat.speed(v.astype(np.intp))[0]
     if axis == "network" and cat is not None:
         rate, lat = cat.network_values(v.astype(np.intp))
-        order = np.lexsort((-np.nan_to_num(lat, nan=0.0), rate))
+        own = sweep.baseline.get("latency", 0.0)     # NaN: the option keeps the profile's
+        order = np.lexsort((-np.where(np.isfinite(lat), lat, own), rate))
         rank = np.empty(len(v))
         rank[order] = np.arange(len(v))
         return rank

@@ -56,6 +56,8 @@ _NODE = {"flop_rate", "memory_bandwidth", "price", "description", "source"}
 _NET = {"link_speed", "latency", "channels", "ports", "nic_price", "switch_price",
         "description", "source"}
 MAX_PORTS = 1_000_000
+MAX_PRICE = 1e12
+"""The largest price an entry may have (larger ones would overflow a total)."""
 
 
 @dataclass(frozen=True)
@@ -239,6 +241,12 @@ def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
     if not isinstance(nets_doc, dict) or not nets_doc:
         raise fail("no [networks.NAME] tables", "give at least one network option")
     nodes = tuple(_node(k, v, fail) for k, v in nodes_doc.items())
+    given = [n.name for n in nodes if "memory_bandwidth" in nodes_doc[n.name]]
+    if given and len(given) != len(nodes):
+        missing = next(n.name for n in nodes if n.name not in given)
+        raise fail(f"[nodes.{missing}] has no memory_bandwidth, and {given[0]} has one",
+                   "give memory_bandwidth for every node type or for none (a missing one "
+                   "would be unlimited)", f"nodes.{missing}")
     networks = tuple(_network(k, v, fail) for k, v in nets_doc.items())
     reference = doc.get("reference", nodes[0].name if len(nodes) == 1 else None)
     if not isinstance(reference, str) or reference not in {n.name for n in nodes}:
@@ -330,9 +338,10 @@ def _number(doc: Mapping[str, Any], key: str, fail: Any, table: str | None,
     value = doc.get(key, default)
     where = f"[{table}] " if table else ""
     if isinstance(value, bool) or not isinstance(value, int | float) or \
-            not (math.isfinite(value) and value >= 0):
+            not (math.isfinite(value) and 0 <= value <= MAX_PRICE):
         raise fail(f"{where}{key} is {value!r}",
-                   f"give {key} as a number of at least 0 (in the catalogue's currency)", table)
+                   f"give {key} as a number from 0 to {MAX_PRICE:.0e} (in the catalogue's "
+                   "currency)", table)
     return float(value)
 
 

@@ -5,8 +5,10 @@ buys, from a sweep over a catalogue's node types, networks, channel counts and n
   it *surely* where the upper end of its band does too.  The plan is the cheapest sure one
   (ties to the faster), else the cheapest that meets it at the estimate, flagged.
 - **Target speedup** S: speedup over one node of the catalogue's reference type (the machine
-  profile's own node) on the profile's network, t_ref / t (scaled by p under weak scaling);
-  sure where t_ref / (upper end of t's band) is at least S.
+  profile's own node) on the profile's network, t_ref / t (scaled by p under weak scaling,
+  where the problem grows with the nodes: the scaled speedup); sure where t_ref / (upper end
+  of t's band) is at least S.  (A time target under weak scaling is met by the smallest
+  machine, so the command line refuses it.)
 - **Budget** B: the fastest configuration whose price is at most B (ties to the cheaper).
 
 The margin is how far the plan clears the target (a fraction of it; for a budget, the money
@@ -94,20 +96,20 @@ class Plan:
         return (self.speedup(i, t) - v) / v
 
 
-def _reference_time(sweep: Sweep) -> float:
-    """One node of the reference type on the profile's network (the baseline's), as swept."""
+def reference_time(sweep: Sweep) -> float:
+    """One node of the reference type, as swept: on the profile's network and channels where
+    the sweep has them (one node sends nothing, so the network matters little), else on the
+    fastest one; NaN when the sweep has no one-node run of the reference type."""
     cfg = sweep.config
-    mask = cfg["nodes"] == 1.0
-    for axis in ("node", "network", "channels"):
+    mask = (cfg["nodes"] == 1.0) & np.isfinite(sweep.time)
+    if "node" in cfg and "node" in sweep.baseline:
+        mask &= np.isclose(cfg["node"], sweep.baseline["node"])
+    for axis in ("network", "channels"):
         if axis in cfg and axis in sweep.baseline:
-            mask &= np.isclose(cfg[axis], sweep.baseline[axis])
-    idx = np.flatnonzero(mask & np.isfinite(sweep.time))
-    if idx.size == 0:
-        raise InputError("the sweep has no one-node run of the reference node type on the "
-                         "profile's network, which speedups count from",
-                         fix="sweep from 1 node (--nodes 1..N), and list the profile's "
-                             "network in the catalogue")
-    return float(np.min(sweep.time[idx]))
+            own = mask & np.isclose(cfg[axis], sweep.baseline[axis])
+            mask = own if np.any(own) else mask
+    idx = np.flatnonzero(mask)
+    return float(np.min(sweep.time[idx])) if idx.size else math.nan
 
 
 def plan(sweep: Sweep, target: Target, runners: int = 4) -> Plan:
@@ -120,7 +122,10 @@ def plan(sweep: Sweep, target: Target, runners: int = 4) -> Plan:
     ok = np.isfinite(cost) & np.isfinite(s.time)
     banded = bool(np.any(np.isfinite(s.hi[ok]) & (s.hi[ok] > s.time[ok])))
     hi = np.where(np.isfinite(s.hi), s.hi, s.time) if banded else s.time
-    ref = _reference_time(s) if target.kind == "speedup" else math.nan
+    ref = reference_time(s)
+    if target.kind == "speedup" and not math.isfinite(ref):
+        raise InputError("the sweep has no one-node run of the reference node type, which "
+                         "speedups count from", fix="consider 1 node (--nodes 1..N)")
     scale = s.config["nodes"] if s.weak else np.ones(len(s.time))
     v = target.value
     with np.errstate(all="ignore"):
@@ -140,8 +145,8 @@ def plan(sweep: Sweep, target: Target, runners: int = 4) -> Plan:
         idx = np.flatnonzero(ok)
         if target.kind == "budget":
             closest = int(idx[np.argmin(cost[idx])])
-        else:
-            closest = int(_order(s, idx, "budget")[0])   # the fastest there is
+        else:   # the best there is: the fastest, or under weak scaling the best speedup
+            closest = int(_order(s, idx, "budget")[0])
     unsure = None
     if chosen is not None and target.kind != "budget":
         cheaper = np.flatnonzero(meets & ~sure & (cost < cost[chosen]))

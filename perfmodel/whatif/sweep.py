@@ -189,8 +189,9 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
           progress: Callable[[int, int], None] | None = None) -> Sweep:
     """Evaluate ``fit`` (its model and constants) on every configuration of ``grid``; with
     ``band``, each time's band from the fitted constants (one more pass per constant)."""
-    if profile.fabric is None and set(grid.axes) - {"nodes"}:
-        raise InputError(f"profile {profile.name!r} has no fabric, so only nodes can vary",
+    if profile.fabric is None and set(grid.axes) - {"nodes", "node"}:
+        raise InputError(f"profile {profile.name!r} has no fabric, so only nodes and node "
+                         "types can vary",
                          fix="use a profile with a fabric (calibrate with pairs or channels, "
                              "or a spec's [fabric])")
     model = fit.model
@@ -342,14 +343,16 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
 
 def _split(model: AppModel, values: Mapping[str, float], on: Machine, p: FloatArray,
            n: FloatArray) -> dict[str, FloatArray]:
-    """The time by kind of term on ``on``.  Another node type (``on.speed``) reaches a model
-    that costs its computation on the node through the node's rates; a model whose work is
-    fitted seconds has its compute and serial terms divided by the node's speed."""
-    split = by_term(model.evaluate(p, values, on, n))
-    if on.speed is not None and not model.uses_node:
+    """The time by kind of term on ``on``.  Another node type (``on.speed``) reaches the
+    terms that cost their computation on the node (``kernel(...)``) through the node's rates;
+    compute and serial terms in fitted or given seconds (:attr:`AppModel.work_terms`) are
+    divided by the node's speed."""
+    terms = model.evaluate(p, values, on, n)
+    if on.speed is not None:
         k = np.asarray(on.speed, dtype=np.float64)
-        split = {**split, "compute": split["compute"] / k, "serial": split["serial"] / k}
-    return split
+        work = model.work_terms
+        terms = {key: v / k if key in work else v for key, v in terms.items()}
+    return by_term(terms)
 
 
 def _total(model: AppModel, values: Mapping[str, float], on: Machine, p: FloatArray,
