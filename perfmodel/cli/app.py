@@ -76,6 +76,20 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (SI units) ins
 ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
 LevelOpt = Annotated[float, typer.Option("--level", min=0.5, max=0.999,
                                          help="Coverage of prediction intervals.")]
+# the constants of an application model, as whatif and plan take them (predict's own help
+# says more)
+AppFitOpt = Annotated[Path | None, typer.Option(
+    "--fit", help="Measured run times to fit the model's constants to (as predict).")]
+AppWhereOpt = Annotated[list[str] | None, typer.Option(
+    "--where", help="Use only timing rows with this label (repeatable).")]
+AppSetOpt = Annotated[list[str] | None, typer.Option(
+    "--set", help="Give a constant instead of fitting it: end_wait=0.059.")]
+AppFromOpt = Annotated[Path | None, typer.Option(
+    "--from", help="Constants saved by predict --save.")]
+AppSizeOpt = Annotated[float | None, typer.Option(
+    "--size", help="Problem size in the model's unit (per process under --scaling weak).")]
+AppScalingOpt = Annotated[str, typer.Option(
+    "--scaling", help="strong (fixed problem) or weak (--size per process).")]
 BenchmarkOpt = Annotated[str | None, typer.Option(
     "--benchmark", "-b", help="Which table of a file with several: PingPong, Exchange, bw … "
                               "(NAME@P for P processes). Default: the ping-pong.")]
@@ -588,22 +602,16 @@ def whatif(
         "--machine", "-m", help="The machine profile the sweep starts from (its fabric).")],
     vary: Annotated[list[str] | None, typer.Option(
         "--vary", help="An axis and its values: nodes=1..1024, channels=1,2,3, "
-                       "link-speed=10Mbps,100Mbps,1GbE, latency=10us,100us (repeatable).")
+                       "link-speed=10Mbps,100Mbps,1GbE, latency=10us,100us; with "
+                       "--candidates node=NAME,... and network=NAME,... (or =all) "
+                       "(repeatable).")
     ] = None,
-    timings: Annotated[Path | None, typer.Option(
-        "--fit", help="Measured run times to fit the model's constants to (as predict).")
-    ] = None,
-    where: Annotated[list[str] | None, typer.Option(
-        "--where", help="Use only timing rows with this label (repeatable).")] = None,
-    set_values: Annotated[list[str] | None, typer.Option(
-        "--set", help="Give a constant instead of fitting it: end_wait=0.059.")] = None,
-    saved: Annotated[Path | None, typer.Option(
-        "--from", help="Constants saved by predict --save.")] = None,
-    size: Annotated[float | None, typer.Option(
-        "--size", help="Problem size in the model's unit (per process under --scaling weak).")
-    ] = None,
-    scaling_mode: Annotated[str, typer.Option(
-        "--scaling", help="strong (fixed problem) or weak (--size per process).")] = "strong",
+    timings: AppFitOpt = None,
+    where: AppWhereOpt = None,
+    set_values: AppSetOpt = None,
+    saved: AppFromOpt = None,
+    size: AppSizeOpt = None,
+    scaling_mode: AppScalingOpt = "strong",
     worth: Annotated[float, typer.Option(
         "--worth", min=0.0, max=0.99, help="A change pays when it cuts the time by this "
                                            "fraction: 0.05.")] = 0.05,
@@ -712,20 +720,12 @@ def plan(
     nodes: Annotated[str | None, typer.Option(
         "--nodes", help="Node counts to consider (default 1 to the most ports a network "
                         "offers).")] = None,
-    timings: Annotated[Path | None, typer.Option(
-        "--fit", help="Measured run times to fit the model's constants to (as predict).")
-    ] = None,
-    where: Annotated[list[str] | None, typer.Option(
-        "--where", help="Use only timing rows with this label (repeatable).")] = None,
-    set_values: Annotated[list[str] | None, typer.Option(
-        "--set", help="Give a constant instead of fitting it: end_wait=0.059.")] = None,
-    saved: Annotated[Path | None, typer.Option(
-        "--from", help="Constants saved by predict --save.")] = None,
-    size: Annotated[float | None, typer.Option(
-        "--size", help="Problem size in the model's unit (per process under --scaling weak).")
-    ] = None,
-    scaling_mode: Annotated[str, typer.Option(
-        "--scaling", help="strong (fixed problem) or weak (--size per process).")] = "strong",
+    timings: AppFitOpt = None,
+    where: AppWhereOpt = None,
+    set_values: AppSetOpt = None,
+    saved: AppFromOpt = None,
+    size: AppSizeOpt = None,
+    scaling_mode: AppScalingOpt = "strong",
     runners: Annotated[int, typer.Option("--runners-up", min=0, max=50,
                                          help="Runners-up shown.")] = 4,
     level: LevelOpt = 0.95,

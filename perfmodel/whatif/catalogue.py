@@ -268,12 +268,20 @@ def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
                      notes=tuple(notes))
 
 
-def _node(key: str, doc: Any, fail: Any) -> NodeType:
-    table = f"nodes.{key}"
+def _entry(group: str, key: str, doc: Any, allowed: set[str], fail: Any) -> str:
+    """Check that ``[group.key]`` is a table with a proper name and known keys; its name."""
+    table = f"{group}.{key}"
     if not isinstance(doc, dict):
-        raise fail(f"nodes.{key} is not a table", f"write [nodes.{key}] with its keys")
-    _check_name(key, table, fail)
-    _known(doc, _NODE, fail, table, f"[{table}]")
+        raise fail(f"{table} is not a table", f"write [{table}] with its keys")
+    if not _NAME.match(key):
+        raise fail(f"[{table}]: {key!r} is not a name", "use letters, digits, -, _, . and +",
+                   table)
+    _known(doc, allowed, fail, table, f"[{table}]")
+    return table
+
+
+def _node(key: str, doc: Any, fail: Any) -> NodeType:
+    table = _entry("nodes", key, doc, _NODE, fail)
     flop = _quantity(doc, "flop_rate", "flops", fail, table, required=True)
     memory = _quantity(doc, "memory_bandwidth", "rate", fail, table, default=math.inf)
     price_ = doc.get("price")
@@ -283,11 +291,7 @@ def _node(key: str, doc: Any, fail: Any) -> NodeType:
 
 
 def _network(key: str, doc: Any, fail: Any) -> NetworkOption:
-    table = f"networks.{key}"
-    if not isinstance(doc, dict):
-        raise fail(f"networks.{key} is not a table", f"write [networks.{key}] with its keys")
-    _check_name(key, table, fail)
-    _known(doc, _NET, fail, table, f"[{table}]")
+    table = _entry("networks", key, doc, _NET, fail)
     rate = _quantity(doc, "link_speed", "rate", fail, table, required=True)
     latency = None if "latency" not in doc else _quantity(doc, "latency", "time", fail, table)
     channels = doc.get("channels", [1])
@@ -308,12 +312,6 @@ def _network(key: str, doc: Any, fail: Any) -> NetworkOption:
                          _number(doc, "switch_price", fail, table, default=0.0),
                          _text(doc, "source", fail, table, required=True),
                          _text(doc, "description", fail, table))
-
-
-def _check_name(key: str, table: str, fail: Any) -> None:
-    if not _NAME.match(key):
-        raise fail(f"[{table}]: {key!r} is not a name", "use letters, digits, -, _, . and +",
-                   table)
 
 
 def _known(doc: Mapping[str, Any], allowed: set[str], fail: Any, table: str | None,
