@@ -51,7 +51,7 @@ from perfmodel.apps.expr import (
 )
 from perfmodel.apps.machine import Machine
 from perfmodel.errors import InputError
-from perfmodel.readers import table_line
+from perfmodel.readers import check_header, table_line
 
 FloatArray = NDArray[np.float64]
 KIND = "perfmodel application model"
@@ -284,12 +284,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     def fail(what: str, fix: str, key: str | None = None) -> InputError:
         return InputError(what, file=path, line=table_line(text, key) if key else None, fix=fix)
 
-    if doc.get("kind") != KIND:
-        raise InputError("is not an application model", file=path, line=1,
-                         fix=f'start it with kind = "{KIND}"')
-    if doc.get("schema_version") != 1:
-        raise fail(f"schema_version is {doc.get('schema_version')!r}",
-                   "this perfmodel reads application models of schema_version = 1")
+    check_header(doc, path, KIND, "application model")
     allowed = {"kind", "schema_version", "name", "description", "source", "notes", "params",
                "parts", "algorithms", "size", "flops", "define"}
     unknown = sorted(set(doc) - allowed)

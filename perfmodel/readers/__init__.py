@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -72,6 +73,17 @@ def parse_toml(text: str, path: str | Path) -> dict[str, Any]:
         at = re.search(r"at line (\d+)", str(exc))
         raise InputError(f"not valid TOML ({str(exc).split(' (at')[0]})", file=path,
                          line=int(at[1]) if at else None, fix="fix the syntax") from None
+
+
+def check_header(doc: Mapping[str, Any], path: str | Path, kind: str, noun: str) -> None:
+    """Refuse a TOML document that is not a ``noun`` of schema 1: its ``kind`` line names
+    what it is, its ``schema_version`` which layout it has."""
+    if doc.get("kind") != kind:
+        raise InputError(f"is not {'an' if noun[0] in 'aeiou' else 'a'} {noun}", file=path,
+                         line=1, fix=f'start it with kind = "{kind}"')
+    if doc.get("schema_version") != 1:
+        raise InputError(f"schema_version is {doc.get('schema_version')!r}", file=path,
+                         fix=f"this perfmodel reads {noun}s of schema_version = 1")
 
 
 def table_line(text: str, table: str) -> int | None:

@@ -217,18 +217,13 @@ def loads(text: str, path: str = "<catalogue>") -> Catalogue:
 
 
 def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
-    from perfmodel.readers import table_line
+    from perfmodel.readers import check_header, table_line
 
     def fail(what: str, fix: str, table: str | None = None) -> InputError:
         return InputError(what, file=path, line=table_line(text, table) if table else None,
                           fix=fix)
 
-    if doc.get("kind") != KIND:
-        raise InputError("is not a hardware catalogue", file=path, line=1,
-                         fix=f'start it with kind = "{KIND}"')
-    if doc.get("schema_version") != 1:
-        raise fail(f"schema_version is {doc.get('schema_version')!r}",
-                   "this perfmodel reads hardware catalogues of schema_version = 1")
+    check_header(doc, path, KIND, "hardware catalogue")
     _known(doc, _TOP, fail, None, "the catalogue")
     name = _text(doc, "name", fail, None, required=True)
     if not _NAME.match(name):
