@@ -5,13 +5,14 @@ BIN    := $(VENV)/bin
 PM     := $(BIN)/perfmodel
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint calibration bench clean help
+.PHONY: demo test lint calibration reports bench clean help
 
 help:
 	@echo "make demo         install into .venv and run calibrate + network on the example data"
 	@echo "make test         install into .venv and run the test suite"
 	@echo "make lint         ruff and mypy"
 	@echo "make calibration  regenerate every profile in calibration/ from data/"
+	@echo "make reports      regenerate every report in reports/ (markdown and figures)"
 	@echo "make bench        sweep throughput and scaling accuracy beside Extra-P (not part of test)"
 
 $(STAMP): pyproject.toml
@@ -43,6 +44,14 @@ calibration: $(STAMP)
 	$(PM) calibrate --spec data/seeds/es80.spec.toml --name es80 --force --quiet
 	$(PM) calibrate --spec data/seeds/beowulf-ii.spec.toml --name beowulf-ii --force --quiet
 	$(PM) calibrate --spec data/seeds/cray-t3d.spec.toml --name cray-t3d --force --quiet
+
+# One command regenerates every committed report (specifications in reports/specs/) and the
+# what-if figures; tests/test_reports.py fails when a committed one differs from its regeneration.
+REPORTS := beowulf-1995 hyglac es80
+reports: $(STAMP)
+	for r in $(REPORTS); do $(PM) report reports/specs/$$r.toml --out reports/$$r.md --force || exit 1; done
+	$(PM) whatif nbody --machine calibration/beowulf-1995.toml --candidates data/catalogues/beowulf-1995.toml --fit data/seeds/beowulf-1995-apps.csv --where code=nbody --vary nodes=1..16 --vary network=all --vary channels=1,2 --plot reports/whatif/nbody-beowulf-1995.svg --force > /dev/null
+	$(PM) whatif ppm --machine calibration/beowulf-1995.toml --candidates data/catalogues/beowulf-1995.toml --fit data/seeds/beowulf-1995-apps.csv --where code=ppm --where use=fit --vary nodes=1..16 --vary network=all --vary channels=1,2 --plot reports/whatif/ppm-beowulf-1995.png --force > /dev/null
 
 # Benchmarks (bench/README.md): not part of make test. The accuracy run creates Extra-P's own
 # virtual environment in build/extrap-venv on first use (needs the network).

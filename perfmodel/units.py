@@ -248,3 +248,19 @@ def format_range(lo: float, hi: float, kind: Literal["time", "rate"]) -> str:
         return "—"
     unit, f = _unit_for(hi, kind)
     return f"{_sig(lo / f)}–{_sig(hi / f)} {unit}"
+
+
+def format_value(value: float, unit: str) -> str:
+    """A value in its SI unit, written for people: seconds, bytes per second and bytes on
+    their ladders, anything else to four digits."""
+    if not math.isfinite(value):
+        return "—" if math.isnan(value) else "∞"
+    if unit == "s":
+        return format_time(value)
+    if unit == "B/s":
+        return format_rate(value)
+    if unit == "B":
+        return format_size(value)
+    if unit == "s/B":
+        return f"{format_time(value)}/B"
+    return f"{value:.4g} {unit}".strip()

@@ -376,8 +376,9 @@ def predict(
     elif channels is not None or link_speed is not None:
         raise InputError("--channels and --link-speed change a machine", fix="give --machine")
     from perfmodel.apps.metrics import scaling
+    from perfmodel.apps.run import constants
 
-    fit, size = _app_fit(model, on, timings, where, set_values, saved, size,
+    fit, size = constants(model, on, timings, where, set_values, saved, size,
                          scaling_mode == "weak")
     result = scaling(fit, counts, level, on, size, scaling_mode == "weak")
     if save is not None:
@@ -395,96 +396,6 @@ def predict(
         _emit_json(render.scaling_doc(fit, result))
     else:
         render.scaling(fit, result, str(machine) if machine else "")
-
-
-def _app_fit(model: Any, on: Any, timings: Path | None, where: list[str] | None,
-             set_values: list[str] | None, saved: Path | None, size: float | None,
-             weak: bool) -> tuple[Any, float | None]:
-    """The model's constants: from a saved fit, fitted to timings, or given (``--set``); and
-    the size to predict at (the timing rows' one size when ``--size`` is absent)."""
-    if saved is not None and (timings is not None or set_values):
-        raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
-    if size is not None and not (math.isfinite(size) and size > 0):
-        raise InputError(f"--size {size:g} is not a positive size", fix="e.g. --size 16")
-    given = _parse_set(set_values, model)
-    from perfmodel.apps.fit import fit_app, given_fit, timing_inputs
-
-    if saved is not None:
-        from perfmodel.apps.saved import load as load_fit
-
-        return load_fit(saved, model, on), size
-    if timings is None:
-        return given_fit(model, given, on), size
-    from perfmodel.apps.timings import read_timings
-
-    rows = read_timings(timings)
-    if where:
-        rows = rows.select(**_parse_where(where))
-    if len(rows) == 0:
-        raise InputError("no timing rows left after --where", file=timings,
-                         fix="check the labels")
-    times, sizes = timing_inputs(model, rows, given)
-    fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
-    if sizes is not None and model.size is not None and not weak:
-        size, note = _size_from_rows(sizes, size, model.size.unit)
-        if note:
-            from dataclasses import replace
-
-            fit = replace(fit, notes=(*fit.notes, note))
-    return fit, size
-
-
-def _parse_set(items: list[str] | None, model: Any) -> dict[str, float]:
-    from perfmodel.units import parse_quantity
-
-    kinds = {"s": "time", "B": "size", "B/s": "rate"}
-    units = {q.name: q.unit for q in model.params}
-    out: dict[str, float] = {}
-    for item in items or []:
-        name, sep, value = (x.strip() for x in item.partition("="))
-        if not sep or not value:
-            raise InputError(f"--set {item!r} is not NAME=VALUE", fix="e.g. --set work_II=300")
-        if name not in units:
-            raise InputError(f"--set {name!r}: model {model.name} has no such constant",
-                             fix=f"its constants: {', '.join(units)}")
-        try:
-            out[name] = float(value)
-        except ValueError:
-            kind = kinds.get(units[name])
-            if kind is None:
-                raise InputError(f"--set {item!r} is not a number",
-                                 fix="give a plain number") from None
-            out[name] = parse_quantity(value, kind)  # type: ignore[arg-type]
-        lower = next(q.lower for q in model.params if q.name == name)
-        if not (math.isfinite(out[name]) and out[name] >= lower):
-            raise InputError(f"--set {item!r} is not a finite number of at least {lower:g}",
-                             fix="give a physical value")
-    return out
-
-
-def _size_from_rows(sizes: list[float], size: float | None, unit: str
-                    ) -> tuple[float | None, str]:
-    """The size to predict at: ``--size``, else the one size every timing row has; and a note
-    when ``--size`` lies outside the sizes the constants were fitted on."""
-    lo, hi = min(sizes), max(sizes)
-    if size is None:
-        return (lo, "") if lo == hi else (None, "")
-    if not lo <= size <= hi:
-        return size, (f"size {size:g} {unit} lies outside {lo:g}-{hi:g} {unit}, the sizes the "
-                      "constants were fitted on: extrapolated")
-    return size, ""
-
-
-def _parse_where(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        key, sep, value = (x.strip() for x in item.partition("="))
-        if not sep or not key:
-            raise InputError(f"--where {item!r} is not LABEL=VALUE", fix="e.g. --where machine=t3d")
-        if key in out:
-            raise InputError(f"--where gives {key} twice", fix="give each label once")
-        out[key] = value
-    return out
 
 
 @app.command("scaling")
@@ -525,11 +436,12 @@ def scaling_cmd(
     """Fit a form of T(p) to measured runs and predict other counts, with intervals."""
     if family not in ("auto", "strong", "weak"):
         raise InputError(f"--scaling {family!r}", fix="use strong, weak or auto")
+    from perfmodel.apps.run import parse_where
     from perfmodel.empirical.fit import fit_scaling, predict_scaling
     from perfmodel.empirical.series import load_series
     from perfmodel.units import parse_counts, parse_quantity
 
-    series = load_series(timings, _parse_where(where or []),
+    series = load_series(timings, parse_where(where or []),
                          parse_quantity(at, "size") if at is not None else None)
     fit = fit_scaling(series.processes, series.times, family,  # type: ignore[arg-type]
                       series.sizes)
@@ -658,13 +570,17 @@ def whatif(
         from perfmodel.cli.figures import check_path
 
         check_path(plot, force=force)
-    axes = _parse_vary(vary or [], cat)
+    from perfmodel.whatif.axes import parse_vary
+
+    axes = parse_vary(vary or [], cat)
     model = load_model(app_model)
     prof = load(machine)
     if model.uses_node:
         require_node(prof, machine)
     on = Machine(prof)
-    fit, size = _app_fit(model, on, timings, where, set_values, saved, size,
+    from perfmodel.apps.run import constants
+
+    fit, size = constants(model, on, timings, where, set_values, saved, size,
                          scaling_mode == "weak")
     grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()}, cat)
     start = time.perf_counter()
@@ -772,7 +688,9 @@ def plan(
     most = max(n.ports for n in cat.networks)
     counts = parse_counts(nodes, "nodes") if nodes else list(range(1, min(most, 4096) + 1))
     on = Machine(prof)
-    fit, size = _app_fit(model, on, timings, where, set_values, saved, size,
+    from perfmodel.apps.run import constants
+
+    fit, size = constants(model, on, timings, where, set_values, saved, size,
                          scaling_mode == "weak")
     axes = {"nodes": np.asarray(counts, dtype=np.float64),
             "node": np.asarray([i for i, n in enumerate(cat.nodes) if n.price is not None],
@@ -804,54 +722,6 @@ def plan(
         raise typer.Exit(1)
 
 
-VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",
-        "link_speed": "link_speed", "latency": "latency", "node": "node",
-        "network": "network"}
-
-
-def _parse_vary(items: list[str], cat: Any = None) -> dict[str, list[float]]:
-    from perfmodel.units import parse_counts, parse_list
-
-    out: dict[str, list[float]] = {}
-    for item in items:
-        name, sep, values = (x.strip() for x in item.partition("="))
-        axis = VARY.get(name.lower())
-        if not sep or not values or axis is None:
-            raise InputError(f"--vary {item!r} is not AXIS=VALUES with a known axis",
-                             fix="axes: nodes, channels, link-speed, latency, and with "
-                                 "--candidates node and network; e.g. --vary nodes=1..64")
-        if axis in out:
-            raise InputError(f"--vary gives {name} twice", fix="give each axis once")
-        if axis in ("node", "network"):
-            out[axis] = _entries(axis, values, cat)
-        elif axis in ("nodes", "channels"):
-            out[axis] = [float(c) for c in parse_counts(values, f"vary {name}")]
-        else:
-            out[axis] = parse_list(values, "rate" if axis == "link_speed" else "time")
-            if not all(v > 0 for v in out[axis]):
-                raise InputError(f"--vary {item!r}: values must be positive",
-                                 fix="e.g. --vary latency=10us,100us")
-    out.setdefault("nodes", [1.0, 2.0, 4.0, 8.0, 16.0])
-    return out
-
-
-def _entries(axis: str, text: str, cat: Any) -> list[float]:
-    """Catalogue entries by name (``all``: every one; node types for sale only)."""
-    if cat is None:
-        raise InputError(f"--vary {axis}={text} names catalogue entries",
-                         fix="give the catalogue with --candidates FILE")
-    names = [x.strip() for x in text.split(",") if x.strip()]
-    if names == ["all"]:
-        if axis == "node":
-            return [float(i) for i, n in enumerate(cat.nodes) if n.price is not None]
-        return [float(i) for i in range(len(cat.networks))]
-    find = cat.node_index if axis == "node" else cat.network_index
-    out = [float(find(n)) for n in names]
-    if len(set(out)) != len(out):
-        raise InputError(f"--vary {axis} names an entry twice", fix="name each once")
-    return out
-
-
 def _progress_bar(total: int) -> Callable[[int, int], None]:
     """A Rich progress bar on stderr that appears only once a sweep has run for a second."""
     import time
@@ -876,6 +746,45 @@ def _progress_bar(total: int) -> Callable[[int, int], None]:
             bar.update(state["task"], completed=done)
 
     return update
+
+
+@app.command()
+@guarded
+def report(
+    inputs: Annotated[list[Path], typer.Argument(
+        metavar="SPEC|PROFILE...", help="A report specification (TOML, kind = \"perfmodel "
+        "report\"), or machine profiles to report on.")],
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="The markdown to write; its figures go in the folder of the same "
+                            "name beside it: reports/NAME.md, reports/NAME/*.svg.")],
+    force: ForceOpt = False,
+) -> None:
+    """Write a markdown report with figures: inputs and provenance, fitted models with their
+    formulas and parameters, measured against fitted, predictions and what-if tables."""
+    if out.suffix.lower() != ".md":
+        raise InputError(f"--out {out} is not a markdown file", fix="name it NAME.md")
+    from perfmodel.io import check_writable
+
+    check_writable(out, force=force)
+    from perfmodel.readers import read_toml
+    from perfmodel.report import build as builder
+    from perfmodel.report.spec import KIND, from_doc
+
+    first, text = read_toml(inputs[0])
+    if first.get("kind") == KIND:
+        if len(inputs) > 1:
+            raise InputError("a report specification comes alone", file=inputs[1],
+                             fix="list the profiles inside the specification")
+        spec = from_doc(first, text, inputs[0])
+    else:
+        spec = builder.from_profiles(inputs)
+    from rich.console import Console
+
+    err = Console(stderr=True, highlight=False)
+    with err.status("building the report") as status:
+        built = builder.build(spec, out, lambda what: status.update(f"building: {what}"))
+    written = builder.write(built, out, force=force)
+    err.print(f"wrote {out} and {len(written) - 1} figure(s) in {out.with_suffix('')}/")
 
 
 @app.command()

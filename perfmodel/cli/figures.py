@@ -3,31 +3,19 @@ inputs: no dates, a fixed hash salt for SVG ids, fixed fonts and sizes."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from perfmodel.errors import OutputError
+from perfmodel.report.plot import FORMATS, plain, pyplot, to_bytes
 from perfmodel.whatif import analysis
 from perfmodel.whatif.sweep import Sweep
 
-FORMATS = {".svg": "svg", ".png": "png"}
 MAX_LINES = 8
 STYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v")
-
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    matplotlib.rcParams.update({"svg.hashsalt": "perfmodel", "font.size": 9,
-                                "font.family": "DejaVu Sans", "svg.fonttype": "path"})
-    return plt
 
 
 def check_path(path: Path, *, force: bool = False) -> str:
@@ -49,15 +37,11 @@ def write(path: Path, figure: Any, *, force: bool = False) -> Path:
     try:
         fmt = check_path(path, force=force)
     except OutputError:
-        _pyplot().close(figure)
+        pyplot().close(figure)
         raise
-    buf = io.BytesIO()
-    meta = {"Date": None} if fmt == "svg" else {"Software": None}
-    figure.savefig(buf, format=fmt, metadata=meta, dpi=150, bbox_inches="tight")
-    _pyplot().close(figure)
     from perfmodel.io import write_atomic
 
-    return write_atomic(path, buf.getvalue(), force=force)
+    return write_atomic(path, to_bytes(figure, fmt), force=force)
 
 
 def _lines(sweep: Sweep) -> list[tuple[str, np.ndarray]]:
@@ -84,18 +68,6 @@ def _lines(sweep: Sweep) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def _plain(axis: Any, which: str, decimal: bool = True) -> None:
-    """Plain numbers on a log axis, no minor labels: 1, 2, 5, 10, 20 … where ``decimal``,
-    else the axis's own ticks (powers of two)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    target = axis.xaxis if which == "x" else axis.yaxis
-    if decimal:
-        target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))
-    target.set_minor_formatter(NullFormatter())
-
-
 def sweep_figure(sweep: Sweep, app: str, machine: str) -> Any:
     """Time against nodes for the baseline and each change of hardware (with the band from
     the fitted constants, where there is one) and the communication share beside it; with
@@ -105,7 +77,7 @@ def sweep_figure(sweep: Sweep, app: str, machine: str) -> Any:
     if not np.any(np.isfinite(t)):
         raise OutputError("nothing to draw: no configuration has a time",
                           fix="check the sweep's axes")
-    plt = _pyplot()
+    plt = pyplot()
     panels = 3 if sweep.cost is not None else 2
     fig, axes = plt.subplots(1, panels, figsize=(5 * panels, 4))
     left, share = axes[0], axes[1]
@@ -127,11 +99,11 @@ def sweep_figure(sweep: Sweep, app: str, machine: str) -> Any:
         share.plot(nodes[idx], 100 * sweep.comm_share[idx], label=label, **style)
     for ax in (left, share):
         ax.set_xscale("log", base=2)
-        _plain(ax, "x", decimal=False)
+        plain(ax, "x", decimal=False)
         ax.set_xlabel("nodes")
         ax.grid(True, which="both", alpha=0.3)
     left.set_yscale("log")
-    _plain(left, "y")
+    plain(left, "y")
     left.set_ylabel(what)
     left.set_title(f"{app} on {machine}: the model" + (", shaded: 95 % band of the fit"
                                                       if banded else
@@ -150,8 +122,8 @@ def sweep_figure(sweep: Sweep, app: str, machine: str) -> Any:
                    label="front: each buys time over every cheaper one")
         right.set_xscale("log")
         right.set_yscale("log")
-        _plain(right, "x")
-        _plain(right, "y")
+        plain(right, "x")
+        plain(right, "y")
         right.set_xlabel(f"price ({cat.currency if cat else ''})")
         right.set_ylabel(what)
         right.set_title(f"time against price (catalogue {cat.name if cat else ''})")

@@ -20,7 +20,7 @@ from perfmodel.network.fabric import Exchange, Fabric, Rates
 from perfmodel.network.fit import Estimate
 from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
-from perfmodel.units import format_range, format_rate, format_size, format_time
+from perfmodel.units import format_range, format_rate, format_size, format_time, format_value
 
 if TYPE_CHECKING:   # the application packages load only when predict runs
     from perfmodel.apps.fit import AppFit
@@ -54,19 +54,7 @@ def jsonable(obj: Any) -> Any:
     return obj
 
 
-def fmt(value: float, unit: str) -> str:
-    """A value in its SI unit, written for people."""
-    if not math.isfinite(value):
-        return "—" if math.isnan(value) else "∞"
-    if unit == "s":
-        return format_time(value)
-    if unit == "B/s":
-        return format_rate(value)
-    if unit == "B":
-        return format_size(value)
-    if unit == "s/B":
-        return f"{format_time(value)}/B"
-    return f"{value:.4g} {unit}".strip()
+fmt = format_value
 
 
 def _pct(x: float) -> str:

@@ -223,7 +223,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
                                    {p: values[p] for p in varied}, box)
         notes.append("copy cannot be told from overhead in these rows (every message is at "
                      "least one packet and wire-bound): held at 0")
-    fitted = _times(topology, values, cols, box)
+    fitted = row_times(topology, values, cols, box)
     rss = float(np.sum(log_ratio(fitted, cols["time"]) ** 2))
     noise = math.sqrt(rss / dof) if dof > 0 else math.nan
     cov = np.full((len(varied), len(varied)), math.nan)
@@ -276,8 +276,8 @@ def _host_unsplit(topology: str, values: Mapping[str, float], cols: Mapping[str,
         return False
     moved = {**values, "copy": c - d, "overhead": o + d * packet} if c > 0 else \
         {**values, "copy": c + d, "overhead": o - d * packet}
-    before = _times(topology, dict(values), cols, box)
-    after = _times(topology, moved, cols, box)
+    before = row_times(topology, dict(values), cols, box)
+    after = row_times(topology, moved, cols, box)
     with np.errstate(divide="ignore", invalid="ignore"):
         change = np.abs(np.log(after / before))
     return bool(np.all(np.isfinite(change)) and np.all(change < 1e-9))
@@ -305,7 +305,7 @@ def _on_bound(name: str, value: float, start: float) -> bool:
     return spec.upper < math.inf and value >= spec.upper * (1 - 1e-6)
 
 
-def _times(topology: str, values: Mapping[str, float], cols: Mapping[str, FloatArray],
+def row_times(topology: str, values: Mapping[str, float], cols: Mapping[str, FloatArray],
            box: int = 1) -> FloatArray:
     """The law's time for every row: one stream's time per message, or one Exchange
     iteration."""
@@ -344,7 +344,7 @@ def _minimize(topology: str, cols: Mapping[str, FloatArray], base: Mapping[str, 
         return {**base, **{p: ps[p].value * scale[p] for p in free}}
 
     def residual(ps: lmfit.Parameters) -> FloatArray:
-        r = log_ratio(_times(topology, values_of(ps), cols, box), cols["time"])
+        r = log_ratio(row_times(topology, values_of(ps), cols, box), cols["time"])
         return np.asarray(np.where(np.isfinite(r), r, 50.0), dtype=np.float64)
 
     if not free:

@@ -1,0 +1,105 @@
+"""How a run of an application model gets its constants, as ``predict``, ``whatif``, ``plan``
+and reports all ask for them: from a saved fit, fitted to timings (``--fit`` with ``--where``
+labels), or given (``--set NAME=VALUE``); and the problem size to predict at."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from perfmodel.apps.fit import AppFit
+from perfmodel.apps.machine import Machine
+from perfmodel.apps.model import AppModel
+from perfmodel.errors import InputError
+
+
+def constants(model: AppModel, on: Machine | None, timings: Path | None,
+              where: Sequence[str] | None, set_values: Sequence[str] | None,
+              saved: Path | None, size: float | None, weak: bool
+              ) -> tuple[AppFit, float | None]:
+    """The model's constants: from a saved fit, fitted to timings, or given (``--set``); and
+    the size to predict at (the timing rows' one size when ``--size`` is absent)."""
+    if saved is not None and (timings is not None or set_values):
+        raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
+    if size is not None and not (math.isfinite(size) and size > 0):
+        raise InputError(f"--size {size:g} is not a positive size", fix="e.g. --size 16")
+    given = parse_given(set_values, model)
+    from perfmodel.apps.fit import fit_app, given_fit, timing_inputs
+
+    if saved is not None:
+        from perfmodel.apps.saved import load as load_fit
+
+        return load_fit(saved, model, on), size
+    if timings is None:
+        return given_fit(model, given, on), size
+    from perfmodel.apps.timings import read_timings
+
+    rows = read_timings(timings)
+    if where:
+        rows = rows.select(**parse_where(where))
+    if len(rows) == 0:
+        raise InputError("no timing rows left after --where", file=timings,
+                         fix="check the labels")
+    times, sizes = timing_inputs(model, rows, given)
+    fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
+    if sizes is not None and model.size is not None and not weak:
+        size, note = size_from_rows(sizes, size, model.size.unit)
+        if note:
+            from dataclasses import replace
+
+            fit = replace(fit, notes=(*fit.notes, note))
+    return fit, size
+
+
+def parse_given(items: Sequence[str] | None, model: AppModel) -> dict[str, float]:
+    from perfmodel.units import parse_quantity
+
+    kinds = {"s": "time", "B": "size", "B/s": "rate"}
+    units = {q.name: q.unit for q in model.params}
+    out: dict[str, float] = {}
+    for item in items or []:
+        name, sep, value = (x.strip() for x in item.partition("="))
+        if not sep or not value:
+            raise InputError(f"--set {item!r} is not NAME=VALUE", fix="e.g. --set work_II=300")
+        if name not in units:
+            raise InputError(f"--set {name!r}: model {model.name} has no such constant",
+                             fix=f"its constants: {', '.join(units)}")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            kind = kinds.get(units[name])
+            if kind is None:
+                raise InputError(f"--set {item!r} is not a number",
+                                 fix="give a plain number") from None
+            out[name] = parse_quantity(value, kind)  # type: ignore[arg-type]
+        lower = next(q.lower for q in model.params if q.name == name)
+        if not (math.isfinite(out[name]) and out[name] >= lower):
+            raise InputError(f"--set {item!r} is not a finite number of at least {lower:g}",
+                             fix="give a physical value")
+    return out
+
+
+def size_from_rows(sizes: list[float], size: float | None, unit: str
+                    ) -> tuple[float | None, str]:
+    """The size to predict at: ``--size``, else the one size every timing row has; and a note
+    when ``--size`` lies outside the sizes the constants were fitted on."""
+    lo, hi = min(sizes), max(sizes)
+    if size is None:
+        return (lo, "") if lo == hi else (None, "")
+    if not lo <= size <= hi:
+        return size, (f"size {size:g} {unit} lies outside {lo:g}-{hi:g} {unit}, the sizes the "
+                      "constants were fitted on: extrapolated")
+    return size, ""
+
+
+def parse_where(items: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = (x.strip() for x in item.partition("="))
+        if not sep or not key:
+            raise InputError(f"--where {item!r} is not LABEL=VALUE", fix="e.g. --where machine=t3d")
+        if key in out:
+            raise InputError(f"--where gives {key} twice", fix="give each label once")
+        out[key] = value
+    return out

@@ -1,0 +1,430 @@
+"""Report sections on application models: each run's formulas, constants, the measured runs
+against the model, predictions (time, speedup, efficiency, where the overhead goes) and
+figures; and what-if tables over hardware changes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfmodel.errors import InputError
+from perfmodel.report.context import Context
+from perfmodel.report.doc import Block, Figure, Section, bullets, formula, slug, table
+from perfmodel.report.network import _params_rows, _pct, relerr
+from perfmodel.report.spec import Run, SectionSpec
+from perfmodel.units import format_time
+
+CAUSE_STYLE = {"communication": "--", "synchronisation": ":", "serial": "-.", "imbalance": (
+    0, (1, 1, 4, 1))}
+CALL_MEANING = {
+    "kernel": "seconds for flops over streamed bytes on one node (its roofline)",
+    "host": "the host's seconds to send or receive one message (per-message and per-byte)",
+    "msg": "one message's one-way time",
+    "exchange": "sending to and receiving from the given number of neighbours at once",
+    "ring": "one Exchange ring step",
+    "barrier": "a barrier over the p processes",
+}
+TERM_TITLE = {"compute": "compute", "communication": "communication",
+              "synchronisation": "synchronisation", "serial": "serial"}
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The timing rows a run is drawn against: processes, seconds per run (parts summed),
+    Mflop/s where the rows or the model give them, and each row's problem size."""
+
+    processes: np.ndarray
+    seconds: np.ndarray
+    mflops: np.ndarray
+    size: np.ndarray | None
+    parts: Mapping[str, np.ndarray]
+    source: str
+    rows: Any
+    lines: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Done:
+    run: Run
+    fit: Any
+    machine: Any
+    size: float | None
+    scaling: Any
+    measured: Measured | None
+
+
+def _machine(run: Run, ctx: Context, model: Any) -> Any:
+    if run.machine is None:
+        if run.channels is not None or run.link_speed is not None:
+            raise InputError(f"run {run.label!r}: channels and link_speed change a machine",
+                             fix="give the run a machine")
+        return None
+    from perfmodel.apps.machine import Machine, require_node
+    from perfmodel.units import parse_quantity
+
+    prof = ctx.profile(run.machine)
+    rate = parse_quantity(run.link_speed, "rate") if run.link_speed else None
+    if prof.fabric is None and (run.channels is not None or rate is not None):
+        raise InputError(f"run {run.label!r}: profile {prof.name!r} has no fabric, so channels "
+                         "and link speed cannot change", file=run.machine,
+                         fix="drop channels/link_speed, or use a profile with a fabric")
+    if model.uses_node:
+        require_node(prof, run.machine)
+    return Machine(prof, run.channels, rate)
+
+
+def _measured(run: Run, ctx: Context, model: Any, fit: Any, given: Mapping[str, float]
+              ) -> Measured | None:
+    """The run's timing rows (``points``, else ``where``), one entry per process count and
+    problem size, parts summed."""
+    if run.fit is None:
+        return None
+    from perfmodel.apps.fit import timing_inputs
+    from perfmodel.apps.timings import read_timings
+
+    rows = read_timings(run.fit)
+    want = dict(run.where if run.points is None else run.points)
+    rows = rows.select(**want) if want else rows
+    if len(rows) == 0:
+        raise InputError(f"run {run.label!r}: no timing rows with {want}", file=run.fit,
+                         fix="check the points (or where) labels")
+    seconds, sizes = timing_inputs(model, rows, given)
+    row_size = np.asarray(sizes if sizes is not None else [0.0] * len(rows), dtype=np.float64)
+    # one entry per run: the parts of a run share every label but their part
+    run_of = [(float(rows.processes[i]), float(row_size[i]),
+               tuple(v[i] for v in rows.labels.values())) for i in range(len(rows))]
+    keys = sorted(set(run_of), key=lambda k: (k[0], k[1], run_of.index(k)))
+    index = {k: j for j, k in enumerate(keys)}
+    total = np.zeros(len(keys))
+    rate = np.full(len(keys), np.nan)
+    parts: dict[str, np.ndarray] = {}
+    for i, key in enumerate(run_of):
+        j = index[key]
+        total[j] += seconds[i]
+        if rows.measure == "mflops":
+            rate[j] = rows.times[i]
+        if rows.parts[i]:
+            parts.setdefault(rows.parts[i], np.full(len(keys), np.nan))[j] = seconds[i]
+    lines: list[list[int]] = [[] for _ in keys]
+    for i, key in enumerate(run_of):
+        lines[index[key]].append(rows.lines[i])
+    p = np.array([k[0] for k in keys])
+    n = np.array([k[1] for k in keys]) if sizes is not None else None
+    if rows.measure != "mflops" and model.flops is not None:
+        rate = model.flop_count(p, n, {**fit.values, **given}) / total / 1e6
+    return Measured(p, total, rate, n, parts, ctx.used(run.fit, "application timings"), rows,
+                    tuple(_spans(ln) for ln in lines))
+
+
+def _spans(lines: Sequence[int]) -> str:
+    """Line numbers as ranges: 3–5, 9."""
+    out: list[str] = []
+    for x in sorted(lines):
+        if out and out[-1].split("–")[-1] == str(x - 1):
+            out[-1] = out[-1].split("–")[0] + f"–{x}"
+        else:
+            out.append(str(x))
+    return ", ".join(out)
+
+
+def _done(run: Run, ctx: Context, nodes: Sequence[int]) -> Done:
+    nodes = run.nodes or nodes
+    from perfmodel.apps.metrics import scaling
+    from perfmodel.apps.model import load as load_model
+    from perfmodel.apps.run import constants, parse_given
+
+    model = load_model(run.model)
+    on = _machine(run, ctx, model)
+    sets = [f"{k}={v}" for k, v in run.given.items()]
+    where = [f"{k}={v}" for k, v in run.where.items()]
+    fit, size = constants(model, on, run.fit, where or None, sets, None, run.size, run.weak)
+    result = scaling(fit, nodes, 0.95, on, size, run.weak)
+    return Done(run, fit, on, size, result, _measured(run, ctx, model, fit,
+                                                       parse_given(sets, model)))
+
+
+def formulas(model: Any) -> list[str]:
+    """Each part's time as LaTeX (SymPy, the formulas as written), machine functions named."""
+    import sympy
+
+    from perfmodel.apps.expr import to_sympy
+    from perfmodel.apps.model import CALLS, VARIABLES
+
+    symbols = {n: sympy.Symbol(n, positive=True) for n in (*VARIABLES, *model.param_names)}
+    functions = {name: (lambda *a, name=name: sympy.Function(r"\mathrm{" + name.replace(
+        "_", r"\_") + "}")(*a)) for name in CALLS}
+    names = {sym: r"\mathit{" + n.replace("_", r"\_") + "}" for n, sym in symbols.items()
+             if "_" in n or len(n) > 1}
+    out = []
+    for part in model.parts:
+        terms = []
+        for term, node in part.terms.items():
+            tex = sympy.latex(to_sympy(node, symbols, functions), symbol_names=names)
+            terms.append(rf"\underbrace{{{tex}}}_{{\text{{{TERM_TITLE.get(term, term)}}}}}")
+        name = part.name.replace("_", r"\_")
+        out.append(rf"T_{{\mathrm{{{name}}}}}(p, n) = " + r" + ".join(terms))
+    return out
+
+
+def _model_block(model: Any) -> list[Block]:
+    from perfmodel.apps.model import CALLS
+
+    out: list[Block] = [f"**Model `{model.name}`**: {model.description}."]
+    if model.source:
+        out.append(f"Source: {model.source}")
+    out += [formula(f) for f in formulas(model)]
+    used = sorted(model.machine_calls)
+    if used:
+        out.append("Machine functions (costed on the machine profile): " + "; ".join(
+            f"`{u}`: {CALL_MEANING.get(u, 'a collective, by its algorithm on the fabric')}"
+            for u in used if u in CALLS) + ".")
+    if model.notes:
+        out.append(bullets(model.notes))
+    return out
+
+
+def _run_blocks(d: Done) -> list[Block]:
+    fit, r = d.fit, d.scaling
+    out: list[Block] = [f"### {d.run.label}"]
+    how = [f"model `{fit.model.name}`"]
+    if d.machine is not None:
+        how.append(f"machine `{d.machine.profile.name}`"
+                   + (f", {d.run.channels} channel(s)" if d.run.channels else "")
+                   + (f", link {d.run.link_speed}" if d.run.link_speed else ""))
+    if d.run.where:
+        how.append("fitted to the rows " + ", ".join(f"{k} = {v}" for k, v in
+                                                     d.run.where.items()))
+    if d.run.given:
+        how.append("given " + ", ".join(f"{k} = {v}" for k, v in d.run.given.items()))
+    how.append(("weak" if d.run.weak else "strong") + " scaling"
+               + (f" at size {d.size:g}" if d.size is not None else ""))
+    out.append("; ".join(how) + ".")
+    out.append(table(["constant", "value", "std. error", "status", "source"],
+                     _params_rows(fit.params), right=(1, 2)))
+    if fit.fit:
+        f = fit.fit
+        out.append(f"Fit: {int(f.get('n', 0))} timing(s), {fit.dof} degree(s) of freedom; "
+                   f"relative error median {relerr(f.get('median_rel_err', math.nan))}, "
+                   f"largest {relerr(f.get('max_rel_err', math.nan))}.")
+    if fit.notes:
+        out.append(bullets(fit.notes))
+    if d.measured is not None:
+        out += _against(d)
+    rows = []
+    for i, p in enumerate(r.processes):
+        band = (f"{format_time(r.prediction.total_lo[i])} – "
+                f"{format_time(r.prediction.total_hi[i])}"
+                if math.isfinite(r.prediction.total_lo[i]) else "—")
+        rows.append([f"{int(p)}", format_time(r.time[i]), band, f"{r.speedup[i]:.3g}",
+                     f"{100 * r.efficiency[i]:.1f} %", f"{100 * r.overhead[i]:.1f} %",
+                     *(f"{100 * r.shares[c][i]:.1f} %" for c in r.shares),
+                     "—" if not math.isfinite(r.mflops[i]) else f"{r.mflops[i]:.3g}"])
+    from perfmodel.apps.metrics import CAUSES
+
+    out.append("**Predicted** (time with its 95 % interval; the overhead, 1 − efficiency, "
+               "split by cause):")
+    out.append(table(["nodes", "time", "interval", "speedup", "efficiency", "overhead",
+                      *(f"of which {CAUSES[c]}" for c in r.shares), "Mflop/s"], rows,
+                     right=tuple(range(0, 7 + len(r.shares)))))
+    return out
+
+
+def _against(d: Done) -> list[Block]:
+    from perfmodel.apps.fit import predict_app
+
+    m = d.measured
+    assert m is not None
+    pred = predict_app(d.fit, m.processes, 0.95, d.machine, m.size)
+    rows = []
+    for i, p in enumerate(m.processes):
+        lead = [f"{int(p)}"] + ([f"{m.size[i]:g}"] if m.size is not None else [])
+        for part, vals in sorted(m.parts.items()):
+            if part in pred.parts and math.isfinite(vals[i]):
+                rows.append([*lead, part, format_time(vals[i]),
+                             format_time(pred.parts[part][i]),
+                             _pct(pred.parts[part][i] / vals[i] - 1.0), ""])
+        rows.append([*lead, "run" if m.parts else "", format_time(m.seconds[i]),
+                     format_time(pred.total[i]), _pct(pred.total[i] / m.seconds[i] - 1.0),
+                     m.lines[i]])
+    head = ["nodes", *(["size"] if m.size is not None else []), "part", "measured",
+            "model", "model / measured − 1", "line"]
+    return [f"**Measured against the model** (rows of `{m.source}`"
+            + (" converted from Mflop/s through the model's flop count" if
+               m.rows.measure == "mflops" else "") + "):",
+            table(head, rows, right=tuple(i for i, h in enumerate(head)
+                                          if h not in ("part", "line")))]
+
+
+def scaling_section(sec: SectionSpec, ctx: Context) -> Section:
+    nodes = sec.options.get("nodes") or [1, 2, 4, 8, 16]
+    metric = sec.options.get("metric", "speedup")
+    done = [_done(run, ctx, nodes) for run in sec.options["run"]]
+    out: list[Block] = [sec.text]
+    seen: list[str] = []
+    for d in done:
+        if d.fit.model.name not in seen:
+            seen.append(d.fit.model.name)
+            out += _model_block(d.fit.model)
+    for d in done:
+        out += _run_blocks(d)
+    key = slug(sec.title or "-".join(d.fit.model.name for d in done))[:60]
+    what = {"time": "run time", "speedup": "speedup", "mflops": "sustained Mflop/s"}[metric]
+    out.append(Figure(f"{key}-{metric}", f"{what.capitalize()} against nodes: lines are the "
+                      "models (shaded: 95 % band from the fitted constants, where there is "
+                      "one), filled markers the measured runs"
+                      + (", dotted the ideal (one node's rate times the nodes)"
+                         if metric != "time" else "") + ".",
+                      lambda: _draw_scaling(done, metric)))
+    out.append(Figure(f"{key}-overhead", "Parallel overhead (1 − efficiency) against nodes: "
+                      "left, the model's total with the overhead the measured runs imply "
+                      "(markers, where a one-node run was measured); right, the model's split "
+                      "by cause.", lambda: _draw_overhead(done)))
+    return Section(sec.title or "Application scaling", tuple(out))
+
+
+def _draw_scaling(done: Sequence[Done], metric: str) -> Any:
+    from perfmodel.report.plot import plain, pyplot
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.6, 4.4))
+    top = 0.0
+    for k, d in enumerate(done):
+        r, c = d.scaling, f"C{k}"
+        p = r.processes
+        if metric == "time":
+            y, lo, hi = r.time, r.prediction.total_lo, r.prediction.total_hi
+        else:
+            y = r.speedup if metric == "speedup" else r.mflops
+            lo, hi = r.bands.get(metric, (np.full_like(p, np.nan),) * 2)
+        ax.plot(p, y, color=c, ls=("-", "--", "-.", ":")[k % 4], marker="o", ms=3, mfc="none",
+                label=f"model: {d.run.label}")
+        if np.any(np.isfinite(lo)):
+            ax.fill_between(p, lo, hi, color=c, alpha=0.15, lw=0)
+        m = d.measured
+        if m is not None:
+            got = {"time": m.seconds, "mflops": m.mflops}.get(metric)
+            if metric == "speedup":
+                one = m.seconds[m.processes == 1]
+                got = one[0] / m.seconds if len(one) else None
+            if got is not None and np.any(np.isfinite(got)):
+                ax.plot(m.processes, got, "o^sDv"[k % 5], color=c, ms=7, mec="k", mew=0.6,
+                        label=f"measured: {d.run.label}")
+        if metric != "time" and np.isfinite(y[0]):
+            ideal = y[0] * p / p[0]
+            ax.plot(p, ideal, ":", color=c, lw=0.8)
+            top = max(top, float(np.nanmax(ideal)))
+    ax.set_xscale("log", base=2)
+    plain(ax, "x", decimal=False)
+    if metric == "time":
+        ax.set_yscale("log")
+        plain(ax, "y")
+    else:
+        ax.set_ylim(0, top * 1.05 if top > 0 else None)
+    ylabel = {"time": "run time (s)", "speedup": "speedup T(1)/T(p)",
+              "mflops": "sustained rate (Mflop/s)"}[metric]
+    ax.set_xlabel("nodes (processes)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=6.5)
+    fig.tight_layout()
+    return fig
+
+
+def _draw_overhead(done: Sequence[Done]) -> Any:
+    from perfmodel.apps.metrics import CAUSES
+    from perfmodel.report.plot import plain, pyplot
+
+    plt = pyplot()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10.5, 4.2), sharey=True)
+    for k, d in enumerate(done):
+        r, c = d.scaling, f"C{k}"
+        p = r.processes
+        a.plot(p, 100 * r.overhead, color=c, marker="o", ms=3, mfc="none",
+               ls=("-", "--", "-.", ":")[k % 4], label=f"model: {d.run.label}")
+        lo, hi = r.bands.get("overhead", (np.full_like(p, np.nan),) * 2)
+        if np.any(np.isfinite(lo)):
+            a.fill_between(p, 100 * lo, 100 * hi, color=c, alpha=0.15, lw=0)
+        m = d.measured
+        if m is not None and np.any(m.processes == 1):
+            same = m.size is None or d.run.weak or len(set(m.size.tolist())) == 1
+            if same:
+                t1 = m.seconds[m.processes == 1][0]
+                scale = m.processes if d.run.weak else 1.0
+                ov = 1 - (t1 * scale) / (m.processes * m.seconds)
+                keep = m.processes > 1
+                a.plot(m.processes[keep], 100 * ov[keep], "o^sDv"[k % 5], color=c, ms=7,
+                       mec="k", mew=0.6, label=f"from the measured runs: {d.run.label}")
+        for cause, share in r.shares.items():
+            if np.nanmax(np.abs(share)) > 0.005:
+                b.plot(p, 100 * share, color=c, ls=CAUSE_STYLE[cause], lw=1.6,
+                       label=f"{d.run.label}: {CAUSES[cause]}")
+    for ax in (a, b):
+        ax.set_xscale("log", base=2)
+        plain(ax, "x", decimal=False)
+        ax.set_xlabel("nodes (processes)")
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6.5)
+    if not b.get_legend_handles_labels()[0]:
+        b.text(0.5, 0.5, "no cause above 0.5 %", transform=b.transAxes, ha="center")
+    a.set_ylabel("overhead, 1 − efficiency (%)")
+    a.set_title("overhead")
+    b.set_title("overhead by cause (model)")
+    fig.tight_layout()
+    return fig
+
+
+# --- what-if ---------------------------------------------------------------------------------
+
+def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
+    from perfmodel.whatif.axes import parse_vary
+    from perfmodel.whatif.sweep import Grid, sweep
+
+    run: Run = sec.options["run"][0]
+    if run.machine is None:
+        raise InputError(f"what-if run {run.label!r} has no machine", fix="give it a machine")
+    axes = parse_vary([f"{k}={v}" for k, v in sec.options["vary"].items()])
+    d = _done(run, ctx, [int(x) for x in axes["nodes"]])
+    prof = ctx.profile(run.machine)
+    grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()})
+    s = sweep(d.fit, prof, grid, size=d.size, weak=run.weak)
+    names = [k for k in s.grid.axes if k != "nodes"]
+    nodes = s.config["nodes"]
+    base = {n: float(s.baseline.get(n, math.nan)) for n in names}
+    at_base = np.ones(len(s.time), dtype=bool)
+    for n in names:
+        at_base &= np.isclose(s.config[n], base[n]) if math.isfinite(base[n]) else \
+            s.config[n] == s.grid.axes[n][0]
+    ref = {float(p): float(s.time[i]) for i, p in enumerate(nodes) if at_base[i]}
+    shown = {"channels": lambda v: f"{int(v)}", "link_speed": _bits, "latency": format_time}
+    order = np.lexsort(tuple([*(s.config[n] for n in reversed(names)), nodes]))
+    rows = []
+    for i in order:
+        t0 = ref.get(float(nodes[i]), math.nan)
+        rows.append([f"{int(nodes[i])}", *(shown.get(n, lambda v: f"{v:g}")(s.config[n][i])
+                                           for n in names),
+                     format_time(s.time[i]), f"{100 * s.comm_share[i]:.2f} %",
+                     f"{100 * s.terms['synchronisation'][i] / s.time[i]:.1f} %",
+                     "—" if not math.isfinite(t0) else f"{t0 / s.time[i]:.3f}"])
+    head = ["nodes", *(n.replace("_", " ") for n in names), "time",
+            "communication share", "synchronisation share", "gain over the profile's own"]
+    out: list[Block] = [sec.text, _model_block(d.fit.model)[0],
+                        f"Every configuration of `{run.model}` on `{ctx.show(run.machine)}` "
+                        "(" + "; ".join(f"{k}: {v}" for k, v in sec.options["vary"].items())
+                        + "); the gain is the time at the profile's own hardware and the same "
+                        "node count over this one's:",
+                        table(head, rows, right=tuple(range(len(head))))]
+    return Section(sec.title or f"What if: {run.label}", tuple(out))
+
+
+def _bits(rate: float) -> str:
+    """A line rate in bits per second (the unit links are sold in)."""
+    bits = rate * 8
+    for unit, f in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
+        if bits >= f:
+            return f"{bits / f:.4g} {unit}"
+    return f"{bits:.4g} b/s"

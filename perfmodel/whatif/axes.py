@@ -1,0 +1,57 @@
+"""The axes of a what-if sweep as people write them (``nodes=1..64``, ``link-speed=10Mbps,
+100Mbps``, ``network=all``), turned into the values :class:`~perfmodel.whatif.sweep.Grid`
+takes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from perfmodel.errors import InputError
+from perfmodel.whatif.catalogue import Catalogue
+
+VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",
+        "link_speed": "link_speed", "latency": "latency", "node": "node",
+        "network": "network"}
+
+
+def parse_vary(items: Sequence[str], cat: Catalogue | None = None) -> dict[str, list[float]]:
+    from perfmodel.units import parse_counts, parse_list
+
+    out: dict[str, list[float]] = {}
+    for item in items:
+        name, sep, values = (x.strip() for x in item.partition("="))
+        axis = VARY.get(name.lower())
+        if not sep or not values or axis is None:
+            raise InputError(f"--vary {item!r} is not AXIS=VALUES with a known axis",
+                             fix="axes: nodes, channels, link-speed, latency, and with "
+                                 "--candidates node and network; e.g. --vary nodes=1..64")
+        if axis in out:
+            raise InputError(f"--vary gives {name} twice", fix="give each axis once")
+        if axis in ("node", "network"):
+            out[axis] = entries(axis, values, cat)
+        elif axis in ("nodes", "channels"):
+            out[axis] = [float(c) for c in parse_counts(values, f"vary {name}")]
+        else:
+            out[axis] = parse_list(values, "rate" if axis == "link_speed" else "time")
+            if not all(v > 0 for v in out[axis]):
+                raise InputError(f"--vary {item!r}: values must be positive",
+                                 fix="e.g. --vary latency=10us,100us")
+    out.setdefault("nodes", [1.0, 2.0, 4.0, 8.0, 16.0])
+    return out
+
+
+def entries(axis: str, text: str, cat: Catalogue | None) -> list[float]:
+    """Catalogue entries by name (``all``: every one; node types for sale only)."""
+    if cat is None:
+        raise InputError(f"--vary {axis}={text} names catalogue entries",
+                         fix="give the catalogue with --candidates FILE")
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    if names == ["all"]:
+        if axis == "node":
+            return [float(i) for i, n in enumerate(cat.nodes) if n.price is not None]
+        return [float(i) for i in range(len(cat.networks))]
+    find = cat.node_index if axis == "node" else cat.network_index
+    out = [float(find(n)) for n in names]
+    if len(set(out)) != len(out):
+        raise InputError(f"--vary {axis} names an entry twice", fix="name each once")
+    return out
