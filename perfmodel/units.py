@@ -194,7 +194,12 @@ def parse_counts(text: str, what: str) -> list[int]:
 # --- formatting for people ------------------------------------------------------------------
 
 def _sig(x: float, digits: int = 3) -> str:
-    return f"{x:.{digits}g}"
+    """``x`` to ``digits`` significant digits, never in exponent form from 1000 up to 10^15:
+    ``3860.4`` -> ``'3,860'``."""
+    text = f"{x:.{digits}g}"
+    if "e+" in text and abs(float(text)) < 1e15:
+        return f"{float(text):,.0f}"
+    return text
 
 
 def format_size(nbytes: float) -> str:
@@ -220,7 +225,7 @@ _LADDERS: dict[str, tuple[tuple[str, float], ...]] = {
 
 def _unit_for(value: float, kind: Literal["time", "rate"]) -> tuple[str, float]:
     """The unit to show ``value`` in, chosen after rounding (so 0.999999 ms reads 1 ms)."""
-    a = abs(float(_sig(value)))
+    a = abs(float(f"{value:.3g}"))
     ladder = _LADDERS[kind]
     return next(((u, f) for u, f in ladder if a >= f), ladder[-1])
 

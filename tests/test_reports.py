@@ -164,6 +164,8 @@ def test_model_formulas_name_the_machine_functions() -> None:
     from perfmodel.report.apps import formulas
 
     (tex,) = formulas(load_model("ppm"))
-    assert tex.startswith(r"T_{\mathrm{step}}(p, n) = ")
-    assert tex.count(r"\underbrace") == 3 and r"\mathrm{kernel}" in tex
-    assert r"\mathit{flops\_per\_zone}" in tex
+    assert tex.startswith(r"\begin{aligned}T_{\mathrm{step}}(p, n) &= ")
+    assert tex.count(r"\underbrace") == 3 and tex.count(r" \\ &+ ") == 2
+    assert r"\mathrm{kernel}" in tex and r"\mathit{flops\_per\_zone} \cdot" in tex
+    (cg,) = formulas(load_model("npb-cg"))
+    assert r"\log_{2}" in cg and r"\log{\left(2 \right)}" not in cg

@@ -138,6 +138,7 @@ def _done(run: Run, ctx: Context, nodes: Sequence[int]) -> Done:
     from perfmodel.apps.run import constants, parse_given
 
     model = load_model(run.model)
+    ctx.model(model)
     on = _machine(run, ctx, model)
     sets = [f"{k}={v}" for k, v in run.given.items()]
     where = [f"{k}={v}" for k, v in run.where.items()]
@@ -157,16 +158,21 @@ def formulas(model: Any) -> list[str]:
     symbols = {n: sympy.Symbol(n, positive=True) for n in (*VARIABLES, *model.param_names)}
     functions = {name: (lambda *a, name=name: sympy.Function(r"\mathrm{" + name.replace(
         "_", r"\_") + "}")(*a)) for name in CALLS}
+    # for reading, not evaluating: log2 and log10 stay as written
+    functions |= {"log2": sympy.Function(r"\log_2"), "log10": sympy.Function(r"\log_{10}")}
     names = {sym: r"\mathit{" + n.replace("_", r"\_") + "}" for n, sym in symbols.items()
              if "_" in n or len(n) > 1}
     out = []
     for part in model.parts:
         terms = []
         for term, node in part.terms.items():
-            tex = sympy.latex(to_sympy(node, symbols, functions), symbol_names=names)
+            tex = sympy.latex(to_sympy(node, symbols, functions), symbol_names=names,
+                              mul_symbol="dot")
             terms.append(rf"\underbrace{{{tex}}}_{{\text{{{TERM_TITLE.get(term, term)}}}}}")
         name = part.name.replace("_", r"\_")
-        out.append(rf"T_{{\mathrm{{{name}}}}}(p, n) = " + r" + ".join(terms))
+        # one term per line: long models stay inside the page
+        out.append(r"\begin{aligned}" + rf"T_{{\mathrm{{{name}}}}}(p, n) &= "
+                   + r" \\ &+ ".join(terms) + r"\end{aligned}")
     return out
 
 
@@ -219,18 +225,28 @@ def _run_blocks(d: Done) -> list[Block]:
         band = (f"{format_time(r.prediction.total_lo[i])} – "
                 f"{format_time(r.prediction.total_hi[i])}"
                 if math.isfinite(r.prediction.total_lo[i]) else "—")
-        rows.append([f"{int(p)}", format_time(r.time[i]), band, f"{r.speedup[i]:.3g}",
+        rate = [] if not np.any(np.isfinite(r.mflops)) else [
+            "—" if not math.isfinite(r.mflops[i]) else _num(r.mflops[i])]
+        rows.append([f"{int(p)}", format_time(r.time[i]), band, _num(r.speedup[i]),
                      f"{100 * r.efficiency[i]:.1f} %", f"{100 * r.overhead[i]:.1f} %",
-                     *(f"{100 * r.shares[c][i]:.1f} %" for c in r.shares),
-                     "—" if not math.isfinite(r.mflops[i]) else f"{r.mflops[i]:.3g}"])
+                     *(f"{100 * r.shares[c][i]:.1f} %" for c in r.shares), *rate])
     from perfmodel.apps.metrics import CAUSES
 
     out.append("**Predicted** (time with its 95 % interval; the overhead, 1 − efficiency, "
-               "split by cause):")
-    out.append(table(["nodes", "time", "interval", "speedup", "efficiency", "overhead",
-                      *(f"of which {CAUSES[c]}" for c in r.shares), "Mflop/s"], rows,
-                     right=tuple(range(0, 7 + len(r.shares)))))
+               "split by cause: comm. is communication, sync. synchronisation):")
+    short = {"communication": "comm.", "synchronisation": "sync."}
+    head = ["nodes", "time", "interval", "speedup", "efficiency", "overhead",
+            *(short.get(CAUSES[c], CAUSES[c]) for c in r.shares)]
+    head += ["Mflop/s"] if np.any(np.isfinite(r.mflops)) else []
+    out.append(table(head, rows, right=tuple(range(len(head)))))
     return out
+
+
+def _num(x: float) -> str:
+    """Three significant digits, never in exponent form below 10^15."""
+    from perfmodel.units import _sig
+
+    return _sig(x) if math.isfinite(x) else "—"
 
 
 def _against(d: Done) -> list[Block]:
@@ -247,11 +263,12 @@ def _against(d: Done) -> list[Block]:
                 rows.append([*lead, part, format_time(vals[i]),
                              format_time(pred.parts[part][i]),
                              _pct(pred.parts[part][i] / vals[i] - 1.0), ""])
-        rows.append([*lead, "run" if m.parts else "", format_time(m.seconds[i]),
+        rows.append([*lead, *(["run"] if m.parts else []), format_time(m.seconds[i]),
                      format_time(pred.total[i]), _pct(pred.total[i] / m.seconds[i] - 1.0),
                      m.lines[i]])
-    head = ["nodes", *(["size"] if m.size is not None else []), "part", "measured",
-            "model", "model / measured − 1", "line"]
+    head = ["nodes", *(["size"] if m.size is not None else []),
+            *(["part"] if m.parts else []), "measured", "model", "model / measured − 1",
+            "line"]
     return [f"**Measured against the model** (rows of `{m.source}`"
             + (" converted from Mflop/s through the model's flop count" if
                m.rows.measure == "mflops" else "") + "):",
@@ -273,20 +290,23 @@ def scaling_section(sec: SectionSpec, ctx: Context) -> Section:
         out += _run_blocks(d)
     key = slug(sec.title or "-".join(d.fit.model.name for d in done))[:60]
     what = {"time": "run time", "speedup": "speedup", "mflops": "sustained Mflop/s"}[metric]
+    measured = any(d.measured is not None for d in done)
+    title = sec.title or "application scaling"
     out.append(Figure(f"{key}-{metric}", f"{what.capitalize()} against nodes: lines are the "
                       "models (shaded: 95 % band from the fitted constants, where there is "
-                      "one), filled markers the measured runs"
+                      "one)" + (", filled markers the measured runs" if measured else
+                                ", no measured run survives")
                       + (", dotted the ideal (one node's rate times the nodes)"
                          if metric != "time" else "") + ".",
-                      lambda: _draw_scaling(done, metric)))
+                      lambda: _draw_scaling(done, metric, title)))
     out.append(Figure(f"{key}-overhead", "Parallel overhead (1 − efficiency) against nodes: "
                       "left, the model's total with the overhead the measured runs imply "
                       "(markers, where a one-node run was measured); right, the model's split "
-                      "by cause.", lambda: _draw_overhead(done)))
+                      "by cause.", lambda: _draw_overhead(done, title)))
     return Section(sec.title or "Application scaling", tuple(out))
 
 
-def _draw_scaling(done: Sequence[Done], metric: str) -> Any:
+def _draw_scaling(done: Sequence[Done], metric: str, title: str) -> Any:
     from perfmodel.report.plot import plain, pyplot
 
     plt = pyplot()
@@ -328,13 +348,14 @@ def _draw_scaling(done: Sequence[Done], metric: str) -> Any:
               "mflops": "sustained rate (Mflop/s)"}[metric]
     ax.set_xlabel("nodes (processes)")
     ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=6.5)
     fig.tight_layout()
     return fig
 
 
-def _draw_overhead(done: Sequence[Done]) -> Any:
+def _draw_overhead(done: Sequence[Done], title: str) -> Any:
     from perfmodel.apps.metrics import CAUSES
     from perfmodel.report.plot import plain, pyplot
 
@@ -347,7 +368,7 @@ def _draw_overhead(done: Sequence[Done]) -> Any:
                ls=("-", "--", "-.", ":")[k % 4], label=f"model: {d.run.label}")
         lo, hi = r.bands.get("overhead", (np.full_like(p, np.nan),) * 2)
         if np.any(np.isfinite(lo)):
-            a.fill_between(p, 100 * lo, 100 * hi, color=c, alpha=0.15, lw=0)
+            a.fill_between(p, np.maximum(100 * lo, 0), 100 * hi, color=c, alpha=0.15, lw=0)
         m = d.measured
         if m is not None and np.any(m.processes == 1):
             same = m.size is None or d.run.weak or len(set(m.size.tolist())) == 1
@@ -368,12 +389,12 @@ def _draw_overhead(done: Sequence[Done]) -> Any:
         ax.set_xlabel("nodes (processes)")
         ax.grid(True, alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=6.5)
+            ax.legend(fontsize=6.5, handlelength=3.5)
     if not b.get_legend_handles_labels()[0]:
         b.text(0.5, 0.5, "no cause above 0.5 %", transform=b.transAxes, ha="center")
     a.set_ylabel("overhead, 1 − efficiency (%)")
-    a.set_title("overhead")
-    b.set_title("overhead by cause (model)")
+    a.set_title(f"{title}: overhead", fontsize=9)
+    b.set_title("overhead by cause (model)", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -408,7 +429,7 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
         rows.append([f"{int(nodes[i])}", *(shown.get(n, lambda v: f"{v:g}")(s.config[n][i])
                                            for n in names),
                      format_time(s.time[i]), f"{100 * s.comm_share[i]:.2f} %",
-                     f"{100 * s.terms['synchronisation'][i] / s.time[i]:.1f} %",
+                     f"{100 * s.terms['synchronisation'][i] / s.time[i]:.2f} %",
                      "—" if not math.isfinite(t0) else f"{t0 / s.time[i]:.3f}"])
     head = ["nodes", *(n.replace("_", " ") for n in names), "time",
             "communication share", "synchronisation share", "gain over the profile's own"]

@@ -30,6 +30,17 @@ class Context:
         self.read.setdefault(shown, (what, Path(path)))
         return shown
 
+    def model(self, model: Any) -> None:
+        """Record an application model's file: a built-in one by its place in the package."""
+        from perfmodel.apps.model import BUILTIN
+
+        path = Path(model.path)
+        if path.parent.resolve() == BUILTIN.resolve():
+            self.read.setdefault(f"perfmodel/apps/models/{path.name}",
+                                 (f"built-in application model '{model.name}'", path))
+        else:
+            self.used(path, f"application model '{model.name}'")
+
     def profile(self, path: Path) -> Any:
         from perfmodel.profile import load
 

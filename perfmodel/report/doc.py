@@ -98,8 +98,8 @@ def render(report: Report, folder: str, fmt: str,
                 if progress is not None:
                     progress(block.name)
                 figures[rel] = to_bytes(block.draw(), fmt)
-                out += [f"![Figure {number}: {escape(block.caption)}]({rel})", "",
-                        f"*Figure {number}.* {block.caption}", ""]
+                out += [f"![Report figure {number}: {escape(block.caption)}]({rel})", "",
+                        f"*Report figure {number}.* {block.caption}", ""]
             elif block.strip():
                 out += [block.strip(), ""]
     return "\n".join(out).rstrip() + "\n", figures

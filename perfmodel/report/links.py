@@ -49,22 +49,27 @@ def throughput_section(sec: SectionSpec, ctx: Context) -> Section:
     dense = _dense(lo, hi)
     preds = [predict(pr.network, dense) for pr in profs]
     xs, marks = _marks(sec, "size")
-    table_sizes = np.asarray(given or [1.0, 512.0, 8192.0, 262144.0, 4194304.0])
+    table_sizes = np.asarray(sorted({1.0, 512.0, 8192.0, 262144.0, 4194304.0}
+                                    | {float(m) for x in pts if x for m in x[0]}))
     out: list[Block] = [sec.text]
-    rows = []
+    cols = [predict(pr.network, table_sizes) for pr in profs]
+    head = ["size"]
     for pr, pt in zip(profs, pts, strict=True):
-        at = predict(pr.network, table_sizes)
-        row = [pr.name] + [f"{_mbs(m / t)} ({format_time(t)})"
-                           for m, t in zip(table_sizes, at.time, strict=True)]
-        rows.append(row)
+        head.append(f"{pr.name} (model)")
         if pt is not None:
-            rows.append([f"{pr.name}: measured"] + [
-                next((f"{_mbs(m / t)} ({format_time(t)})" for m, t in zip(*pt[:2], strict=True)
-                      if m == s), "") for s in table_sizes])
-    out.append("Bandwidth in MB/s (one-way time), the model at each size; measured where the "
-               "inputs have that size:")
-    out.append(table(["profile", *(format_size(m) for m in table_sizes)], rows,
-                     right=tuple(range(1, len(table_sizes) + 1))))
+            head.append(f"{pr.name} (measured)")
+    rows = []
+    for i, size in enumerate(table_sizes):
+        row = [format_size(size)]
+        for at, pt in zip(cols, pts, strict=True):
+            row.append(f"{_mbs(size / at.time[i])} ({format_time(at.time[i])})")
+            if pt is not None:
+                row.append(next((f"{_mbs(m / t)} ({format_time(t)})"
+                                 for m, t in zip(*pt[:2], strict=True) if m == size), ""))
+        rows.append(row)
+    out.append("Bandwidth in MB/s (one-way time) at each size: the models, and the measured "
+               "points where the inputs have that size:")
+    out.append(table(head, rows, right=tuple(range(1, len(head)))))
     if marks:
         out.append(marks)
 
@@ -101,10 +106,13 @@ def throughput_section(sec: SectionSpec, ctx: Context) -> Section:
         return fig
 
     names = " and ".join(p.name for p in profs)
+    banded = any(np.any(np.isfinite(pred.time_lo)) for pred in preds)
     out.append(Figure("throughput-" + "-".join(p.name for p in profs)[:60],
                       f"Point-to-point throughput and one-way time of {names} against message "
-                      "size: lines are the fitted models (shaded: 95 % prediction interval), "
-                      "markers the measured points they were fitted to"
+                      "size: lines are the fitted models"
+                      + (" (shaded: 95 % prediction interval)" if banded else "")
+                      + (", markers the measured points they were fitted to" if any(pts)
+                         else "")
                       + (", [n] the sentences in the table above." if xs else "."), draw))
     return Section(sec.title or f"Throughput: {names}", tuple(out))
 
@@ -169,19 +177,16 @@ def exchange_section(sec: SectionSpec, ctx: Context) -> Section:
     lines = [(pr.name, p, exchange(f, dense, p)) for pr, f in zip(profs, fabs, strict=True)
              for p in procs]
     xs, marks = _marks(sec, "size")
-    at = np.asarray(given or [1.0, 128.0, 1024.0, 8192.0, 65536.0, 4194304.0])
+    at = np.asarray([1.0, 128.0, 256.0, 1024.0, 4096.0, 8192.0, 65536.0, 4194304.0])
     out: list[Block] = [sec.text]
-    rows = []
-    for pr, f in zip(profs, fabs, strict=True):
-        for p in procs:
-            e = exchange(f, at, p)
-            rows.append([f"{pr.name}, {p} processes"] + [
-                f"{_mbs(b)} ({format_time(t)})" for b, t in zip(e.bandwidth, e.time,
-                                                                strict=True)])
+    cols = [(f"{pr.name}, {p}", exchange(f, at, p)) for pr, f in zip(profs, fabs, strict=True)
+            for p in procs]
+    rows = [[format_size(m), *(f"{_mbs(e.bandwidth[i])} ({format_time(e.time[i])})"
+                               for _, e in cols)] for i, m in enumerate(at)]
     out.append("Exchange throughput in MB/s as IMB counts it (4 × size per iteration per "
                "process), and the time of one iteration, the model at each size:")
-    out.append(table(["machine", *(format_size(m) for m in at)], rows,
-                     right=tuple(range(1, len(at) + 1))))
+    out.append(table(["size", *(f"{name} processes" for name, _ in cols)], rows,
+                     right=tuple(range(1, len(cols) + 1))))
     if marks:
         out.append(marks)
 

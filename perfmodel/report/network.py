@@ -63,14 +63,27 @@ def relerr(x: float) -> str:
 
 
 def _pct(x: float) -> str:
-    return "—" if not math.isfinite(x) else f"{100 * x:+.1f} %"
+    if not math.isfinite(x):
+        return "—"
+    return "0.0 %" if abs(x) < 5e-4 else f"{100 * x:+.1f} %"
+
+
+def quantity(value: float, unit: str, digits: int = 3) -> str:
+    """A parameter's value for a table: on its unit's ladder, else to ``digits`` digits."""
+    if unit == "B" and math.isfinite(value) and not float(value).is_integer():
+        return f"{value:,.0f} B"
+    if unit in ("s", "B/s", "B", "s/B") or not math.isfinite(value):
+        return format_value(value, unit)
+    return f"{value:.{digits}g} {unit}".strip()
 
 
 def _params_rows(params: Sequence[Any]) -> list[list[str]]:
     rows = []
     for p in params:
-        err = "—" if not math.isfinite(p.stderr) else "± " + format_value(p.stderr, p.unit)
-        rows.append([LABELS.get(p.name, p.name), format_value(p.value, p.unit), err, p.status,
+        err = "—" if not math.isfinite(p.stderr) else "± " + quantity(p.stderr, p.unit, 2)
+        if math.isfinite(p.stderr) and p.value and p.stderr > abs(p.value):
+            err += " (larger than the value: not pinned down)"
+        rows.append([LABELS.get(p.name, p.name), quantity(p.value, p.unit), err, p.status,
                      p.source or "—"])
     return rows
 
@@ -192,35 +205,50 @@ def _diagnostics(prof: Any, files: list[Path]) -> list[Block]:
     dense = _dense(lo / 2, hi * 2)
     pred = predict(net, dense)
 
+    exact = net.dof == 0
+
     def draw() -> Any:
         from perfmodel.report.plot import plain, pyplot, size_axis
 
         plt = pyplot()
-        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8))
-        a.plot(dense, dense / pred.time / MB, color="C0", label=f"model: {net.kind} fit")
+        fig, axes = plt.subplots(1, 1 if exact else 2, figsize=(5.5 if exact else 10, 3.8),
+                                 squeeze=False)
+        a = axes[0, 0]
+        model_bw = dense / pred.time / MB
+        a.plot(dense, model_bw, color="C0", label=f"model: {net.kind} fit")
         if np.any(np.isfinite(pred.time_lo)):
             a.fill_between(dense, dense / pred.time_hi / MB, dense / pred.time_lo / MB,
                            color="C0", alpha=0.15, lw=0, label="95 % prediction interval")
-        a.plot(data.size, data.size / data.time / MB, "o", color="k", mfc="none",
-               label="measured (the inputs above)")
+        seen = data.size / data.time / MB
+        a.plot(data.size, seen, "o", color="k", mfc="none", label="measured (the inputs above)")
         a.set_xscale("log", base=2)
         size_axis(a)
-        a.set_yscale("log")
-        plain(a, "y")
+        top = max(float(np.nanmax(model_bw)), float(seen.max()))
+        low = min(float(np.nanmin(model_bw)), float(seen.min()))
+        if top > 4 * low:
+            a.set_yscale("log")
+            plain(a, "y")
+        else:                       # a flat curve: a linear axis from zero shows it
+            a.set_ylim(0, 1.15 * top)
         _finish(a, "message size", "bandwidth (MB/s, 10⁶ B/s)",
                 f"{prof.name}: measured and fitted")
-        a.legend(fontsize=7)
-        b.axhline(0, color="0.5", lw=0.8)
-        b.plot(data.size, 100 * resid, "o", color="k", mfc="none", label="residual")
-        b.set_xscale("log", base=2)
-        size_axis(b)
-        _finish(b, "message size", "measured / fitted − 1 (%)", "residuals")
+        a.legend(fontsize=7, loc="lower right")
+        if not exact:
+            b = axes[0, 1]
+            b.axhline(0, color="0.5", lw=0.8)
+            b.plot(data.size, 100 * resid, "o", color="k", mfc="none", label="residual")
+            b.set_xscale("log", base=2)
+            size_axis(b)
+            _finish(b, "message size", "measured / fitted − 1 (%)", "residuals")
         fig.tight_layout()
         return fig
 
+    banded = bool(np.any(np.isfinite(pred.time_lo)))
     out.append(Figure(f"{_stem(prof)}-fit", f"{prof.name}: bandwidth measured (circles, the "
-                      "profile's inputs) and fitted (line, with its 95 % prediction interval "
-                      "where the fit has one), and the residuals.", draw))
+                      "profile's inputs) and fitted (line"
+                      + (", shaded: its 95 % prediction interval" if banded else "")
+                      + ")" + (", and the residuals." if not exact else
+                               "; exactly determined, so no residuals."), draw))
     return out
 
 
@@ -284,7 +312,7 @@ def _fabric_rows(prof: Any, files: list[Path]) -> list[Block]:
         m, t, f = cols["size"][i], cols["time"][i], fitted[i]
         rows.append([format_size(m), f"{int(cols['pairs'][i])}", f"{int(cols['channels'][i])}",
                      f"{int(cols['senders'][i])}", _mbs(streams[i] * m / t),
-                     _mbs(streams[i] * m / f), _pct(f / t - 1.0)])
+                     _mbs(streams[i] * m / f), _pct(t / f - 1.0)])
     return ["**The fabric against its rows** (aggregate throughput of all streams, MB/s; "
             "deviation = fitted / measured − 1):",
             table(["size", "pairs", "channels", "senders", "measured", "fitted", "deviation"],
@@ -378,8 +406,9 @@ def shared_section(sec: SectionSpec, ctx: Context) -> Section:
             if what == "rate":
                 ax.set_yscale("log")
                 plain(ax, "y")
-            _finish(ax, "token size", "aggregate throughput (MB/s, 10⁶ B/s)"
-                    if what == "bandwidth" else "tokens transferred per second (all tokens)",
+            _finish(ax, "token size", "" if i else "aggregate throughput (MB/s, 10⁶ B/s)"
+                    if what == "bandwidth" else "" if i else
+                    "tokens transferred per second (all tokens)",
                     f"{int(c)} channel" + ("s" if c > 1 else "") + (
                         " (solid)" if c == 1 else " (dashed)"))
         handles, labels = [], []

@@ -341,6 +341,8 @@ def _run(raw: Mapping[str, Any], base: Path, path: Path, line: int | None) -> Ru
         raise InputError(f"run {label!r}: link_speed is {link!r}", file=path, line=line,
                          fix='give it with its unit: link_speed = "100Mbps"')
     where = f"run {label!r}"
+    if model.endswith(".toml") or "/" in model:    # a model file, not a built-in name
+        model = str(_path(model, base, path, line, f"{where}: model"))
     return Run(label, model,
                _path(raw["machine"], base, path, line, f"{where}: machine")
                if "machine" in raw else None,
