@@ -131,6 +131,25 @@ BAD = {
                         "nowhere.toml"),
     "no sections": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n',
                     "no [[section]] tables"),
+    "true as a size": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
+                       'text = """\n[[section]] in prose\n"""\n[[section]]\nkind = "scaling"\n'
+                       '[[section.run]]\nlabel = "a"\nmodel = "ppm"\nsize = true\n',
+                       "spec.toml:7: run 'a': size is True"),
+    "negative link": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
+                      '[[section]]\nkind = "scaling"\n[[section.run]]\nlabel = "a"\n'
+                      f'model = "ppm"\nmachine = "{ROOT}/calibration/beowulf-1995.toml"\n'
+                      'link_speed = "-10Mbps"\n', "is not a positive rate"),
+    "mflops without flops": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
+                             '[[section]]\nkind = "scaling"\nmetric = "mflops"\n'
+                             '[[section.run]]\nlabel = "a"\nmodel = "physical-optics"\n'
+                             'set = { serial_I = "1", work_I = "1", tree_I = "1", '
+                             'serial_II = "1", work_II = "1", tree_II = "1", serial_III = "1",'
+                             ' work_III = "1", parallel_III = "1" }\n', "counts no flops"),
+    "what-if channels": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
+                         '[[section]]\nkind = "whatif"\nvary = { nodes = "8" }\n'
+                         '[[section.run]]\nlabel = "a"\nmodel = "ppm"\nchannels = 1\n'
+                         f'machine = "{ROOT}/calibration/beowulf-1995.toml"\n',
+                         "gives channels, link_speed or nodes"),
 }
 
 
@@ -169,3 +188,39 @@ def test_model_formulas_name_the_machine_functions() -> None:
     assert r"\mathrm{kernel}" in tex and r"\mathit{flops\_per\_zone} \cdot" in tex
     (cg,) = formulas(load_model("npb-cg"))
     assert r"\log_{2}" in cg and r"\log{\left(2 \right)}" not in cg
+
+
+def _spec(tmp_path: Path, body: str) -> Path:
+    spec = tmp_path / "spec.toml"
+    spec.write_text('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n' + body)
+    return spec
+
+
+def test_repeated_runs_are_rows_not_sums_and_names_never_collide(tmp_path: Path) -> None:
+    """Two one-node rows of the same run stay two rows (never summed); two sections that
+    would draw figures of one name get distinct files, and the report says which."""
+    timings = tmp_path / "t.csv"
+    timings.write_text("code,nodes,size,mflops,kind,source\nppm,1,16,4.5,seed,a\n"
+                       "ppm,1,16,4.4,seed,b\nppm,8,16,26.2,derived,c\nppm,16,16,28.8,seed,d\n")
+    run = (f'[[section.run]]\nlabel = "PPM"\nmodel = "ppm"\nfit = "{timings}"\n'
+           f'machine = "{ROOT}/calibration/beowulf-1995.toml"\n')
+    spec = _spec(tmp_path, '[[section]]\nkind = "scaling"\nmetric = "mflops"\n' + run
+                 + '[[section]]\nkind = "scaling"\nmetric = "mflops"\n' + run)
+    built = builder.build(load(spec), tmp_path / "r.md")
+    assert len(built.figures) == 4 and "r/ppm-mflops-2.svg" in built.figures
+    against = built.markdown.split("**Measured against the model**", 1)[1].split("**Pred", 1)[0]
+    ones = [ln for ln in against.splitlines() if ln.startswith("| 1 |")]
+    assert [c.split("|")[3].strip() for c in ones] == ["9.6 s", "9.82 s"]
+    assert "| derived |" in against
+
+
+def test_force_clears_figures_the_report_no_longer_draws(tmp_path: Path) -> None:
+    out = tmp_path / "r.md"
+    prof = str(ROOT / "calibration/hyglac-mpi.toml")
+    (tmp_path / "r").mkdir()
+    stale = tmp_path / "r" / "old-figure.svg"
+    stale.write_text("<svg/>")
+    keep = tmp_path / "r" / "notes.txt"
+    keep.write_text("mine")
+    assert runner.invoke(app, ["report", prof, "--out", str(out), "--force"]).exit_code == 0
+    assert not stale.exists() and keep.exists()

@@ -14,7 +14,7 @@ import numpy as np
 from perfmodel.errors import InputError
 from perfmodel.report.context import Context
 from perfmodel.report.doc import Block, Figure, Section, bullets, formula, slug, table
-from perfmodel.report.network import _params_rows, _pct, relerr
+from perfmodel.report.network import _params_rows, _pct, fit_line
 from perfmodel.report.spec import Run, SectionSpec
 from perfmodel.units import format_time
 
@@ -45,6 +45,8 @@ class Measured:
     source: str
     rows: Any
     lines: tuple[str, ...] = ()
+    derived: tuple[bool, ...] = ()
+    """Rows the data file marks kind = derived (worked out from a source, not measured)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,9 @@ def _machine(run: Run, ctx: Context, model: Any) -> Any:
 
     prof = ctx.profile(run.machine)
     rate = parse_quantity(run.link_speed, "rate") if run.link_speed else None
+    if rate is not None and not rate > 0:
+        raise InputError(f"run {run.label!r}: link_speed {run.link_speed!r} is not a positive "
+                         "rate", fix='e.g. link_speed = "100Mbps"')
     if prof.fabric is None and (run.channels is not None or rate is not None):
         raise InputError(f"run {run.label!r}: profile {prof.name!r} has no fabric, so channels "
                          "and link speed cannot change", file=run.machine,
@@ -94,10 +99,21 @@ def _measured(run: Run, ctx: Context, model: Any, fit: Any, given: Mapping[str, 
                          fix="check the points (or where) labels")
     seconds, sizes = timing_inputs(model, rows, given)
     row_size = np.asarray(sizes if sizes is not None else [0.0] * len(rows), dtype=np.float64)
-    # one entry per run: the parts of a run share every label but their part
+    # one entry per run: the parts of a run share every label but their part and source;
+    # whole-run rows are each their own run (repeats are shown, never summed)
+    labels = {k: v for k, v in rows.labels.items() if k != "source"}
     run_of = [(float(rows.processes[i]), float(row_size[i]),
-               tuple(v[i] for v in rows.labels.values())) for i in range(len(rows))]
+               tuple(v[i] for v in labels.values()) if rows.parts[i] else ("#", i))
+              for i in range(len(rows))]
     keys = sorted(set(run_of), key=lambda k: (k[0], k[1], run_of.index(k)))
+    missing = [k for k in keys if any(r == k for r in run_of)
+               and len({rows.parts[i] for i, r in enumerate(run_of) if r == k} - {""})
+               not in (0, len(set(rows.parts) - {""}))]
+    if missing:
+        i = run_of.index(missing[0])
+        raise InputError(f"run {run.label!r}: the run at {int(missing[0][0])} processes has "
+                         "only some of the parts", file=run.fit, line=rows.lines[i],
+                         fix="give every part of each run, or select rows with points")
     index = {k: j for j, k in enumerate(keys)}
     total = np.zeros(len(keys))
     rate = np.full(len(keys), np.nan)
@@ -109,15 +125,18 @@ def _measured(run: Run, ctx: Context, model: Any, fit: Any, given: Mapping[str, 
             rate[j] = rows.times[i]
         if rows.parts[i]:
             parts.setdefault(rows.parts[i], np.full(len(keys), np.nan))[j] = seconds[i]
-    lines: list[list[int]] = [[] for _ in keys]
+    members: list[list[int]] = [[] for _ in keys]
     for i, key in enumerate(run_of):
-        lines[index[key]].append(rows.lines[i])
+        members[index[key]].append(i)
     p = np.array([k[0] for k in keys])
     n = np.array([k[1] for k in keys]) if sizes is not None else None
     if rows.measure != "mflops" and model.flops is not None:
         rate = model.flop_count(p, n, {**fit.values, **given}) / total / 1e6
+    kinds = rows.labels.get("kind")
+    derived = tuple(kinds is not None and all(kinds[i] == "derived" for i in group)
+                    for group in members)
     return Measured(p, total, rate, n, parts, ctx.used(run.fit, "application timings"), rows,
-                    tuple(_spans(ln) for ln in lines))
+                    tuple(_spans([rows.lines[i] for i in group]) for group in members), derived)
 
 
 def _spans(lines: Sequence[int]) -> str:
@@ -212,10 +231,7 @@ def _run_blocks(d: Done) -> list[Block]:
     out.append(table(["constant", "value", "std. error", "status", "source"],
                      _params_rows(fit.params), right=(1, 2)))
     if fit.fit:
-        f = fit.fit
-        out.append(f"Fit: {int(f.get('n', 0))} timing(s), {fit.dof} degree(s) of freedom; "
-                   f"relative error median {relerr(f.get('median_rel_err', math.nan))}, "
-                   f"largest {relerr(f.get('max_rel_err', math.nan))}.")
+        out.append(f"Fit: {fit_line('timing(s)', fit.fit, fit.dof)}.")
     if fit.notes:
         out.append(bullets(fit.notes))
     if d.measured is not None:
@@ -265,11 +281,13 @@ def _against(d: Done) -> list[Block]:
                              _pct(pred.parts[part][i] / vals[i] - 1.0), ""])
         rows.append([*lead, *(["run"] if m.parts else []), format_time(m.seconds[i]),
                      format_time(pred.total[i]), _pct(pred.total[i] / m.seconds[i] - 1.0),
-                     m.lines[i]])
+                     m.lines[i], *(["derived" if m.derived[i] else "measured"]
+                                   if any(m.derived) else [])])
     head = ["nodes", *(["size"] if m.size is not None else []),
             *(["part"] if m.parts else []), "measured", "model", "model / measured − 1",
-            "line"]
-    return [f"**Measured against the model** (rows of `{m.source}`"
+            "line"] + (["kind"] if any(m.derived) else [])
+    return [f"**Measured against the model** (rows of `{m.source}`; a row of kind derived "
+            "is worked out from the source's prose, not measured"
             + (" converted from Mflop/s through the model's flop count" if
                m.rows.measure == "mflops" else "") + "):",
             table(head, rows, right=tuple(i for i, h in enumerate(head)
@@ -280,6 +298,12 @@ def scaling_section(sec: SectionSpec, ctx: Context) -> Section:
     nodes = sec.options.get("nodes") or [1, 2, 4, 8, 16]
     metric = sec.options.get("metric", "speedup")
     done = [_done(run, ctx, nodes) for run in sec.options["run"]]
+    if metric == "mflops":
+        for d in done:
+            if d.fit.model.flops is None:
+                raise InputError(f"run {d.run.label!r}: model {d.fit.model.name} counts no "
+                                 "flops, so it has no Mflop/s", fix='use metric = "time" or '
+                                 '"speedup"')
     out: list[Block] = [sec.text]
     seen: list[str] = []
     for d in done:
@@ -300,9 +324,11 @@ def scaling_section(sec: SectionSpec, ctx: Context) -> Section:
                          if metric != "time" else "") + ".",
                       lambda: _draw_scaling(done, metric, title)))
     out.append(Figure(f"{key}-overhead", "Parallel overhead (1 − efficiency) against nodes: "
-                      "left, the model's total with the overhead the measured runs imply "
-                      "(markers, where a one-node run was measured); right, the model's split "
-                      "by cause.", lambda: _draw_overhead(done, title)))
+                      "left, the model's total" + (
+                          " with the overhead the measured runs imply (markers, where a "
+                          "one-node run was measured)" if measured else "")
+                      + "; right, the model's split by cause.",
+                      lambda: _draw_overhead(done, title)))
     return Section(sec.title or "Application scaling", tuple(out))
 
 
@@ -329,10 +355,18 @@ def _draw_scaling(done: Sequence[Done], metric: str, title: str) -> Any:
             got = {"time": m.seconds, "mflops": m.mflops}.get(metric)
             if metric == "speedup":
                 one = m.seconds[m.processes == 1]
-                got = one[0] / m.seconds if len(one) else None
+                work = m.processes if d.run.weak else 1.0     # scaled speedup: p·T(1)/T(p)
+                got = one[0] * work / m.seconds if len(one) else None
             if got is not None and np.any(np.isfinite(got)):
-                ax.plot(m.processes, got, "o^sDv"[k % 5], color=c, ms=7, mec="k", mew=0.6,
-                        label=f"measured: {d.run.label}")
+                seen = ~np.asarray(m.derived, dtype=bool) if m.derived else \
+                    np.ones(len(got), dtype=bool)
+                if np.any(seen):
+                    ax.plot(m.processes[seen], got[seen], "o^sDv"[k % 5], color=c, ms=7,
+                            mec="k", mew=0.6, label=f"measured: {d.run.label}")
+                if np.any(~seen):
+                    ax.plot(m.processes[~seen], got[~seen], "o^sDv"[k % 5], color=c, ms=7,
+                            mfc="white", mew=1.2,
+                            label=f"derived from the source's prose: {d.run.label}")
         if metric != "time" and np.isfinite(y[0]):
             ideal = y[0] * p / p[0]
             ax.plot(p, ideal, ":", color=c, lw=0.8)
@@ -376,9 +410,16 @@ def _draw_overhead(done: Sequence[Done], title: str) -> Any:
                 t1 = m.seconds[m.processes == 1][0]
                 scale = m.processes if d.run.weak else 1.0
                 ov = 1 - (t1 * scale) / (m.processes * m.seconds)
-                keep = m.processes > 1
-                a.plot(m.processes[keep], 100 * ov[keep], "o^sDv"[k % 5], color=c, ms=7,
-                       mec="k", mew=0.6, label=f"from the measured runs: {d.run.label}")
+                derived = np.asarray(m.derived, dtype=bool) if m.derived else \
+                    np.zeros(len(ov), dtype=bool)
+                for kept, filled, said in ((~derived, "auto", "from the measured runs"),
+                                           (derived, "white", "from the derived rows")):
+                    keep = kept & (m.processes > 1)
+                    if np.any(keep):
+                        a.plot(m.processes[keep], 100 * ov[keep], "o^sDv"[k % 5], color=c,
+                               ms=7, mec="k" if filled == "auto" else c, mfc=None
+                               if filled == "auto" else filled, mew=0.6 if filled == "auto"
+                               else 1.2, label=f"{said}: {d.run.label}")
         for cause, share in r.shares.items():
             if np.nanmax(np.abs(share)) > 0.005:
                 b.plot(p, 100 * share, color=c, ls=CAUSE_STYLE[cause], lw=1.6,
@@ -408,6 +449,9 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
     run: Run = sec.options["run"][0]
     if run.machine is None:
         raise InputError(f"what-if run {run.label!r} has no machine", fix="give it a machine")
+    if run.channels is not None or run.link_speed is not None or run.nodes:
+        raise InputError(f"what-if run {run.label!r} gives channels, link_speed or nodes",
+                         fix="vary them instead: vary = { channels = \"1,2\" }")
     axes = parse_vary([f"{k}={v}" for k, v in sec.options["vary"].items()])
     d = _done(run, ctx, [int(x) for x in axes["nodes"]])
     prof = ctx.profile(run.machine)

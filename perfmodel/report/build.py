@@ -76,6 +76,12 @@ def write(built: Built, out: Path, *, force: bool = False) -> list[Path]:
         check_writable(path, force=force)
     written = [write_atomic(path, data, force=force) for path, data in targets]
     written.append(write_atomic(out, built.markdown, force=force))
+    if force:     # figures of an earlier version of this report that it no longer draws
+        folder = out.parent / out.stem
+        keep = {p.resolve() for p in written}
+        for old in sorted(folder.glob("*")):
+            if old.suffix in (".svg", ".png") and old.resolve() not in keep:
+                old.unlink()
     return written
 
 

@@ -51,14 +51,20 @@ class Context:
         return self._profiles[key]
 
 
-def input_path(profile_path: Path, recorded: str) -> Path | None:
-    """Where a profile's recorded input is now: as recorded (relative to the folder perfmodel
-    ran in), or relative to the profile folder's parent (``calibration/`` beside ``data/``)."""
+def input_path(profile_path: Path, recorded: str, sha256: str = "") -> Path | None:
+    """Where a profile's recorded input is now: relative to the profile folder's parent
+    (``calibration/`` beside ``data/``), to the profile's folder, or to the folder perfmodel
+    runs in, in that order; the first whose contents match the recorded checksum, else the
+    first that exists."""
+    import hashlib
+
     p = Path(recorded)
-    for cand in (p, profile_path.resolve().parent.parent / p, profile_path.parent / p):
-        if cand.is_file():
+    found = [c for c in (profile_path.resolve().parent.parent / p,
+                         profile_path.resolve().parent / p, p) if c.is_file()]
+    for cand in found:
+        if sha256 and hashlib.sha256(cand.read_bytes()).hexdigest() == sha256:
             return cand
-    return None
+    return found[0] if found else None
 
 
 def need_fabric(prof: Any, path: Path, what: str) -> Any:

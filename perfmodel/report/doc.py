@@ -92,9 +92,12 @@ def render(report: Report, folder: str, fmt: str,
         for block in section.blocks:
             if isinstance(block, Figure):
                 number += 1
-                rel = f"{folder}/{block.name}.{fmt}"
-                if rel in figures:
-                    raise ValueError(f"two figures named {block.name}")
+                stem = slug(block.name)
+                rel = f"{folder}/{stem}.{fmt}"
+                k = 1
+                while rel in figures:                 # two sections, one name: number them
+                    k += 1
+                    rel = f"{folder}/{stem}-{k}.{fmt}"
                 if progress is not None:
                     progress(block.name)
                 figures[rel] = to_bytes(block.draw(), fmt)

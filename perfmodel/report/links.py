@@ -28,7 +28,7 @@ def _points(ctx: Context, prof: Any, path: Path) -> tuple[np.ndarray, np.ndarray
     """The single-stream rows a profile was fitted to (size, one-way time) and their files."""
     from perfmodel.calibrate import gather
 
-    files = [f for rec in prof.inputs if (f := input_path(path, rec.path)) is not None]
+    files = [f for rec in prof.inputs if (f := input_path(path, rec.path, rec.sha256)) is not None]
     if not files:
         return None
     data = gather(files)[0].sorted_by_size()
@@ -44,8 +44,9 @@ def throughput_section(sec: SectionSpec, ctx: Context) -> Section:
     profs = [ctx.profile(p) for p in paths]
     given = sec.options.get("sizes")
     pts = [_points(ctx, pr, p) for pr, p in zip(profs, paths, strict=True)]
-    lo = min([given[0]] if given else [1.0] + [float(x[0].min()) for x in pts if x])
-    hi = max([given[-1]] if given else [4 * 2.0 ** 20] + [float(x[0].max()) for x in pts if x])
+    ends = [min(given), max(given)] if given else [1.0, 4 * 2.0 ** 20]
+    lo = min([ends[0]] + [float(x[0].min()) for x in pts if x])
+    hi = max([ends[1]] + [float(x[0].max()) for x in pts if x])
     dense = _dense(lo, hi)
     preds = [predict(pr.network, dense) for pr in profs]
     xs, marks = _marks(sec, "size")
@@ -173,7 +174,7 @@ def exchange_section(sec: SectionSpec, ctx: Context) -> Section:
                                                                              strict=True)]
     procs = sec.options.get("processes") or [2, 4]
     given = sec.options.get("sizes")
-    dense = _dense(given[0] if given else 1.0, given[-1] if given else 4 * 2.0 ** 20)
+    dense = _dense(min(given) if given else 1.0, max(given) if given else 4 * 2.0 ** 20)
     lines = [(pr.name, p, exchange(f, dense, p)) for pr, f in zip(profs, fabs, strict=True)
              for p in procs]
     xs, marks = _marks(sec, "size")
@@ -183,8 +184,9 @@ def exchange_section(sec: SectionSpec, ctx: Context) -> Section:
             for p in procs]
     rows = [[format_size(m), *(f"{_mbs(e.bandwidth[i])} ({format_time(e.time[i])})"
                                for _, e in cols)] for i, m in enumerate(at)]
-    out.append("Exchange throughput in MB/s as IMB counts it (4 × size per iteration per "
-               "process), and the time of one iteration, the model at each size:")
+    out.append("Exchange throughput in MB/s (10⁶ B/s; IMB counts 4 × size per iteration per "
+               "process, in 2²⁰-byte MB before its 2018 versions), and the time of one "
+               "iteration, the model at each size:")
     out.append(table(["size", *(f"{name} processes" for name, _ in cols)], rows,
                      right=tuple(range(1, len(cols) + 1))))
     if marks:

@@ -6,7 +6,7 @@ when the report is rendered."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,13 @@ def relerr(x: float) -> str:
     if not math.isfinite(x):
         return "—"
     return "0 %" if abs(x) < 1e-6 else f"{100 * x:.2g} %"
+
+
+def fit_line(counted: str, fit: Mapping[str, float], dof: int) -> str:
+    """``Fit: 3 timing(s), 1 degree(s) of freedom; relative error median …, largest ….``"""
+    return (f"{int(fit.get('n', 0))} {counted}, {dof} degree(s) of freedom; relative error "
+            f"median {relerr(fit.get('median_rel_err', math.nan))}, largest "
+            f"{relerr(fit.get('max_rel_err', math.nan))}")
 
 
 def _pct(x: float) -> str:
@@ -123,7 +130,7 @@ def _inputs(ctx: Context, prof: Any, path: Path) -> tuple[list[list[str]], list[
 
     rows, found = [], []
     for rec in prof.inputs:
-        where = input_path(path, rec.path)
+        where = input_path(path, rec.path, rec.sha256)
         if where is None:
             state = "not found now: the diagnostics below leave it out"
         else:
@@ -169,11 +176,8 @@ def profile_section(sec: SectionSpec, ctx: Context) -> Section:
                         for r in _params_rows(derived_quantities(net)))],
                      right=(1, 2)))
     if prof.fit:
-        f = prof.fit
-        out.append(f"Fit: {int(f['n'])} point(s), {int(f['k'])} free parameter(s), "
-                   f"{net.dof} degree(s) of freedom; relative error median "
-                   f"{relerr(f['median_rel_err'])}, largest {relerr(f['max_rel_err'])}. "
-                   f"Selection: {prof.selection}.")
+        out.append(f"Fit: {fit_line('point(s)', prof.fit, net.dof)}; "
+                   f"{int(prof.fit['k'])} free parameter(s). Selection: {prof.selection}.")
     if prof.notes:
         out.append(bullets(prof.notes))
     if found:
@@ -287,10 +291,7 @@ def _fabric(prof: Any, files: list[Path]) -> list[Block]:
         table(["parameter", "value", "std. error", "status", "source"],
               _params_rows(fab.params), right=(1, 2))]
     if fab.fit:
-        f = fab.fit
-        out.append(f"Fit of the fabric: {int(f.get('n', 0))} row(s), {fab.dof} degree(s) of "
-                   f"freedom, relative error median {relerr(f.get('median_rel_err', math.nan))}, "
-                   f"largest {relerr(f.get('max_rel_err', math.nan))}.")
+        out.append(f"Fit of the fabric: {fit_line('row(s)', fab.fit, fab.dof)}.")
     if fab.notes:
         out.append(bullets(fab.notes))
     if files:
@@ -325,7 +326,7 @@ def _measured_rows(ctx: Context, prof: Any, path: Path) -> dict[str, np.ndarray]
     from perfmodel.calibrate import gather
     from perfmodel.network.fabric_fit import columns
 
-    files = [f for rec in prof.inputs if (f := input_path(path, rec.path)) is not None]
+    files = [f for rec in prof.inputs if (f := input_path(path, rec.path, rec.sha256)) is not None]
     if not files:
         return None
     for f in files:

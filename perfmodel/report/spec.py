@@ -67,7 +67,7 @@ KINDS: dict[str, tuple[str, frozenset[str]]] = {
                  frozenset({"profiles", "processes", "sizes", "mark"})),
     "scaling": ("application models against node counts: time, speedup or Mflop/s with the "
                 "measured runs, efficiency and where the overhead goes",
-                frozenset({"nodes", "metric", "run", "parts"})),
+                frozenset({"nodes", "metric", "run"})),
     "whatif": ("one application model over a grid of hardware changes: time, gain and "
                "communication share", frozenset({"run", "vary"})),
 }
@@ -126,8 +126,14 @@ class ReportSpec:
 
 
 def _section_lines(text: str) -> list[int]:
-    return [i for i, ln in enumerate(text.splitlines(), start=1)
-            if re.match(r"\s*\[\[section\]\]", ln)]
+    """The line of each ``[[section]]`` header, skipping text inside multi-line strings."""
+    out, inside = [], False
+    for i, ln in enumerate(text.splitlines(), start=1):
+        if not inside and re.match(r"\s*\[\[\s*section\s*\]\]\s*(#.*)?$", ln):
+            out.append(i)
+        if (ln.count('"""') + ln.count("'''")) % 2:
+            inside = not inside
+    return out
 
 
 def load(path: str | Path) -> ReportSpec:
@@ -204,11 +210,6 @@ def _section(raw: Any, path: Path, line: int | None) -> SectionSpec:
             if value not in METRICS:
                 raise InputError(f"{where} is {value!r}", file=path, line=line,
                                  fix=f"give one of {', '.join(METRICS)}")
-            opts[key] = value
-        elif key == "parts":
-            if not isinstance(value, bool):
-                raise InputError(f"{where} is {value!r}", file=path, line=line,
-                                 fix="give true or false")
             opts[key] = value
         elif key == "mark":
             opts[key] = tuple(_mark(m, path, line) for m in _tables(value, path, line, where))
@@ -289,7 +290,7 @@ def _mark(raw: Mapping[str, Any], path: Path, line: int | None) -> Mark:
         raise InputError(f"a mark has no key {unknown[0]!r}", file=path, line=line,
                          fix="its keys: at, text, source")
     at = raw.get("at")
-    if isinstance(at, int) and not isinstance(at, bool):
+    if isinstance(at, int) and not isinstance(at, bool) and at > 0:
         at = str(at)
     if not isinstance(at, str) or not at.strip():
         raise InputError(f"mark at is {at!r}", file=path, line=line,
@@ -301,8 +302,9 @@ def _mark(raw: Mapping[str, Any], path: Path, line: int | None) -> Mark:
 def mark_x(mark: Mark, axis: str, path: Path) -> float:
     """Where ``mark`` sits on an axis of message sizes (``"size"``) or of counts."""
     if axis == "size":
-        return _parsed(mark.at, "size", path, mark.line, "mark at")[0] if "," not in mark.at \
+        x = _parsed(mark.at, "size", path, mark.line, "mark at")[0] if "," not in mark.at \
             and ".." not in mark.at else _one(mark, path)
+        return x if x > 0 else _one(mark, path)
     try:
         value = int(mark.at)
     except ValueError:
@@ -329,11 +331,13 @@ def _run(raw: Mapping[str, Any], base: Path, path: Path, line: int | None) -> Ru
         raise InputError(f"run {label!r}: scaling is {scaling!r}", file=path, line=line,
                          fix='give "strong" or "weak"')
     size = raw.get("size")
-    if size is not None and not (isinstance(size, int | float) and size > 0):
+    if size is not None and (isinstance(size, bool) or not (isinstance(size, int | float)
+                                                             and size > 0)):
         raise InputError(f"run {label!r}: size is {size!r}", file=path, line=line,
                          fix="give a positive number in the model's size unit")
     channels = raw.get("channels")
-    if channels is not None and not (isinstance(channels, int) and 1 <= channels <= 64):
+    if channels is not None and (isinstance(channels, bool) or not (
+            isinstance(channels, int) and 1 <= channels <= 64)):
         raise InputError(f"run {label!r}: channels is {channels!r}", file=path, line=line,
                          fix="give a whole number from 1 to 64")
     link = raw.get("link_speed")
@@ -341,6 +345,9 @@ def _run(raw: Mapping[str, Any], base: Path, path: Path, line: int | None) -> Ru
         raise InputError(f"run {label!r}: link_speed is {link!r}", file=path, line=line,
                          fix='give it with its unit: link_speed = "100Mbps"')
     where = f"run {label!r}"
+    if "fit" not in raw and ("where" in raw or "points" in raw):
+        raise InputError(f"{where}: where and points select rows of a timings file",
+                         file=path, line=line, fix="give fit = the timings file, or drop them")
     if model.endswith(".toml") or "/" in model:    # a model file, not a built-in name
         model = str(_path(model, base, path, line, f"{where}: model"))
     return Run(label, model,
