@@ -193,7 +193,7 @@ def parse_counts(text: str, what: str) -> list[int]:
 
 # --- formatting for people ------------------------------------------------------------------
 
-def _sig(x: float, digits: int = 3) -> str:
+def significant(x: float, digits: int = 3) -> str:
     """``x`` to ``digits`` significant digits, never in exponent form from 1000 up to 10^15:
     ``3860.4`` -> ``'3,860'``."""
     text = f"{x:.{digits}g}"
@@ -212,8 +212,8 @@ def format_size(nbytes: float) -> str:
                 return f"{int(nbytes // f)} {prefix}B"
     if nbytes >= 1e7:
         prefix = next(p for p in ("Pi", "Ti", "Gi", "Mi") if nbytes >= BINARY_PREFIXES[p])
-        return f"{_sig(nbytes / BINARY_PREFIXES[prefix], 4)} {prefix}B"
-    return f"{int(nbytes)} B" if float(nbytes).is_integer() else f"{_sig(nbytes, 6)} B"
+        return f"{significant(nbytes / BINARY_PREFIXES[prefix], 4)} {prefix}B"
+    return f"{int(nbytes)} B" if float(nbytes).is_integer() else f"{significant(nbytes, 6)} B"
 
 
 # units people read, largest first; the last one takes everything smaller
@@ -234,7 +234,7 @@ def _format(value: float, kind: Literal["time", "rate"]) -> str:
     if not math.isfinite(value):
         return "—"
     unit, f = _unit_for(value, kind)
-    return f"{_sig(value / f)} {unit}"
+    return f"{significant(value / f)} {unit}"
 
 
 def format_time(seconds: float) -> str:
@@ -252,7 +252,7 @@ def format_range(lo: float, hi: float, kind: Literal["time", "rate"]) -> str:
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return "—"
     unit, f = _unit_for(hi, kind)
-    return f"{_sig(lo / f)}–{_sig(hi / f)} {unit}"
+    return f"{significant(lo / f)}–{significant(hi / f)} {unit}"
 
 
 def format_value(value: float, unit: str) -> str:
@@ -269,3 +269,10 @@ def format_value(value: float, unit: str) -> str:
     if unit == "s/B":
         return f"{format_time(value)}/B"
     return f"{value:.4g} {unit}".strip()
+
+
+def format_line_rate(bytes_per_s: float) -> str:
+    """A link's line rate in bits per second, the unit links are sold in: ``1.25e7`` ->
+    ``'100 Mb/s'``, ``1.25e8`` -> ``'1 Gb/s'``."""
+    bits = bytes_per_s * 8
+    return f"{bits / 1e6:g} Mb/s" if bits < 1e9 else f"{bits / 1e9:g} Gb/s"

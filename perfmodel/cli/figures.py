@@ -10,11 +10,11 @@ import numpy as np
 
 from perfmodel.errors import OutputError
 from perfmodel.report.plot import FORMATS, plain, pyplot, to_bytes
+from perfmodel.report.plot import style as line_style
 from perfmodel.whatif import analysis
 from perfmodel.whatif.sweep import Sweep
 
 MAX_LINES = 8
-STYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v")
 
 
@@ -86,10 +86,7 @@ def sweep_figure(sweep: Sweep, app: str, machine: str) -> Any:
     banded = False
     for k, (label, idx) in enumerate(_lines(sweep)):
         colour = f"C{k}"
-        # styles differ so that lines lying on one another stay visible
-        style = {"ls": STYLES[k % len(STYLES)], "marker": MARKERS[k % len(MARKERS)],
-                 "ms": 3 + (k % 3), "lw": 2.2 - 0.4 * (k % 3), "mfc": "none",
-                 "color": colour}
+        style = line_style(k, colour, markers=MARKERS, width=2.2)
         left.plot(nodes[idx], t[idx], label=label, **style)
         scale = nodes[idx] if sweep.weak else 1.0
         lo, hi = sweep.lo[idx] / scale, sweep.hi[idx] / scale

@@ -17,7 +17,7 @@ from perfmodel.calibrate import Calibration
 from perfmodel.measurements import PATTERNS, Measurements
 from perfmodel.network import models as registry
 from perfmodel.network.fabric import Exchange, Fabric, Rates
-from perfmodel.network.fit import Estimate
+from perfmodel.network.fit import DERIVED_LABELS, Estimate
 from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
 from perfmodel.units import format_range, format_rate, format_size, format_time, format_value
@@ -26,7 +26,6 @@ if TYPE_CHECKING:   # the application packages load only when predict runs
     from perfmodel.apps.fit import AppFit
     from perfmodel.apps.metrics import Scaling
 
-_LABELS = {"r_inf": "r∞ (= β)", "n_half": "n½ (= αβ)", "L+2o": "L + 2o", "1/G": "1/G"}
 
 
 def console() -> Console:
@@ -65,7 +64,7 @@ def _param_row(p: Estimate) -> tuple[str, ...]:
     err = "—" if not math.isfinite(p.stderr) else "± " + fmt(p.stderr, p.unit)
     rel = _pct(p.rel_stderr) if math.isfinite(p.stderr) and p.value else "—"
     note = p.status if not p.source else f"{p.status}: {p.source}"
-    return (_LABELS.get(p.name, p.name), fmt(p.value, p.unit), err, rel, note)
+    return (DERIVED_LABELS.get(p.name, p.name), fmt(p.value, p.unit), err, rel, note)
 
 
 def _params_table(params: tuple[Estimate, ...], derived: tuple[Estimate, ...]) -> Table:

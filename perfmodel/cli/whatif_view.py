@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from perfmodel.cli.render import console, jsonable
-from perfmodel.units import format_time
+from perfmodel.units import format_line_rate, format_time
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue
 from perfmodel.whatif.sweep import Sweep
@@ -28,7 +28,7 @@ def _value(axis: str, v: float, cat: Catalogue | None = None) -> str:
     if axis == "network" and cat is not None:
         return cat.networks[int(v)].name
     if axis == "link_speed":
-        return f"{v * 8 / 1e6:g} Mb/s" if v * 8 < 1e9 else f"{v * 8 / 1e9:g} Gb/s"
+        return format_line_rate(v)
     if axis == "latency":
         return format_time(v)
     return f"{v:g}"

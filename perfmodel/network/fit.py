@@ -192,6 +192,10 @@ def _combine(model: NetworkModel, grad: Mapping[str, float]) -> float:
     return math.sqrt(var) if var >= 0 else math.nan
 
 
+DERIVED_LABELS = {"r_inf": "r∞ (= β)", "n_half": "n½ (= αβ)", "L+2o": "L + 2o", "1/G": "1/G"}
+"""How tables name the quantities :func:`derived_quantities` gives."""
+
+
 def derived_quantities(model: NetworkModel) -> tuple[Estimate, ...]:
     v = model.values
     if model.kind == "hockney":

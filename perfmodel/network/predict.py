@@ -85,17 +85,9 @@ def log_interval(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[
     no degrees of freedom or no finite covariance.
     """
     y = at(base)
-    nan = np.full_like(y, math.nan)
     if not _usable(dof, noise, cov):
-        return nan, nan
-    from scipy.special import stdtrit  # Student's t quantile; scipy.stats is slow to import
-
-    var = np.zeros_like(y)
-    if names:
-        with np.errstate(divide="ignore", invalid="ignore"):   # a term that is 0 here
-            g = np.where((y != 0)[..., None], _gradients(at, base, names) / y[..., None], 0.0)
-        var = np.einsum("...i,ij,...j->...", g, cov, g)
-    half = stdtrit(dof, 0.5 + level / 2) * np.sqrt(var + noise**2)
+        return np.full_like(y, math.nan), np.full_like(y, math.nan)
+    half = _half_width(at, base, y, names, cov, dof, level, noise=noise, relative=True)
     return y * np.exp(-half), y * np.exp(half)
 
 
@@ -111,15 +103,27 @@ def linear_interval(at: Callable[[Mapping[str, float]], FloatArray],
     nan = np.full_like(y, math.nan)
     if not _usable(dof, noise, cov):
         return nan, nan
-    from scipy.special import stdtrit
+    half = _half_width(at, base, y, names, cov, dof, level, noise=0.0, relative=False)
+    ok = np.isfinite(y) & np.isfinite(half)
+    return np.where(ok, y - half, nan), np.where(ok, y + half, nan)
+
+
+def _half_width(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[str, float],
+                y: FloatArray, names: Sequence[str], cov: FloatArray, dof: int, level: float,
+                *, noise: float, relative: bool) -> FloatArray:
+    """t(dof)·√(g·Σ·gᵀ + noise²) around ``y = at(base)``, with g = ∂y/∂θ (``relative``:
+    ∂ln y/∂θ, held at 0 where y = 0) by central differences."""
+    from scipy.special import stdtrit  # Student's t quantile; scipy.stats is slow to import
 
     var = np.zeros_like(y)
     if names:
         g = _gradients(at, base, names)
+        if relative:
+            with np.errstate(divide="ignore", invalid="ignore"):   # a term that is 0 here
+                g = np.where((y != 0)[..., None], g / y[..., None], 0.0)
         var = np.einsum("...i,ij,...j->...", g, cov, g)
-    half = stdtrit(dof, 0.5 + level / 2) * np.sqrt(var)
-    ok = np.isfinite(y) & np.isfinite(half)
-    return np.where(ok, y - half, nan), np.where(ok, y + half, nan)
+    return np.asarray(stdtrit(dof, 0.5 + level / 2) * np.sqrt(var + noise**2),
+                      dtype=np.float64)
 
 
 def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95) -> Prediction:

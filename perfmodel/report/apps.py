@@ -16,7 +16,7 @@ from perfmodel.report.context import Context
 from perfmodel.report.doc import Block, Figure, Section, bullets, formula, slug, table
 from perfmodel.report.network import _params_rows, _pct, fit_line
 from perfmodel.report.spec import Run, SectionSpec
-from perfmodel.units import format_time
+from perfmodel.units import format_line_rate, format_time
 
 CAUSE_STYLE = {"communication": "--", "synchronisation": ":", "serial": "-.", "imbalance": (
     0, (1, 1, 4, 1))}
@@ -260,9 +260,9 @@ def _run_blocks(d: Done) -> list[Block]:
 
 def _num(x: float) -> str:
     """Three significant digits, never in exponent form below 10^15."""
-    from perfmodel.units import _sig
+    from perfmodel.units import significant
 
-    return _sig(x) if math.isfinite(x) else "—"
+    return significant(x) if math.isfinite(x) else "—"
 
 
 def _against(d: Done) -> list[Block]:
@@ -465,7 +465,8 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
         at_base &= np.isclose(s.config[n], base[n]) if math.isfinite(base[n]) else \
             s.config[n] == s.grid.axes[n][0]
     ref = {float(p): float(s.time[i]) for i, p in enumerate(nodes) if at_base[i]}
-    shown = {"channels": lambda v: f"{int(v)}", "link_speed": _bits, "latency": format_time}
+    shown = {"channels": lambda v: f"{int(v)}", "link_speed": format_line_rate,
+             "latency": format_time}
     order = np.lexsort(tuple([*(s.config[n] for n in reversed(names)), nodes]))
     rows = []
     for i in order:
@@ -485,11 +486,3 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
                         table(head, rows, right=tuple(range(len(head))))]
     return Section(sec.title or f"What if: {run.label}", tuple(out))
 
-
-def _bits(rate: float) -> str:
-    """A line rate in bits per second (the unit links are sold in)."""
-    bits = rate * 8
-    for unit, f in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
-        if bits >= f:
-            return f"{bits / f:.4g} {unit}"
-    return f"{bits:.4g} b/s"

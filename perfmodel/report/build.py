@@ -4,7 +4,6 @@ fails)."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,8 +52,7 @@ def build(spec: ReportSpec, out: Path, progress: Callable[[str], None] | None = 
                             line=sec.line) from None
     rows = []
     for shown, (what, path) in ctx.read.items():
-        data = path.read_bytes()
-        rows.append([f"`{shown}`", what, f"`{hashlib.sha256(data).hexdigest()[:16]}`"])
+        rows.append([f"`{shown}`", what, f"`{ctx.digest(path)[:16]}`"])
     src = ctx.show(spec.path)
     tail = ("Every number above is read from these files or computed from them by the models "
             f"named beside it. Written by perfmodel {__version__} from "

@@ -1,8 +1,9 @@
 """What every section builder shares: where the report goes (so that paths in it are relative
-to the markdown and its links work), and the files it read, each once."""
+to the markdown and its links work), and the files it read, each read and hashed once."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,11 +15,13 @@ from perfmodel.errors import InputError
 @dataclass
 class Context:
     """``out_dir`` is the markdown's folder; ``read`` lists every input file the report used,
-    in the order first used (shown under "Inputs")."""
+    in the order first used (shown under "Inputs"), with what it is and where it lies."""
 
     out_dir: Path
     read: dict[str, tuple[str, Path]] = field(default_factory=dict)
     _profiles: dict[Path, Any] = field(default_factory=dict)
+    _digests: dict[Path, str] = field(default_factory=dict)
+    _gathered: dict[tuple[Path, ...], Any] = field(default_factory=dict)
 
     def show(self, path: str | Path) -> str:
         """``path`` as the report names it: relative to the markdown's folder, with /."""
@@ -29,6 +32,13 @@ class Context:
         shown = self.show(path)
         self.read.setdefault(shown, (what, Path(path)))
         return shown
+
+    def digest(self, path: Path) -> str:
+        """The file's sha256 (hex), read once per report."""
+        key = path.resolve()
+        if key not in self._digests:
+            self._digests[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return self._digests[key]
 
     def model(self, model: Any) -> None:
         """Record an application model's file: a built-in one by its place in the package."""
@@ -50,21 +60,35 @@ class Context:
             self.used(path, f"machine profile '{self._profiles[key].name}'")
         return self._profiles[key]
 
+    def input_path(self, profile_path: Path, recorded: str, sha256: str = "") -> Path | None:
+        """Where a profile's recorded input is now: relative to the profile folder's parent
+        (``calibration/`` beside ``data/``), to the profile's folder, or to the folder
+        perfmodel runs in, in that order; the first whose contents match the recorded
+        checksum, else the first that exists."""
+        p = Path(recorded)
+        found = [c for c in (profile_path.resolve().parent.parent / p,
+                             profile_path.resolve().parent / p, p) if c.is_file()]
+        for cand in found:
+            if sha256 and self.digest(cand) == sha256:
+                return cand
+        return found[0] if found else None
 
-def input_path(profile_path: Path, recorded: str, sha256: str = "") -> Path | None:
-    """Where a profile's recorded input is now: relative to the profile folder's parent
-    (``calibration/`` beside ``data/``), to the profile's folder, or to the folder perfmodel
-    runs in, in that order; the first whose contents match the recorded checksum, else the
-    first that exists."""
-    import hashlib
+    def inputs(self, prof: Any, path: Path) -> list[Path]:
+        """The profile's recorded inputs that exist now, each recorded as read."""
+        files = [f for rec in prof.inputs
+                 if (f := self.input_path(path, rec.path, rec.sha256)) is not None]
+        for f in files:
+            self.used(f, "measurements")
+        return files
 
-    p = Path(recorded)
-    found = [c for c in (profile_path.resolve().parent.parent / p,
-                         profile_path.resolve().parent / p, p) if c.is_file()]
-    for cand in found:
-        if sha256 and hashlib.sha256(cand.read_bytes()).hexdigest() == sha256:
-            return cand
-    return found[0] if found else None
+    def gather(self, files: list[Path]) -> Any:
+        """:func:`perfmodel.calibrate.gather` of ``files``, read once per report."""
+        from perfmodel.calibrate import gather
+
+        key = tuple(f.resolve() for f in files)
+        if key not in self._gathered:
+            self._gathered[key] = gather(files)
+        return self._gathered[key]
 
 
 def need_fabric(prof: Any, path: Path, what: str) -> Any:

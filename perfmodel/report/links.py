@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from perfmodel.report.context import Context, input_path, need_fabric
+from perfmodel.report.context import Context, need_fabric
 from perfmodel.report.doc import Block, Figure, Section, table
 from perfmodel.report.network import MB, _dense, _draw_marks, _finish, _marks_table, _mbs
 from perfmodel.report.spec import SectionSpec
@@ -26,14 +26,10 @@ def _marks(sec: SectionSpec, axis: str) -> tuple[list[float], str]:
 
 def _points(ctx: Context, prof: Any, path: Path) -> tuple[np.ndarray, np.ndarray, str] | None:
     """The single-stream rows a profile was fitted to (size, one-way time) and their files."""
-    from perfmodel.calibrate import gather
-
-    files = [f for rec in prof.inputs if (f := input_path(path, rec.path, rec.sha256)) is not None]
+    files = ctx.inputs(prof, path)
     if not files:
         return None
-    data = gather(files)[0].sorted_by_size()
-    for f in files:
-        ctx.used(f, "measurements")
+    data = ctx.gather(files)[0].sorted_by_size()
     return data.size, data.time, ", ".join(f.name for f in files)
 
 

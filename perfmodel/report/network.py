@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from perfmodel.report.context import Context, input_path, need_fabric
+from perfmodel.network.fit import DERIVED_LABELS
+from perfmodel.report.context import Context, need_fabric
 from perfmodel.report.doc import Block, Figure, Section, bullets, formula, table
 from perfmodel.report.spec import Mark, SectionSpec
 from perfmodel.units import format_rate, format_size, format_time, format_value
 
 MB = 1e6
-LABELS = {"r_inf": "r∞ (= β)", "n_half": "n½ (= αβ)", "L+2o": "L + 2o", "1/G": "1/G"}
 FABRIC_LATEX = {
     "message": r"T_1(m) = o + \max\!\left(c\,m,\; D\right) + \min\!\left(c\,b,\; "
                r"\frac{b + h}{\eta R}\right), \qquad "
@@ -90,7 +90,7 @@ def _params_rows(params: Sequence[Any]) -> list[list[str]]:
         err = "—" if not math.isfinite(p.stderr) else "± " + quantity(p.stderr, p.unit, 2)
         if math.isfinite(p.stderr) and p.value and p.stderr > abs(p.value):
             err += " (larger than the value: not pinned down)"
-        rows.append([LABELS.get(p.name, p.name), quantity(p.value, p.unit), err, p.status,
+        rows.append([DERIVED_LABELS.get(p.name, p.name), quantity(p.value, p.unit), err, p.status,
                      p.source or "—"])
     return rows
 
@@ -126,18 +126,13 @@ def _finish(ax: Any, xlabel: str, ylabel: str, title: str) -> None:
 
 def _inputs(ctx: Context, prof: Any, path: Path) -> tuple[list[list[str]], list[Path]]:
     """The profile's recorded inputs, each as found now (or said missing or changed)."""
-    from perfmodel.readers import read_text
-
     rows, found = [], []
     for rec in prof.inputs:
-        where = input_path(path, rec.path, rec.sha256)
+        where = ctx.input_path(path, rec.path, rec.sha256)
         if where is None:
             state = "not found now: the diagnostics below leave it out"
         else:
-            import hashlib
-
-            now = hashlib.sha256(read_text(where)[1]).hexdigest()
-            state = "as calibrated" if now == rec.sha256 else \
+            state = "as calibrated" if ctx.digest(where) == rec.sha256 else \
                 "changed since it was calibrated: the diagnostics below use it as it is now"
             found.append(where)
         shown = ctx.used(where, "measurements") if where is not None else rec.path
@@ -181,20 +176,19 @@ def profile_section(sec: SectionSpec, ctx: Context) -> Section:
     if prof.notes:
         out.append(bullets(prof.notes))
     if found:
-        out += _diagnostics(prof, found)
+        out += _diagnostics(ctx, prof, found)
     sizes = sec.options.get("sizes") or [1.0, 1024.0, 65536.0, 1048576.0]
     out += _prediction(prof, sizes)
     if prof.fabric is not None:
-        out += _fabric(prof, found)
+        out += _fabric(ctx, prof, found)
     return Section(sec.title or f"Machine profile {prof.name}", tuple(out))
 
 
-def _diagnostics(prof: Any, files: list[Path]) -> list[Block]:
-    from perfmodel.calibrate import gather
+def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     from perfmodel.network.models import evaluate
     from perfmodel.network.predict import predict
 
-    single, _, _, _ = gather(files)
+    single, _, _, _ = ctx.gather(files)
     data = single.sorted_by_size()
     net = prof.network
     fitted = evaluate(net.kind, data.size, net.values)
@@ -248,18 +242,12 @@ def _diagnostics(prof: Any, files: list[Path]) -> list[Block]:
         return fig
 
     banded = bool(np.any(np.isfinite(pred.time_lo)))
-    out.append(Figure(f"{_stem(prof)}-fit", f"{prof.name}: bandwidth measured (circles, the "
+    out.append(Figure(f"{prof.name}-fit", f"{prof.name}: bandwidth measured (circles, the "
                       "profile's inputs) and fitted (line"
                       + (", shaded: its 95 % prediction interval" if banded else "")
                       + ")" + (", and the residuals." if not exact else
                                "; exactly determined, so no residuals."), draw))
     return out
-
-
-def _stem(prof: Any) -> str:
-    from perfmodel.report.doc import slug
-
-    return slug(prof.name)
 
 
 def _prediction(prof: Any, sizes: Sequence[float]) -> list[Block]:
@@ -279,7 +267,7 @@ def _prediction(prof: Any, sizes: Sequence[float]) -> list[Block]:
                   rows, right=(1, 2, 3))]
 
 
-def _fabric(prof: Any, files: list[Path]) -> list[Block]:
+def _fabric(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     from perfmodel.network.fabric import TOPOLOGIES
 
     fab = prof.fabric
@@ -295,15 +283,14 @@ def _fabric(prof: Any, files: list[Path]) -> list[Block]:
     if fab.notes:
         out.append(bullets(fab.notes))
     if files:
-        out += _fabric_rows(prof, files)
+        out += _fabric_rows(ctx, prof, files)
     return out
 
 
-def _fabric_rows(prof: Any, files: list[Path]) -> list[Block]:
-    from perfmodel.calibrate import gather
+def _fabric_rows(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     from perfmodel.network.fabric_fit import columns, row_times
 
-    _, _, _, whole = gather(files)
+    _, _, _, whole = ctx.gather(files)
     cols = columns(whole)
     fab = prof.fabric
     fitted = row_times(fab.topology, fab.values, cols, fab.box)
@@ -323,15 +310,10 @@ def _fabric_rows(prof: Any, files: list[Path]) -> list[Block]:
 # --- tokens on shared channels (Beowulf Figures 1 and 2) ----------------------------------
 
 def _measured_rows(ctx: Context, prof: Any, path: Path) -> dict[str, np.ndarray] | None:
-    from perfmodel.calibrate import gather
     from perfmodel.network.fabric_fit import columns
 
-    files = [f for rec in prof.inputs if (f := input_path(path, rec.path, rec.sha256)) is not None]
-    if not files:
-        return None
-    for f in files:
-        ctx.used(f, "measurements")
-    return columns(gather(files)[3])
+    files = ctx.inputs(prof, path)
+    return columns(ctx.gather(files)[3]) if files else None
 
 
 def shared_section(sec: SectionSpec, ctx: Context) -> Section:
@@ -426,13 +408,12 @@ def shared_section(sec: SectionSpec, ctx: Context) -> Section:
         fig.tight_layout(rect=(0, 0.13, 1, 1))
         return fig
 
-    stem = _stem(prof)
-    out.append(Figure(f"{stem}-bandwidth", "Aggregate data bandwidth against token size for "
+    out.append(Figure(f"{prof.name}-bandwidth", "Aggregate data bandwidth against token size for "
                       f"{int(pairs[0])} to {int(pairs[-1])} tokens in flight, on "
                       + " and ".join(f"{int(c)}" for c in chans) + " channel(s): lines are "
                       "the model, stars the measured rows of the profile's input.",
                       lambda: draw("bandwidth")))
-    out.append(Figure(f"{stem}-token-rate", "Tokens transferred per second (all tokens) "
+    out.append(Figure(f"{prof.name}-token-rate", "Tokens transferred per second (all tokens) "
                       "against token size, as above: flat while the per-message cost "
                       "dominates, then falling as the channels saturate.",
                       lambda: draw("rate")))

@@ -35,11 +35,12 @@ def to_bytes(figure: Any, fmt: str) -> bytes:
     return buf.getvalue()
 
 
-def style(k: int, colour: str | None = None) -> dict[str, Any]:
+def style(k: int, colour: str | None = None, *, markers: tuple[str, ...] = MARKERS,
+          width: float = 2.0) -> dict[str, Any]:
     """Line style number ``k``: colour, dash, marker and width all vary, so that lines lying
-    on one another stay visible."""
-    return {"ls": STYLES[k % len(STYLES)], "marker": MARKERS[k % len(MARKERS)],
-            "ms": 3 + (k % 3), "lw": 2.0 - 0.4 * (k % 3), "mfc": "none",
+    on one another stay visible (``width`` is the widest, each next one 0.4 thinner)."""
+    return {"ls": STYLES[k % len(STYLES)], "marker": markers[k % len(markers)],
+            "ms": 3 + (k % 3), "lw": width - 0.4 * (k % 3), "mfc": "none",
             "color": colour or f"C{k % 10}"}
 
 

@@ -38,12 +38,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from perfmodel.errors import InputError
+from perfmodel.whatif.axes import VARY
 
 KIND = "perfmodel report"
 _TOP = {"kind", "schema_version", "title", "text", "figures", "section"}
@@ -363,7 +364,8 @@ def _run(raw: Mapping[str, Any], base: Path, path: Path, line: int | None) -> Ru
                if "nodes" in raw else ())
 
 
-AXES = ("nodes", "channels", "link-speed", "latency")
+AXES = tuple(k for k, axis in VARY.items() if axis not in ("node", "network"))
+"""The axes a report's what-if varies: the command line's, without the catalogue's."""
 
 
 def _vary(value: Any, path: Path, line: int | None) -> dict[str, str]:
@@ -379,7 +381,3 @@ def _vary(value: Any, path: Path, line: int | None) -> dict[str, str]:
                          fix='give each axis as text: nodes = "8,16"')
     return dict(value)
 
-
-def given_items(run: Run) -> Sequence[str]:
-    """The run's constants as ``--set`` would give them (NAME=VALUE)."""
-    return [f"{k}={v}" for k, v in run.given.items()]
