@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PM     := $(BIN)/perfmodel
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint calibration reports bench clean help
+.PHONY: demo test lint calibration reports bench measure-local clean help
 
 help:
 	@echo "make demo         install into .venv and run calibrate + network on the example data"
@@ -14,11 +14,12 @@ help:
 	@echo "make calibration  regenerate every profile in calibration/ from data/"
 	@echo "make reports      regenerate every report in reports/ (markdown and figures)"
 	@echo "make bench        sweep throughput and scaling accuracy beside Extra-P (not part of test)"
+	@echo "make measure-local  measure this machine over MPI into data/local/ (replaces the files)"
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,mpi]'
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -44,6 +45,8 @@ calibration: $(STAMP)
 	$(PM) calibrate --spec data/seeds/es80.spec.toml --name es80 --force --quiet
 	$(PM) calibrate --spec data/seeds/beowulf-ii.spec.toml --name beowulf-ii --force --quiet
 	$(PM) calibrate --spec data/seeds/cray-t3d.spec.toml --name cray-t3d --force --quiet
+	$(PM) calibrate data/local/pingpong-np2.csv --name local-mpich --force --quiet
+	$(PM) calibrate data/local/pairs-np4.csv data/local/fanin-np4.csv --name local-np4-oversubscribed --force --quiet
 
 # One command regenerates every committed report (specifications in reports/specs/) and the
 # what-if figures; tests/test_reports.py fails when a committed one differs from its regeneration.
@@ -58,6 +61,21 @@ reports: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/sweep_throughput.py
 	$(BIN)/python bench/scaling_accuracy.py --markdown
+
+# Real measurements of this machine (data/local/README.md), with mpi4py's own ping-pong run beside
+# perfmodel's for comparison. Not part of make test; replaces the committed files.
+LOCAL := data/local
+measure-local: $(STAMP)
+	$(PM) measure --pattern pingpong --np 2 --sizes 0B,1B..4MiB --out $(LOCAL)/pingpong-np2.csv --force
+	{ echo "# measured: $$(date -u +%Y-%m-%dT%H:%M:%SZ) on $$(hostname) ($$(nproc) cores), right after pingpong-np2.csv;" \
+	       "mpi4py $$($(BIN)/python -c 'import mpi4py; print(mpi4py.__version__)'), $$($(BIN)/mpichversion | head -1 | tr -s ' \t' ' ')"; \
+	  echo "# command: mpiexec -n 2 python -m mpi4py.bench pingpong -n 4194304 (mpiexec and python of $(VENV))"; \
+	  $(BIN)/mpiexec -n 2 $(BIN)/python -m mpi4py.bench pingpong -n 4194304; } > $(LOCAL)/.bench.tmp
+	mv $(LOCAL)/.bench.tmp $(LOCAL)/mpi4py-bench-pingpong-np2.txt
+	$(PM) measure --pattern pairs --np 4 --out $(LOCAL)/pairs-np4.csv --force
+	$(PM) measure --pattern fanin --np 4 --out $(LOCAL)/fanin-np4.csv --force
+	$(PM) measure --pattern exchange --np 4 --out $(LOCAL)/exchange-np4.csv --force
+	$(BIN)/python bench/measure_agreement.py $(LOCAL)/pingpong-np2.csv $(LOCAL)/mpi4py-bench-pingpong-np2.txt
 
 clean:
 	rm -rf build $(VENV) .pytest_cache .mypy_cache .ruff_cache

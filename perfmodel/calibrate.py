@@ -63,13 +63,18 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
         notes.append(f"{path}: used {_described(table)}"
                      + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
         single = table.single_stream()
-        if len(single) == 0:
+        fanin = bool(np.any(table.concurrency.get("senders", np.ones(1)) > 1))
+        if fanin:   # a fan-in's one-sender rows are one stream, not a ping-pong
+            notes.append(f"{path}: a fan-in: its {len(single)} one-sender rows are streams, "
+                         "not ping-pongs, so they inform only the fabric")
+            single = single.take(np.zeros(len(single), dtype=bool))
+        elif len(single) == 0:
             busy = ", ".join(f"{k} = {','.join(map(str, table.counts(k)))}"
                              for k in ("pairs", "senders") if table.counts(k))
             raise InputError(f"{table.benchmark} has no single-stream rows ({busy})", file=path,
                              fix="calibrate point-to-point models on a plain ping-pong "
                              "(pairs = 1, senders = 1)")
-        if len(single) < len(table):
+        if 0 < len(single) < len(table):
             notes.append(f"{path}: {len(single)} of {len(table)} rows used (one pair, one "
                          "sender, fewest channels)")
         channels = single.concurrency.get("channels")
@@ -77,16 +82,21 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
             notes.append(f"{path}: every row uses {int(channels.min())} channels, so the model "
                          "describes the bonded link, not one channel")
         notes += [f"{path}: {n}" for n in table.notes]
-        if used and table.pattern != used[0].pattern:
+        if whole and table.pattern != whole[0].pattern:
             raise InputError(f"{table.label} is a {table.pattern} benchmark, but "
-                             f"{records[0].path} holds a {used[0].pattern} one", file=path,
+                             f"{records[0].path} holds a {whole[0].pattern} one", file=path,
                              fix="calibrate one kind of measurement at a time")
-        used.append(single)
+        if len(single):
+            used.append(single)
         whole.append(table)
         tool = f"{table.format} {table.version}".strip()
         records.append(InputRecord(str(path), table.sha256, tool, table.label,
                                    table.quantity, len(table), len(single), table.comments,
                                    table.pattern))
+    if not used:
+        raise InputError("no ping-pong rows: a fan-in's one-sender rows are streams",
+                         file=paths[-1], fix="give a ping-pong file beside it (perfmodel "
+                         "measure --pattern pingpong, osu_latency …)")
     return concat(used), tuple(records), notes, _with_counts(whole)
 
 

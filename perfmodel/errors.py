@@ -51,3 +51,8 @@ class FitError(PerfModelError):
 
 class OutputError(PerfModelError):
     """An output cannot be written (exists without --force, unwritable place)."""
+
+
+class SetupError(PerfModelError):
+    """The machine lacks what a command needs (mpi4py, an ``mpiexec``), or the MPI job is not
+    what it was started as."""

@@ -19,7 +19,7 @@ HEAVY = ("lmfit", "scipy", "sympy", "matplotlib", "numpy")
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"], ["calibrate", "--help"],
-                                  ["inspect", "--help"]])
+                                  ["inspect", "--help"], ["measure", "--help"]])
 def test_help_and_version_load_no_heavy_library(args: list[str]) -> None:
     code = (
         "import sys\n"

@@ -788,6 +788,133 @@ def report(
 
 
 @app.command()
+@guarded
+def measure(
+    pattern: Annotated[str, typer.Option(
+        "--pattern", help="pingpong (ranks 0 and 1) | pairs (k pairs at once, k = 1..P/2) | "
+                          "fanin (n senders into rank 0, n = 1..P-1) | exchange (the IMB "
+                          "Exchange ring over 2, 4, … P ranks).")] = "pingpong",
+    sizes: Annotated[str, typer.Option(
+        "--sizes", "-s", help="Message sizes: 1B..4MiB for every doubling, or 0B,8KiB,1MiB.")
+    ] = "1B..4MiB",
+    reps: Annotated[int | None, typer.Option(
+        "--reps", help="Time exactly this many repetitions per point (default: until the "
+                       "median is stable, see --tolerance and --max-time).")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="CSV to write (default: standard output).")] = None,
+    nprocs: Annotated[int | None, typer.Option(
+        "--np", help="Ranks of the local run perfmodel starts when no launcher started it "
+                     "(default 2 for pingpong, else 4). Under mpiexec or srun, the job's.")
+    ] = None,
+    counts: Annotated[str | None, typer.Option(
+        "--counts", help="Only these pairs, senders or ring sizes: 1,2 or 2..8.")] = None,
+    window: Annotated[int, typer.Option(
+        "--window", help="fanin: messages each sender streams per repetition.")] = 64,
+    warmup: Annotated[int, typer.Option(
+        "--warmup", help="Untimed repetitions before each point.")] = 16,
+    tolerance: Annotated[float, typer.Option(
+        "--tolerance", help="Stop a point when its median's 95 % interval is within this "
+                            "fraction of it.")] = 0.01,
+    max_time: Annotated[str, typer.Option(
+        "--max-time", help="Longest time spent on one point (its median may then be "
+                           "unsettled, and the CSV says so).")] = "1s",
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="No progress lines on standard error.")] = False,
+    force: ForceOpt = False,
+) -> None:
+    """Run a calibration pattern over MPI and write perfmodel's CSV with its provenance.
+
+    Under a site's launcher (mpiexec -n N perfmodel measure …, srun …) every rank measures;
+    started alone, perfmodel starts mpiexec -n N itself (MPICH from PyPI with the mpi extra)."""
+    import os
+    import shlex
+
+    from perfmodel.measure import launch
+    from perfmodel.measure.plan import PATTERNS, make_plan
+    from perfmodel.measure.plan import counts as measured_counts
+    from perfmodel.units import parse_time
+
+    try:
+        budget = parse_time(max_time)
+    except PerfModelError as exc:
+        raise InputError(f"--max-time {max_time!r}: {exc.what}", fix=exc.fix) from None
+    plan = make_plan(pattern, sizes, reps=reps, counts=counts, window=window, warmup=warmup,
+                     tolerance=tolerance, budget=budget)
+    if nprocs is not None and not 2 <= nprocs <= 4096:
+        raise InputError(f"--np {nprocs} is out of range", fix="give 2 to 4096 ranks")
+    if out is not None:
+        from perfmodel.io import check_writable
+
+        check_writable(out, force=force)
+    launch.require_mpi4py()
+    launcher = launch.detect(os.environ)
+    if launcher is None:
+        import subprocess
+
+        n = nprocs or PATTERNS[pattern].default_np
+        measured_counts(plan, n)   # said here, before any rank starts
+        mpiexec = launch.find_mpiexec()
+        cmd = launch.local_command(mpiexec, n, sys.argv[1:])
+        if not quiet:
+            _err(f"measure: starting {n} ranks: {shlex.join(cmd)}")
+        raise typer.Exit(subprocess.call(cmd, env=launch.child_env(os.environ, mpiexec, n)))
+    _measure_in_job(plan, out, force, quiet, nprocs, launcher,
+                    shlex.join(["perfmodel", *sys.argv[1:]]))
+
+
+def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
+                    nprocs: int | None, launcher: str, command: str) -> None:
+    """One rank's part of measure: every rank measures, rank 0 reports and writes; an error
+    is said once, by rank 0, and every rank exits with 2."""
+    import os
+
+    from perfmodel.errors import OutputError
+    from perfmodel.measure import job, launch
+
+    comm = job.world(os.environ.get(launch.EXPECTED))
+    rank = comm.rank
+    try:
+        if nprocs is not None and nprocs != comm.size:
+            raise InputError(f"--np {nprocs}, but the launcher started {comm.size} ranks",
+                             fix="drop --np under a launcher, or give the job's size")
+        problem: OutputError | None = None
+        if rank == 0 and out is not None:
+            from perfmodel.io import check_writable
+
+            try:
+                check_writable(out, force=force)
+            except OutputError as exc:
+                problem = exc
+        problem = comm.bcast(problem, root=0)
+        if problem is not None:
+            raise problem
+
+        def say(line: str) -> None:
+            sys.stderr.write(f"measure: {line}\n")
+            sys.stderr.flush()
+
+        result = job.run(plan, comm, command=command, launcher=f"{launcher}; {comm.size} ranks",
+                         progress=None if quiet else say)
+    except PerfModelError:
+        if rank != 0:
+            raise typer.Exit(2) from None
+        raise
+    if result is None:
+        return
+    from perfmodel.measure.table import to_csv
+
+    text = to_csv(result)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    from perfmodel.io import write_atomic
+
+    write_atomic(out, text, force=force)
+    if not quiet:
+        _err(f"measure: wrote {out}: {len(result.rows)} rows")
+
+
+@app.command()
 def models() -> None:
     """List the network and application models, with their formulas."""
     from perfmodel.cli import render

@@ -359,8 +359,8 @@ def inspect(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> Non
 def _extra(key: str, value: float) -> str:
     if not math.isfinite(value):
         return "—"
-    if key in ("t_min", "t_max", "t_avg", "stddev", "p50", "p90", "p99", "rtt", "mean", "min",
-               "max", "t_overall", "t_overlap", "t_cpu"):
+    if key in ("t_min", "t_max", "t_avg", "stddev", "p25", "p50", "p75", "p90", "p99", "rtt",
+               "mean", "min", "max", "t_overall", "t_overlap", "t_cpu"):
         return format_time(value)
     if key.startswith("rate"):
         return format_rate(value)

@@ -16,6 +16,13 @@ Columns (names are case-insensitive; the unit after the prefix is read as writte
   rate unit such as ``MBps``); the time is size / bandwidth.
 - ``aggregate_bandwidth_<unit>``: bandwidth summed over every pair (or sender) in flight;
   one stream's time is size × pairs × senders / aggregate.
+- ``time_<unit>``: a time taken as it is; what it times is the ``pattern`` column's
+  (``time_us`` with ``pattern`` = ``exchange``: one iteration of the Exchange ring).
+- ``pattern``: what one time means, one of :data:`~perfmodel.measurements.PATTERNS`, the same
+  in every row; ``pingpong`` when absent.  Required with ``time_<unit>``.
+- ``t_min_<unit>``, ``p25_<unit>``, ``p75_<unit>``, ``t_max_<unit>``: the spread of the
+  repetitions behind the row (least, quartiles, most), in the terms of the row's time after
+  conversion (one-way, or one stream's time per message); kept, not fitted.
 - ``pairs``, ``channels``, ``senders``: pairs exchanging at once, network channels (NICs,
   rails) in use, senders into one receiver; whole numbers, 1 when absent.
 - ``processes`` (``ranks``, ``np``): processes in the job.
@@ -34,14 +41,24 @@ Any other column name is an error.
 from __future__ import annotations
 
 import csv as _csv
+import itertools
 import math
 import re
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from perfmodel.errors import InputError, PerfModelError, UnitError
-from perfmodel.measurements import CONCURRENCY, STATISTICS, Measurements, Quantity
+from perfmodel.measurements import (
+    CONCURRENCY,
+    PATTERNS,
+    STATISTICS,
+    Measurements,
+    Pattern,
+    Quantity,
+)
 from perfmodel.readers._table import SIZE_MAX, TIME_RANGE
 from perfmodel.units import Kind, unit_factor
 
@@ -55,7 +72,14 @@ _PREFIXED: dict[str, tuple[tuple[str, ...], Kind]] = {
     "round_trip": (("round_trip_", "roundtrip_", "rtt_"), "time"),
     "bandwidth": (("bandwidth_", "bw_", "throughput_"), "rate"),
     "aggregate": (("aggregate_bandwidth_", "aggregate_bw_", "agg_bw_"), "rate"),
+    "time": (("time_",), "time"),
+    "t_min": (("t_min_",), "time"),
+    "p25": (("p25_",), "time"),
+    "p75": (("p75_",), "time"),
+    "t_max": (("t_max_",), "time"),
 }
+SPREAD: tuple[str, ...] = ("t_min", "p25", "p75", "t_max")
+"""The spread columns, least to most: each row's value must lie in their order."""
 _PLAIN: dict[str, str] = {
     "bytes": "size", "nbytes": "size", "size": "size",
     "pairs": "pairs", "channels": "channels", "senders": "senders",
@@ -64,12 +88,13 @@ _PLAIN: dict[str, str] = {
     "reps": "reps", "iters": "reps", "iterations": "reps", "repetitions": "reps",
     "samples": "reps",
     "statistic": "statistic", "stat": "statistic",
+    "pattern": "pattern",
     "source": "source", "note": "source", "notes": "source",
 }
-_TIME_ROLES: tuple[Quantity, ...] = ("one_way", "round_trip", "bandwidth", "aggregate")
+_TIME_ROLES: tuple[Quantity, ...] = ("one_way", "round_trip", "bandwidth", "aggregate", "time")
 _KNOWN = ("size_bytes, one_way_us, round_trip_us, bandwidth_MBps, aggregate_bandwidth_MBps, "
-          "pairs, channels, senders, "
-          "processes, placement, reps, statistic, source")
+          "time_us, pairs, channels, senders, processes, placement, reps, statistic, pattern, "
+          "t_min_us, p25_us, p75_us, t_max_us, source")
 _HEADER_FIELD = re.compile(r"^[A-Za-z_µμ][\w/µμ.\- ()]*$")
 
 
@@ -200,8 +225,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                          fix="add one row per message size")
 
     values: dict[str, list[float]] = {c.role: [] for c in cols if c.role not in
-                                      ("placement", "statistic", "source")}
-    texts: dict[str, list[str]] = {"placement": [], "statistic": []}
+                                      ("placement", "statistic", "source", "pattern")}
+    texts: dict[str, list[str]] = {"placement": [], "statistic": [], "pattern": []}
     line_nos: list[int] = []
     for lineno, row in rows:
         cells = _split(row)
@@ -216,7 +241,9 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 if col.role == "statistic" and cell.lower() not in STATISTICS:
                     raise InputError(f"statistic {cell!r} is not one of {', '.join(STATISTICS)}",
                                      file=source, line=lineno, fix="write min, median, mean or max")
-                texts[col.role].append(cell.lower() if col.role == "statistic" else cell)
+                if col.role == "pattern":
+                    _check_pattern(cell, texts["pattern"], source, lineno)
+                texts[col.role].append(cell.lower() if col.role != "placement" else cell)
                 continue
             if cell == "":
                 raise InputError(f"{col.name} is empty", file=source, line=lineno,
@@ -225,7 +252,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             if col.role == "size" and v < 0:
                 raise InputError(f"size is negative ({cell})", file=source, line=lineno,
                                  fix="sizes are message lengths, 0 or more")
-            if (col.role == quantity and v <= 0) or (col.role in _TIME_ROLES and v < 0):
+            if (col.role == quantity and v <= 0) or (col.role in (*_TIME_ROLES, *SPREAD)
+                                                     and v < 0):
                 raise InputError(f"{col.name} is {cell}; it must be positive", file=source,
                                  line=lineno, fix="remove the row or give the measured value")
             if col.role in (*CONCURRENCY, "reps") and (v < 1 or not v.is_integer()):
@@ -241,6 +269,11 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             values[col.role].append(si)
         line_nos.append(lineno)
 
+    pattern = cast(Pattern, texts["pattern"][0] if texts["pattern"] else "pingpong")
+    if quantity == "time" and "pattern" not in by_role:
+        raise InputError(f"{by_role['time'].name} does not say what it times", file=source,
+                         line=header_no, fix="add a pattern column (exchange, sendrecv …), or "
+                         "name a one-way time one_way_us")
     size = np.array(values["size"])
     raw = np.array(values[quantity])
     if quantity in ("bandwidth", "aggregate"):
@@ -265,6 +298,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         raise InputError(f"{by_role[quantity].name} gives a one-way time of {time[i]:g} s",
                          file=source, line=line_nos[i],
                          fix="times must lie between 1 ps and 11.6 days; check the column's unit")
+    spread = {k: np.array(values[k]) for k in SPREAD if k in values}
+    _check_spread(spread, time, line_nos, by_role, source)
     return (
         Measurements(
             source=source,
@@ -279,9 +314,48 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             statistic=tuple(texts["statistic"]) if "statistic" in by_role else None,
             comments=comments,
             notes=tuple(notes),
-            meaning=_MEANING[quantity].format(by_role[quantity].name),
+            pattern=pattern,
+            benchmark=pattern,
+            extra=spread,
+            meaning=_MEANING[quantity].format(by_role[quantity].name, PATTERNS[pattern]),
         ),
     )
+
+
+def _check_pattern(cell: str, seen: list[str], source: str, lineno: int) -> None:
+    """A known pattern, the same as every row's before it."""
+    said = cell.lower()
+    if said not in PATTERNS:
+        raise InputError(f"pattern {cell!r} is not one of {', '.join(PATTERNS)}", file=source,
+                         line=lineno, fix="write what one time is, e.g. pingpong or exchange")
+    if seen and said != seen[0]:
+        raise InputError(f"pattern {cell!r} differs from the first row's {seen[0]!r}",
+                         file=source, line=lineno, fix="put each pattern in its own file")
+
+
+def _check_spread(spread: dict[str, NDArray[np.float64]], time: NDArray[np.float64],
+                  lines: list[int], by_role: dict[str, Column], source: str) -> None:
+    """Each row's spread in order (least, quartiles, most) and around its time (to the
+    rounding of 6 significant digits)."""
+    order = [(k, spread[k]) for k in SPREAD if k in spread]
+    slack = 1e-5
+    for (lo_name, lo), (hi_name, hi) in itertools.pairwise(order):
+        bad = np.flatnonzero(lo > hi * (1 + slack))
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(f"{by_role[lo_name].name} exceeds {by_role[hi_name].name}",
+                             file=source, line=lines[i],
+                             fix="the spread columns rise: t_min <= p25 <= p75 <= t_max")
+    for name, col, outside in (("t_min", spread.get("t_min"), lambda c: c > time * (1 + slack)),
+                               ("t_max", spread.get("t_max"), lambda c: c < time * (1 - slack))):
+        if col is None:
+            continue
+        bad = np.flatnonzero(outside(col))
+        if bad.size:
+            i = int(bad[0])
+            raise InputError(f"{by_role[name].name} lies on the wrong side of the row's time "
+                             f"({time[i]:.6g} s)", file=source, line=lines[i],
+                             fix="the row's time lies between t_min and t_max")
 
 
 _MEANING = {
@@ -289,4 +363,5 @@ _MEANING = {
     "round_trip": "{} halved: one-way",
     "bandwidth": "size / {}: one stream's time per message",
     "aggregate": "size × pairs × senders / {}: one stream's share of the aggregate",
+    "time": "{} as written: {}",
 }

@@ -1,0 +1,81 @@
+"""Whether this process is one rank of an MPI job, and how to start one locally if not.
+
+Under a site's launcher (``mpiexec -n N perfmodel measure …``, ``srun …``) every rank runs the
+measurement itself.  Started alone, ``perfmodel measure`` starts ``mpiexec -n N`` on this
+machine with the same arguments: the ``mpiexec`` beside this Python first (the one the
+``mpi`` extra installs with MPICH from PyPI, which is the MPI mpi4py loads), else the first
+on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from perfmodel.errors import SetupError
+
+LAUNCHED = "PERFMODEL_MEASURE_LAUNCHED"
+"""Set by perfmodel in the ranks it starts: the launch command, as the CSV records it."""
+EXPECTED = "PERFMODEL_MEASURE_NP"
+"""Set by perfmodel in the ranks it starts: how many it started."""
+
+# environment variables that launchers set in each rank they start -> who sets them
+_LAUNCHERS: tuple[tuple[str, str], ...] = (
+    ("OMPI_COMM_WORLD_SIZE", "Open MPI mpirun"),
+    ("PMIX_RANK", "a PMIx launcher (Open MPI 5 mpirun, srun --mpi=pmix)"),
+    ("PMI_RANK", "a PMI launcher (MPICH or Intel MPI mpiexec, srun --mpi=pmi2)"),
+    ("MV2_COMM_WORLD_SIZE", "MVAPICH2 mpirun_rsh"),
+    ("PALS_RANKID", "Cray PALS mpiexec"),
+    ("ALPS_APP_PE", "Cray ALPS aprun"),
+    ("SLURM_STEP_ID", "Slurm srun"),
+)
+
+
+def detect(env: Mapping[str, str]) -> str | None:
+    """Who started this process as one rank of a job, or None when nothing did.
+
+    >>> detect({"PMI_RANK": "0", "PMI_SIZE": "2"})
+    'a PMI launcher (MPICH or Intel MPI mpiexec, srun --mpi=pmi2)'
+    >>> detect({"HOME": "/root"}) is None
+    True
+    """
+    if LAUNCHED in env:
+        return env[LAUNCHED]
+    return next((who for var, who in _LAUNCHERS if var in env), None)
+
+
+def require_mpi4py() -> None:
+    """Refuse, before anything starts, when mpi4py is not installed."""
+    if importlib.util.find_spec("mpi4py") is None:
+        raise SetupError("measure needs mpi4py, which is not installed",
+                         fix="pip install 'perfmodel[mpi]' (mpi4py with MPICH from PyPI), or "
+                             "install mpi4py against your site's MPI")
+
+
+def find_mpiexec(python: str = sys.executable, path: str | None = None) -> Path:
+    """The ``mpiexec`` beside ``python``, else the first on ``path`` (default ``$PATH``)."""
+    beside = Path(python).parent / "mpiexec"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return beside
+    found = shutil.which("mpiexec", path=path)
+    if found is None:
+        raise SetupError("no mpiexec to start the measurement with",
+                         fix="pip install 'perfmodel[mpi]' (MPICH from PyPI brings one), or "
+                             "run under your launcher: mpiexec -n 2 perfmodel measure …")
+    return Path(found)
+
+
+def local_command(mpiexec: Path, nprocs: int, args: Sequence[str],
+                  python: str = sys.executable) -> list[str]:
+    """``mpiexec -n N python -m perfmodel ARGS``: this command again, as ``nprocs`` ranks."""
+    return [str(mpiexec), "-n", str(nprocs), python, "-m", "perfmodel", *args]
+
+
+def child_env(env: Mapping[str, str], mpiexec: Path, nprocs: int) -> dict[str, str]:
+    """The environment of the ranks perfmodel starts: says who started them and how many."""
+    return {**env, LAUNCHED: f"{mpiexec} -n {nprocs}, started by perfmodel on this host",
+            EXPECTED: str(nprocs)}
