@@ -1,5 +1,6 @@
 """perfmodel measure's ping-pong beside ``python -m mpi4py.bench pingpong`` run on the same
-machine: small-message one-way latency and large-message bandwidth from each, and their ratio.
+machine: small-message one-way latency (1 B to 64 B) and large-message bandwidth from each,
+and their ratio.
 
     python bench/measure_agreement.py data/local/pingpong-np2.csv \\
         data/local/mpi4py-bench-pingpong-np2.txt
@@ -21,6 +22,8 @@ from perfmodel.readers import read
 from perfmodel.units import format_rate, format_size, format_time
 
 FACTOR = 2.0
+SMALL = (1, 64)
+"""Small messages: 1 B to 64 B, where the one-way time is the latency on any network."""
 
 
 def _at(table: Measurements, size: float) -> float:
@@ -28,19 +31,30 @@ def _at(table: Measurements, size: float) -> float:
     return float(np.median(table.time[rows]))
 
 
-def agreement(ours: Measurements, theirs: Measurements) -> list[tuple[str, float, float, str]]:
-    """``(what, ours, theirs, kind)``: one-way latency at the smallest common size of at least
-    1 B, and bandwidth (size / one-way time) at the largest common size and at each table's
-    best."""
+def agreement(ours: Measurements, theirs: Measurements
+              ) -> list[tuple[str, float, float, str, bool]]:
+    """``(what, ours, theirs, kind, checked)`` rows.
+
+    Checked: the small-message latency (the median over the common sizes from 1 B to 64 B of
+    each table's one-way times) and the bandwidth at the largest common size.  Shown, not
+    checked: the latency at the smallest of those sizes alone (mpi4py.bench's first size is a
+    mean that its first repetitions' outliers can double) and each table's best bandwidth
+    (mpi4py.bench sends from a buffer it never writes).
+    """
     common = np.intersect1d(ours.size, theirs.size)
-    small, large = common[common >= 1].min(), common.max()
+    small = common[(common >= SMALL[0]) & (common <= SMALL[1])]
+    large = common.max()
     bw = [float(np.max(t.size[t.size > 0] / t.time[t.size > 0])) for t in (ours, theirs)]
+    span = f"{format_size(small.min())}–{format_size(small.max())}"
     return [
-        (f"one-way latency at {format_size(small)}", _at(ours, small), _at(theirs, small),
-         "time"),
+        (f"small-message latency (median over {span})",
+         float(np.median([_at(ours, m) for m in small])),
+         float(np.median([_at(theirs, m) for m in small])), "time", True),
         (f"bandwidth at {format_size(large)}", large / _at(ours, large),
-         large / _at(theirs, large), "rate"),
-        ("best bandwidth, any size", bw[0], bw[1], "rate"),
+         large / _at(theirs, large), "rate", True),
+        (f"one-way latency at {format_size(small.min())}", _at(ours, small.min()),
+         _at(theirs, small.min()), "time", False),
+        ("best bandwidth, any size", bw[0], bw[1], "rate", False),
     ]
 
 
@@ -50,14 +64,15 @@ def main(argv: list[str]) -> int:
         return 2
     (ours,), (theirs,) = read(Path(argv[0])), read(Path(argv[1]))
     fmt = {"time": format_time, "rate": format_rate}
-    print(f"| quantity | perfmodel measure (median) | mpi4py.bench (mean) | ratio |\n"
-          f"|---|---|---|---|")
+    print("| quantity | perfmodel measure (median) | mpi4py.bench (mean) | ratio |\n"
+          "|---|---|---|---|")
     ok = True
-    for what, a, b, kind in agreement(ours, theirs):
+    for what, a, b, kind, checked in agreement(ours, theirs):
         ratio = a / b
-        ok &= 1 / FACTOR <= ratio <= FACTOR
-        print(f"| {what} | {fmt[kind](a)} | {fmt[kind](b)} | {ratio:.2f} |")
-    print(f"\nwithin a factor of {FACTOR:g}: {'yes' if ok else 'NO'}")
+        ok &= not checked or 1 / FACTOR <= ratio <= FACTOR
+        print(f"| {what} | {fmt[kind](a)} | {fmt[kind](b)} | {ratio:.2f} "
+              f"{'(checked)' if checked else '(shown)'} |")
+    print(f"\nchecked rows within a factor of {FACTOR:g}: {'yes' if ok else 'NO'}")
     return 0 if ok else 1
 
 

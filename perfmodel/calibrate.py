@@ -52,6 +52,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
     whole: list[Measurements] = []
     records: list[InputRecord] = []
     notes: list[str] = []
+    streams: list[str | Path] = []   # the fan-in files
     for path in paths:
         tables = read(path)
         table = choose(tables, str(path), benchmark)
@@ -63,11 +64,11 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
         notes.append(f"{path}: used {_described(table)}"
                      + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
         single = table.single_stream()
-        fanin = bool(np.any(table.concurrency.get("senders", np.ones(1)) > 1))
-        if fanin:   # a fan-in's one-sender rows are one stream, not a ping-pong
+        if table.is_fanin:   # a fan-in's one-sender rows are one stream, not a ping-pong
             notes.append(f"{path}: a fan-in: its {len(single)} one-sender rows are streams, "
                          "not ping-pongs, so they inform only the fabric")
             single = single.take(np.zeros(len(single), dtype=bool))
+            streams.append(path)
         elif len(single) == 0:
             busy = ", ".join(f"{k} = {','.join(map(str, table.counts(k)))}"
                              for k in ("pairs", "senders") if table.counts(k))
@@ -82,9 +83,9 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
             notes.append(f"{path}: every row uses {int(channels.min())} channels, so the model "
                          "describes the bonded link, not one channel")
         notes += [f"{path}: {n}" for n in table.notes]
-        if whole and table.pattern != whole[0].pattern:
+        if used and len(single) and table.pattern != used[0].pattern:
             raise InputError(f"{table.label} is a {table.pattern} benchmark, but "
-                             f"{records[0].path} holds a {whole[0].pattern} one", file=path,
+                             f"{used[0].source} holds a {used[0].pattern} one", file=path,
                              fix="calibrate one kind of measurement at a time")
         if len(single):
             used.append(single)
@@ -95,7 +96,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
                                    table.pattern))
     if not used:
         raise InputError("no ping-pong rows: a fan-in's one-sender rows are streams",
-                         file=paths[-1], fix="give a ping-pong file beside it (perfmodel "
+                         file=streams[0], fix="give a ping-pong file beside it (perfmodel "
                          "measure --pattern pingpong, osu_latency …)")
     return concat(used), tuple(records), notes, _with_counts(whole)
 
@@ -106,8 +107,7 @@ def _with_counts(tables: Sequence[Measurements]) -> Measurements:
     ``exchange`` (1 for the rows of an Exchange ring)."""
     counts = {k: np.concatenate([t.concurrency.get(k, np.ones(len(t))) for t in tables])
               for k in ("pairs", "channels", "senders", "processes")}
-    fanin = np.concatenate([np.full(len(t), float(np.any(t.concurrency.get("senders", 1) > 1)))
-                            for t in tables])
+    fanin = np.concatenate([np.full(len(t), float(t.is_fanin)) for t in tables])
     ring = np.concatenate([np.full(len(t), float(t.pattern == "exchange")) for t in tables])
     placement = tuple(x for t in tables for x in (t.placement or ("block",) * len(t)))
     return replace(concat(tables), concurrency=counts, placement=placement,

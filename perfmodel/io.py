@@ -18,13 +18,23 @@ def _umask() -> int:
 
 def check_writable(path: str | Path, *, force: bool = False) -> Path:
     """Refuse, before any work is done, an output that :func:`write_atomic` would refuse:
-    a directory, or an existing file without ``force``."""
+    a directory, an existing file without ``force``, or a place where no file can be made."""
     p = Path(path)
     if p.is_dir():
         raise OutputError("is a directory", file=p, fix="give a file name for the output")
     if p.exists() and not force:
         raise OutputError("exists already", file=p,
                           fix="use --force to replace it, or another name")
+    place = p.absolute().parent
+    while not place.exists() and place != place.parent:   # the folder write_atomic will make
+        place = place.parent
+    try:   # a file made and removed there: the one test every filesystem answers truly
+        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=place)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(f"cannot be written ({exc.strerror or exc})", file=p,
+                          fix="choose a writable place") from None
     return p
 
 

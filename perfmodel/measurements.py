@@ -143,6 +143,14 @@ class Measurements:
             mask &= self.concurrency["channels"] == self.concurrency["channels"].min()
         return self.take(mask)
 
+    @property
+    def is_fanin(self) -> bool:
+        """A fan-in: several senders into one receiver in some row, or streams with a senders
+        column (``perfmodel measure --pattern fanin`` with one sender).  Its one-sender rows
+        are streams, not ping-pongs."""
+        senders = self.concurrency.get("senders")
+        return senders is not None and (bool(np.any(senders > 1)) or self.pattern == "stream")
+
     def sorted_by_size(self) -> Measurements:
         return self.take(np.argsort(self.size, kind="stable"))
 

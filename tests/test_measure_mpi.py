@@ -117,3 +117,23 @@ def test_errors_inside_the_job_are_said_once(tmp_path: Path) -> None:
     done = run("measure", "--sizes", "8B", launcher=mpiexec, cwd=tmp_path,
                env={"PERFMODEL_MEASURE_NP": "3"})
     assert done.returncode == 2 and "not of the MPI library mpi4py loads" in done.stderr
+
+
+def test_patterns_time_the_same_link_alike(tmp_path: Path) -> None:
+    """The kernels' arithmetic, checked against each other on two ranks (not a speed test:
+    wide bands that a wrong factor, the fan-in's window or a pair count, would leave).  At
+    1 MiB every pattern is bound by the same copy: one pair's one-way time is the ping-pong's,
+    one sender's time per message (size × senders / aggregate) is near it, and an Exchange
+    iteration of two ranks moves two messages each way."""
+    common = ["--np", "2", "--sizes", "1MiB", "--reps", "40", "--warmup", "4", "--quiet"]
+    times = {}
+    for pattern in ("pingpong", "pairs", "fanin", "exchange"):
+        done = run("measure", "--pattern", pattern, *common, "--out", f"{pattern}.csv",
+                   cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        (table,) = read(tmp_path / f"{pattern}.csv")
+        times[pattern] = float(table.time[0])
+    ping = times["pingpong"]
+    assert 1 / 3 <= times["pairs"] / ping <= 3
+    assert 1 / 4 <= times["fanin"] / ping <= 4
+    assert 1 <= times["exchange"] / ping <= 16

@@ -857,7 +857,8 @@ def measure(
         cmd = launch.local_command(mpiexec, n, sys.argv[1:])
         if not quiet:
             _err(f"measure: starting {n} ranks: {shlex.join(cmd)}")
-        raise typer.Exit(subprocess.call(cmd, env=launch.child_env(os.environ, mpiexec, n)))
+        code = subprocess.call(cmd, env=launch.child_env(os.environ, mpiexec, n))
+        raise typer.Exit(128 - code if code < 0 else code)   # killed by signal s: 128 + s
     _measure_in_job(plan, out, force, quiet, nprocs, launcher,
                     shlex.join(["perfmodel", *sys.argv[1:]]))
 
@@ -871,7 +872,12 @@ def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
     from perfmodel.errors import OutputError
     from perfmodel.measure import job, launch
 
-    comm = job.world(os.environ.get(launch.EXPECTED))
+    try:
+        comm = job.world(os.environ.get(launch.EXPECTED))
+    except PerfModelError:   # MPI cannot say who is rank 0: the launcher can
+        if launch.launcher_rank(os.environ) not in (0, None):
+            raise typer.Exit(2) from None
+        raise
     rank = comm.rank
     try:
         if nprocs is not None and nprocs != comm.size:
@@ -898,6 +904,15 @@ def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
     except PerfModelError:
         if rank != 0:
             raise typer.Exit(2) from None
+        raise
+    except Exception:   # not a bad input: a bug, or the machine; end every rank, not just this
+        if comm.size > 1:
+            import traceback
+
+            sys.stderr.write(f"measure: rank {rank} failed; ending the job\n")
+            traceback.print_exc()
+            sys.stderr.flush()
+            comm.Abort(1)
         raise
     if result is None:
         return

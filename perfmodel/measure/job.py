@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import platform
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from perfmodel.errors import SetupError
 from perfmodel.measure import kernels
 from perfmodel.measure.plan import Plan, counts
-from perfmodel.measure.stats import Summary, next_batch, stopped_by, summarise
+from perfmodel.measure.stats import Summary, bound, next_batch, stopped_by, summarise
 from perfmodel.measure.table import (
     Result,
     Row,
@@ -25,7 +26,7 @@ from perfmodel.measure.table import (
     oversubscribed,
     ring_placement,
 )
-from perfmodel.provenance import created, versions
+from perfmodel.provenance import versions
 from perfmodel.units import format_rate, format_size, format_time
 
 Progress = Callable[[str], None]
@@ -43,6 +44,19 @@ def world(expected: str | None) -> kernels.Comm:
                          fix="pip install 'perfmodel[mpi]' into this environment, or run "
                              "under the mpiexec of mpi4py's MPI")
     return comm
+
+
+def _now() -> str:
+    """The wall clock, UTC (a measurement's date is never SOURCE_DATE_EPOCH's)."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _usable_cpus() -> set[int]:
+    """The CPUs this rank may run on (its affinity: taskset, cgroups, Slurm's cpusets)."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):   # not Linux
+        return set(range(os.cpu_count() or 1))
 
 
 def _ranges(ranks: Sequence[int]) -> str:
@@ -93,29 +107,43 @@ def _said(plan: Plan, row: Row) -> str:
             if plan.pattern == "fanin" else f"{format_time(s.median)} median")
     tail = "" if row.stopped in ("fixed", "stable") else f", stopped by the {row.stopped}"
     return (f"{plan.pattern}: {_label(plan.pattern, row.count)}{format_size(row.size)}: {what} "
-            f"of {s.n} reps (±{s.halfwidth:.1%}){tail}")
+            f"of {s.n} reps ({bound(s)}){tail}")
+
+
+def _buffers(comm: kernels.Comm, size: int, count: int) -> list[kernels.Bytes]:
+    """The point's buffers on every rank, or the same error on every rank if one could not
+    have them (so no rank waits for one that failed)."""
+    try:
+        bufs, failed = kernels.buffers(size, count), 0
+    except MemoryError:
+        bufs, failed = [], 1
+    if comm.allreduce(failed) > 0:
+        raise SetupError(f"a rank could not allocate {count} buffers of "
+                         f"{format_size(size)}", fix="give smaller --sizes, or fewer ranks "
+                         "per host")
+    return bufs
 
 
 def _point(plan: Plan, comm: kernels.Comm, group: kernels.Comm, count: int,
            size: int) -> Summary | None:
     """One point, timed by every rank; its summary on rank 0."""
     kernel = kernels.KERNELS[plan.pattern]
-    buf = kernels.buffers(size, 3 if plan.pattern == "exchange" else 2)
+    buf = _buffers(comm, size, 3 if plan.pattern == "exchange" else 2)
     rule = plan.rule
     root = comm.rank == 0
+    pace: float | None = None
     if rule.warmup:   # the first warm-up repetition says how many more fit in 10 % of budget
         t0 = kernels.MPI.Wtime()
         kernel(group, count, buf, 1, plan.window)
-        took = kernels.MPI.Wtime() - t0
-        more = min(rule.warmup - 1, int(WARMUP_SHARE * rule.budget / max(took, 1e-9)))
-        more = comm.bcast(more if root else 0, root=0)
+        pace = comm.bcast(kernels.MPI.Wtime() - t0 if root else None, root=0)
+        more = min(rule.warmup - 1, int(WARMUP_SHARE * rule.budget / max(pace, 1e-9)))
         if more > 0:
             kernel(group, count, buf, more, plan.window)
     parts: list[np.ndarray] = []
     summary: Summary | None = None
     start = kernels.MPI.Wtime()
     while True:
-        n = next_batch(summary, kernels.MPI.Wtime() - start, rule) if root else 0
+        n = next_batch(summary, kernels.MPI.Wtime() - start, rule, pace) if root else 0
         n = comm.bcast(n, root=0)
         if n == 0:
             return summary
@@ -131,9 +159,12 @@ def run(plan: Plan, comm: kernels.Comm, *, command: str, launcher: str,
     which = counts(plan, comm.size)   # the same on every rank: all raise, or none does
     rank = comm.rank
     hosts: list[str] = comm.allgather(kernels.MPI.Get_processor_name())
-    cores = dict(comm.allgather((hosts[rank], os.cpu_count() or 1)))
+    usable: dict[str, set[int]] = {}
+    for host, cpus in comm.allgather((hosts[rank], _usable_cpus())):
+        usable.setdefault(host, set()).update(cpus)
+    cores = {host: len(cpus) for host, cpus in usable.items()}
     crowded = oversubscribed(hosts, cores)
-    started = created()
+    started = _now()
     rows: list[Row] = []
     notes: list[tuple[str, str]] = []
     for count in which:
@@ -176,7 +207,8 @@ def _provenance(plan: Plan, size: int, hosts: Sequence[str], cores: dict[str, in
     rule = plan.rule
     placed = "; ".join(
         f"{h}: rank{'s' * (hosts.count(h) > 1)} "
-        f"{_ranges([r for r, x in enumerate(hosts) if x == h])} of {size}, {cores[h]} cores"
+        f"{_ranges([r for r, x in enumerate(hosts) if x == h])} of {size}, {cores[h]} "
+        f"core{'s' * (cores[h] > 1)} usable"
         for h in dict.fromkeys(hosts))
     v = versions()
     if rule.reps is not None:
@@ -185,10 +217,12 @@ def _provenance(plan: Plan, size: int, hosts: Sequence[str], cores: dict[str, in
         method = (f"batches until the median's 95 % interval is within ±{rule.tolerance:.1%}"
                   f" (at least {rule.min_reps}, at most {rule.max_reps} repetitions, at most "
                   f"{rule.budget:g} s per point)")
+    warm = (f"up to {rule.warmup} untimed warm-up repetitions per point (as many as fit in "
+            f"{WARMUP_SHARE:.0%} of its time)" if rule.warmup else "no warm-up")
     window = f"; a fan-in repetition is a window of {plan.window} messages per sender" \
         if plan.pattern == "fanin" else ""
     out = [
-        ("measured", f"{started} to {created()} (UTC)"),
+        ("measured", f"{started} to {_now()} (UTC)"),
         ("command", command),
         ("launcher", launcher),
         ("hosts", placed),
@@ -196,13 +230,12 @@ def _provenance(plan: Plan, size: int, hosts: Sequence[str], cores: dict[str, in
                     f"{_cpu_model()} (rank 0's host)"),
         ("mpi", _mpi_said()),
         ("software", f"{v['tool']}; Python {v['python']}; NumPy {v['numpy']}"),
-        ("method", f"up to {rule.warmup} untimed warm-up repetitions per point (as many as fit in"
-                   f" {WARMUP_SHARE:.0%} of its time), then {method}; each "
+        ("method", f"{warm}, then {method}; each "
                    f"repetition timed alone with MPI.Wtime (tick {kernels.MPI.Wtick():.3g} s)"
                    f"{window}"),
     ]
     if crowded:
-        out.append(("oversubscribed", "; ".join(f"{h} runs {n} ranks on {cores[h]} cores"
+        out.append(("oversubscribed", "; ".join(f"{h} runs {n} ranks on {cores[h]} usable cores"
                                                 for h, n in crowded.items())
                     + ": waiting ranks spin, so every row measures ranks sharing cores"))
     return tuple(out)

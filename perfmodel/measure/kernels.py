@@ -9,8 +9,9 @@ the slowest rank's time of one Exchange iteration.  Every repetition is timed on
 Messages go from a send buffer to a separate receive buffer, both written before any timing,
 as OSU's and IMB's ping-pongs do.  (A buffer never written is mapped to the kernel's shared
 zero page: sending from it reads one cached page and overstates the bandwidth of large
-messages, by 1.8 times at 1 MiB on the development machine.  One buffer for both directions
-sends data the other core has just written, and understates it.)
+messages, by about 1.9 times at 1 MiB on the development machine; one buffer for both
+directions sends data the other core has just written, and understates it by about 1.7 times:
+``bench/zero_page_buffers.py``.)
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 import numpy as np
 from mpi4py import MPI
 from numpy.typing import NDArray
+
+from perfmodel.measure.stats import harmonic_mean, slowest_rank
 
 Samples = NDArray[np.float64] | None
 Comm = Any   # mpi4py.MPI.Intracomm (the stubs are not typed everywhere)
@@ -65,7 +68,9 @@ def pingpong(comm: Comm, count: int, bufs: Sequence[Bytes], n: int, window: int)
 
 
 def pairs(comm: Comm, count: int, bufs: Sequence[Bytes], n: int, window: int) -> Samples:
-    """Pairs (i, i + P/2), i < ``count``, ping-pong at once, from a common barrier."""
+    """Pairs (i, i + P/2), i < ``count``, ping-pong at once: they start together from a
+    barrier and then cycle freely, as the Beowulf's tokens do; per repetition the pairs'
+    harmonic-mean one-way time."""
     half = comm.size // 2
     r = comm.rank
     active = r < count or half <= r < half + count
@@ -75,14 +80,14 @@ def pairs(comm: Comm, count: int, bufs: Sequence[Bytes], n: int, window: int) ->
     gathered = comm.gather(mine if active and r < half else None, root=0)
     if r != 0:
         return None
-    one_way = np.vstack([g for g in gathered if g is not None])
-    return one_way.shape[0] / np.sum(1.0 / one_way, axis=0)   # harmonic mean over pairs
+    return harmonic_mean(np.vstack([g for g in gathered if g is not None]))
 
 
 def fanin(comm: Comm, count: int, bufs: Sequence[Bytes], n: int, window: int) -> Samples:
-    """Ranks 1..``count`` each send ``window`` messages into rank 0 when it says go; rank 0
-    times from go to the last arrival.  (Like OSU's bandwidth test, the receives of a window
-    share one buffer.)"""
+    """Ranks 1..``count`` each send ``window`` messages into rank 0 when it says go (one
+    zero-byte message to each, inside the timed span, as OSU's bandwidth test times its
+    acknowledgement); rank 0 times from go to the last arrival.  The receives of a window
+    share one buffer, as OSU's do."""
     r = comm.rank
     if r > count:
         return None
@@ -107,7 +112,8 @@ def fanin(comm: Comm, count: int, bufs: Sequence[Bytes], n: int, window: int) ->
 
 def exchange(ring: Comm, count: int, bufs: Sequence[Bytes], n: int, window: int) -> Samples:
     """IMB's Exchange on ``ring`` (the first ``count`` ranks): each iteration every rank
-    receives from and sends to both neighbours; per iteration the slowest rank's time."""
+    receives from and sends to both neighbours; the iterations of the slowest rank (the one
+    with the largest median in this batch)."""
     if ring is None:
         return None
     r, p = ring.rank, ring.size
@@ -124,7 +130,7 @@ def exchange(ring: Comm, count: int, bufs: Sequence[Bytes], n: int, window: int)
         times[i] = wtime() - t0
     everyone = np.empty((p, n)) if r == 0 else None
     ring.Gather(times, everyone, root=0)
-    return None if everyone is None else everyone.max(axis=0)
+    return None if everyone is None else slowest_rank(everyone)
 
 
 KERNELS = {"pingpong": pingpong, "pairs": pairs, "fanin": fanin, "exchange": exchange}

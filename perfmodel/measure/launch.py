@@ -31,8 +31,9 @@ _LAUNCHERS: tuple[tuple[str, str], ...] = (
     ("MV2_COMM_WORLD_SIZE", "MVAPICH2 mpirun_rsh"),
     ("PALS_RANKID", "Cray PALS mpiexec"),
     ("ALPS_APP_PE", "Cray ALPS aprun"),
-    ("SLURM_STEP_ID", "Slurm srun"),
 )
+_SLURM_TASKS = "SLURM_STEP_NUM_TASKS"
+"""Set by srun in each task of a step: a step of several tasks is a job to run in."""
 
 
 def detect(env: Mapping[str, str]) -> str | None:
@@ -45,7 +46,10 @@ def detect(env: Mapping[str, str]) -> str | None:
     """
     if LAUNCHED in env:
         return env[LAUNCHED]
-    return next((who for var, who in _LAUNCHERS if var in env), None)
+    who = next((who for var, who in _LAUNCHERS if var in env), None)
+    if who is None and env.get(_SLURM_TASKS, "1").strip() not in ("", "0", "1"):
+        who = f"Slurm srun ({env[_SLURM_TASKS]} tasks)"
+    return who
 
 
 def require_mpi4py() -> None:
@@ -71,8 +75,28 @@ def find_mpiexec(python: str = sys.executable, path: str | None = None) -> Path:
 
 def local_command(mpiexec: Path, nprocs: int, args: Sequence[str],
                   python: str = sys.executable) -> list[str]:
-    """``mpiexec -n N python -m perfmodel ARGS``: this command again, as ``nprocs`` ranks."""
-    return [str(mpiexec), "-n", str(nprocs), python, "-m", "perfmodel", *args]
+    """``mpiexec -n N python -P -m perfmodel ARGS``: this command again, as ``nprocs`` ranks
+    (``-P``: the ranks import the perfmodel this process runs, never one in the current
+    folder)."""
+    return [str(mpiexec), "-n", str(nprocs), python, "-P", "-m", "perfmodel", *args]
+
+
+_RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
+              "PALS_RANKID", "ALPS_APP_PE", "SLURM_PROCID")
+
+
+def launcher_rank(env: Mapping[str, str]) -> int | None:
+    """This process's rank as its launcher numbered it, or None when no launcher says: who
+    speaks when MPI itself cannot be asked (its library is not the launcher's).
+
+    >>> launcher_rank({"PMI_RANK": "3"}), launcher_rank({})
+    (3, None)
+    """
+    for var in _RANK_VARS:
+        value = env.get(var, "").strip()
+        if value.isdigit():
+            return int(value)
+    return None
 
 
 def child_env(env: Mapping[str, str], mpiexec: Path, nprocs: int) -> dict[str, str]:

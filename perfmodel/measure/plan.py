@@ -34,6 +34,9 @@ PATTERNS: dict[str, PatternInfo] = {
 DEFAULT_SIZES = "1B..4MiB"
 MAX_SIZE = 2**30
 """The largest message measured: each rank holds up to three buffers of it."""
+MAX_WINDOW = 1024
+"""The most messages one fan-in sender streams per repetition (rank 0 posts senders × window
+receives at once)."""
 
 
 @dataclass(frozen=True)
@@ -91,8 +94,8 @@ def make_plan(pattern: str, sizes: str = DEFAULT_SIZES, *, reps: int | None = No
         parse_counts(counts, "counts")   # checked now; resolved against the job's size later
     if reps is not None and not 1 <= reps <= 10_000_000:
         raise InputError(f"--reps {reps} is out of range", fix="give 1 to 10000000")
-    if not 1 <= window <= 4096:
-        raise InputError(f"--window {window} is out of range", fix="give 1 to 4096")
+    if not 1 <= window <= MAX_WINDOW:
+        raise InputError(f"--window {window} is out of range", fix=f"give 1 to {MAX_WINDOW}")
     if not 0 <= warmup <= 1_000_000:
         raise InputError(f"--warmup {warmup} is out of range", fix="give 0 to 1000000")
     if not 0 < tolerance < 1:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfmodel.measure.plan import PATTERNS
-from perfmodel.measure.stats import Summary
+from perfmodel.measure.stats import Summary, bound
 from perfmodel.network.hierarchy import PLACEMENTS, box_of
 from perfmodel.units import format_size
 
@@ -91,11 +91,16 @@ def _g(x: float) -> str:
     return f"{x:.6g}"
 
 
+_PATTERN_COLUMN = {"pingpong": None, "pairs": None, "fanin": "stream", "exchange": "exchange"}
+"""The ``pattern`` column's value, where the file needs one: a fan-in's rows are streams (its
+one-sender rows too), an Exchange's are iterations."""
+
+
 def header(pattern: str) -> list[str]:
     count = _COUNT_COLUMN[pattern]
     return ["size_bytes", _TIME_COLUMN[pattern], *_SPREAD, "reps", "statistic",
             *([count] if count else []), "processes", "placement",
-            *(["pattern"] if pattern == "exchange" else [])]
+            *(["pattern"] if _PATTERN_COLUMN[pattern] else [])]
 
 
 def _cells(pattern: str, row: Row) -> list[str]:
@@ -109,7 +114,7 @@ def _cells(pattern: str, row: Row) -> list[str]:
             str(s.n), "median", *([str(row.count)] if count else []), str(row.processes),
             row.placement + (" oversubscribed" if row.oversubscribed and pattern != "exchange"
                              else ""),
-            *(["exchange"] if pattern == "exchange" else [])]
+            *([kind] if (kind := _PATTERN_COLUMN[pattern]) else [])]
 
 
 def _columns_said(pattern: str) -> list[str]:
@@ -119,15 +124,20 @@ def _columns_said(pattern: str) -> list[str]:
                  "mean, so aggregate bandwidth = pairs × size / one_way",
         "fanin": "aggregate_bandwidth_MBps = senders × size / (median time per window / "
                  "window), 10^6 B/s, at the receiver",
-        "exchange": "time_us = median time of one iteration, the slowest rank's (IMB's t_max)",
+        "exchange": "time_us = median time of one iteration on the slowest rank (in each "
+                    "batch the rank with the largest median, as IMB's t_max takes the rank "
+                    "with the largest mean)",
     }[pattern]
     spread = ("t_min_us, p25_us, p75_us, t_max_us = least, quartiles and most of the "
               + ("repetitions' time per message of one stream (window time / window)"
                  if pattern == "fanin" else "same repetitions"))
+    kind = _PATTERN_COLUMN[pattern]
     return [time, spread, "reps = repetitions timed after the warm-up; statistic = median",
             "processes = ranks taking part; placement = where they sat"
             + (" (block, cyclic or spread over hosts)" if pattern == "exchange" else
-               " (intra-node: on one host; 'oversubscribed': more ranks than cores there)")]
+               " (intra-node: on one host; 'oversubscribed': more ranks than usable cores "
+               "there)"),
+            *([f"pattern = {kind}: what one time is"] if kind else [])]
 
 
 def to_csv(result: Result) -> str:
@@ -143,10 +153,12 @@ def to_csv(result: Result) -> str:
     loose = [r for r in result.rows if r.stopped not in ("fixed", "stable")]
     if loose:
         said = ", ".join(f"{format_size(r.size)}" + (f" ({r.count})" if r.count > 1 else "")
-                         + f" ±{r.summary.halfwidth:.1%} ({r.stopped})" for r in loose[:8])
+                         + f" {bound(r.summary)} of {r.summary.n} ({r.stopped})"
+                         for r in loose[:8])
         more = f" and {len(loose) - 8} more" if len(loose) > 8 else ""
-        lines.append(f"# not settled: {len(loose)} point(s) ended before the median's 95 % "
-                     f"interval reached the tolerance: {said}{more}")
+        lines.append(f"# not settled: {len(loose)} point(s) ended before the stopping rule "
+                     f"(the median's 95 % interval within the tolerance, on enough "
+                     f"repetitions) was met: {said}{more}")
     lines.append(",".join(header(result.pattern)))
     lines += [",".join(_cells(result.pattern, r)) for r in result.rows]
     return "\n".join(lines) + "\n"

@@ -156,7 +156,9 @@ def choose(tables: tuple[Measurements, ...], source: str,
 
     With ``benchmark``, the table of that name (case-insensitive; ``osu_`` prefix allowed),
     or failing that of that pattern; ``NAME@P`` picks the block at P processes.  Without it,
-    the first ping-pong table: any other kind of table is fitted only when asked for by name.
+    the first ping-pong table, else the first fan-in (for the fabric; ``calibrate`` keeps its
+    streams out of the point-to-point fit): any other kind of table is fitted only when asked
+    for by name.
     """
     def listing() -> str:
         return ", ".join(dict.fromkeys(f"{t.benchmark}@{p}" if len(
@@ -164,7 +166,8 @@ def choose(tables: tuple[Measurements, ...], source: str,
             else t.benchmark for t in tables))
 
     if benchmark is None:
-        ping = [t for t in tables if t.pattern in POINT_TO_POINT]
+        ping = [t for t in tables if t.pattern in POINT_TO_POINT] or \
+            [t for t in tables if t.is_fanin]
         if ping:
             return ping[0]
         if len(tables) == 1:
