@@ -28,10 +28,9 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
     place = p.absolute().parent
     while not place.exists() and place != place.parent:   # the folder write_atomic will make
         place = place.parent
-    try:   # a file made and removed there: the one test every filesystem answers truly
-        fd, probe = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".probe", dir=place)
-        os.close(fd)
-        os.unlink(probe)
+    try:   # a nameless file made there: the one test every filesystem answers truly
+        with tempfile.TemporaryFile(dir=place):
+            pass
     except OSError as exc:
         raise OutputError(f"cannot be written ({exc.strerror or exc})", file=p,
                           fix="choose a writable place") from None

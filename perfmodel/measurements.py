@@ -20,12 +20,14 @@ flight), or a time taken as it is (its meaning is the table's pattern)."""
 
 STATISTICS: tuple[str, ...] = ("min", "median", "mean", "max")
 
-Pattern = Literal["pingpong", "stream", "bidirectional", "sendrecv", "exchange", "collective",
-                  "memory", "application", "other"]
+Pattern = Literal["pingpong", "stream", "fanin", "bidirectional", "sendrecv", "exchange",
+                  "collective", "memory", "application", "other"]
 PATTERNS: dict[str, str] = {
     "pingpong": "one message, one way (half a round trip)",
     "stream": "one message of a stream sent back to back in one direction (the inverse of the "
               "message rate)",
+    "fanin": "one message of one of several senders' streams into one receiver (one stream's "
+             "time per message)",
     "bidirectional": "one message in one direction while the other direction is as busy",
     "sendrecv": "one iteration: every rank sends one message and receives one (a ring)",
     "exchange": "one iteration: every rank sends to and receives from both neighbours",
@@ -145,11 +147,14 @@ class Measurements:
 
     @property
     def is_fanin(self) -> bool:
-        """A fan-in: several senders into one receiver in some row, or streams with a senders
-        column (``perfmodel measure --pattern fanin`` with one sender).  Its one-sender rows
-        are streams, not ping-pongs."""
+        """A fan-in: a table that says so (pattern ``fanin``, as ``perfmodel measure`` writes
+        it, one sender included), or a ping-pong or stream table with several senders in some
+        row.  Its one-sender rows are streams, not ping-pongs."""
+        if self.pattern == "fanin":
+            return True
         senders = self.concurrency.get("senders")
-        return senders is not None and (bool(np.any(senders > 1)) or self.pattern == "stream")
+        return (self.pattern in ("pingpong", "stream") and senders is not None
+                and bool(np.any(senders > 1)))
 
     def sorted_by_size(self) -> Measurements:
         return self.take(np.argsort(self.size, kind="stable"))

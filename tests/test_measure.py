@@ -241,6 +241,64 @@ def test_reader_refuses_bad_measure_columns(tmp_path: Path, text: str, said: str
     assert info.value.line is not None
 
 
+def _write(path: Path, pattern: str, times: dict[tuple[int, int], float], procs: int = 2) -> Path:
+    path.write_text(to_csv(_result(pattern, times, procs=procs)))
+    return path
+
+
+def test_fanin_informs_only_the_fabric_in_either_order(tmp_path: Path) -> None:
+    sizes = [2**i for i in range(0, 21, 2)]
+    ping = _write(tmp_path / "pp.csv", "pingpong", {(1, m): 2e-6 + m / 1e9 for m in sizes})
+    fan = _write(tmp_path / "fan.csv", "fanin",
+                 {(n, m): n * (1e-6 + m / 2e9) for n in (1, 2, 3) for m in sizes}, procs=4)
+    (table,) = read(fan)
+    assert table.pattern == "fanin" and table.is_fanin
+    for order in ([ping, fan], [fan, ping]):
+        cal = calibrate(order, model="hockney")
+        assert len(cal.data) == len(sizes)                  # the ping-pong rows only
+        assert cal.fabric is not None and cal.fabric.n == 4 * len(sizes)
+        assert any("a fan-in: its 11 one-sender rows are streams" in n for n in cal.notes)
+    # --benchmark picks the other file's table; the fan-in still goes to the fabric
+    assert calibrate([ping, fan], model="hockney", benchmark="pingpong").fabric is not None
+    with pytest.raises(InputError, match="no ping-pong rows") as info:
+        calibrate([fan], model="hockney", benchmark="fanin")
+    assert info.value.file == str(fan)
+
+
+def test_only_marked_or_several_senders_make_a_fanin(tmp_path: Path) -> None:
+    stream = tmp_path / "s.csv"
+    stream.write_text("size_bytes,bandwidth_MBps,senders,pattern\n"
+                      + "".join(f"{m},{m / (1 + m / 1000):.6g},1,stream\n"
+                                for m in (1, 64, 4096, 65536)))
+    (table,) = read(stream)
+    assert not table.is_fanin   # one stream, not a fan-in: it calibrates as before
+    assert calibrate([stream], model="hockney", benchmark="stream").profile is not None
+    ring = tmp_path / "x.csv"
+    ring.write_text("size_bytes,time_us,senders,processes,pattern\n8,3,2,2,exchange\n")
+    assert not read(ring)[0].is_fanin
+
+
+def test_check_writable_refuses_a_place_no_file_can_be_made(tmp_path: Path) -> None:
+    from perfmodel.errors import OutputError
+    from perfmodel.io import check_writable
+
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputError, match="cannot be written"):
+        check_writable(tmp_path / "file" / "out.csv")
+    assert check_writable(tmp_path / "new" / "deeper" / "out.csv").name == "out.csv"
+    assert not (tmp_path / "new").exists()            # nothing made until the write
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_launcher_rank_and_size() -> None:
+    assert launch.launcher_rank({"PMI_RANK": "3"}) == 3
+    assert launch.launcher_rank({"SLURM_PROCID": "x"}) is None
+    assert launch.launcher_size({"PMI_SIZE": "4", "SLURM_STEP_NUM_TASKS": "1"}) == 4
+    assert launch.launcher_size({launch.EXPECTED: "2", "PMI_SIZE": "4"}) == 2
+    assert launch.launcher_size({}) is None
+    assert launch.detect({"SLURM_STEP_NUM_TASKS": "many"}) is None
+
+
 # --- placement ---------------------------------------------------------------------------------
 
 def test_placements() -> None:

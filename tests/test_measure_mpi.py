@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -125,7 +126,7 @@ def test_patterns_time_the_same_link_alike(tmp_path: Path) -> None:
     1 MiB every pattern is bound by the same copy: one pair's one-way time is the ping-pong's,
     one sender's time per message (size × senders / aggregate) is near it, and an Exchange
     iteration of two ranks moves two messages each way."""
-    common = ["--np", "2", "--sizes", "1MiB", "--reps", "40", "--warmup", "4", "--quiet"]
+    common = ["--np", "2", "--sizes", "1MiB", "--reps", "100", "--warmup", "4", "--quiet"]
     times = {}
     for pattern in ("pingpong", "pairs", "fanin", "exchange"):
         done = run("measure", "--pattern", pattern, *common, "--out", f"{pattern}.csv",
@@ -136,4 +137,13 @@ def test_patterns_time_the_same_link_alike(tmp_path: Path) -> None:
     ping = times["pingpong"]
     assert 1 / 3 <= times["pairs"] / ping <= 3
     assert 1 / 4 <= times["fanin"] / ping <= 4
-    assert 1 <= times["exchange"] / ping <= 16
+    assert 1 / 2 <= times["exchange"] / ping <= 16
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="taskset (util-linux) not installed")
+def test_ranks_pinned_to_one_core_are_oversubscribed(tmp_path: Path) -> None:
+    done = run("measure", "--sizes", "8B", *QUICK, "--quiet", launcher=["taskset", "-c", "0"],
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 core usable" in done.stdout and "# OVERSUBSCRIBED" in done.stdout
+    assert done.stdout.rstrip().endswith("intra-node oversubscribed")

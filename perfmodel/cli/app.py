@@ -873,12 +873,13 @@ def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
     from perfmodel.measure import job, launch
 
     try:
-        comm = job.world(os.environ.get(launch.EXPECTED))
+        comm = job.world(os.environ)
     except PerfModelError:   # MPI cannot say who is rank 0: the launcher can
         if launch.launcher_rank(os.environ) not in (0, None):
             raise typer.Exit(2) from None
         raise
     rank = comm.rank
+    speaks = rank == 0 if comm.size > 1 else launch.launcher_rank(os.environ) in (0, None)
     try:
         if nprocs is not None and nprocs != comm.size:
             raise InputError(f"--np {nprocs}, but the launcher started {comm.size} ranks",
@@ -902,7 +903,7 @@ def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
         result = job.run(plan, comm, command=command, launcher=f"{launcher}; {comm.size} ranks",
                          progress=None if quiet else say)
     except PerfModelError:
-        if rank != 0:
+        if not speaks:
             raise typer.Exit(2) from None
         raise
     except Exception:   # not a bad input: a bug, or the machine; end every rank, not just this
@@ -913,6 +914,7 @@ def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
             traceback.print_exc()
             sys.stderr.flush()
             comm.Abort(1)
+            os._exit(1)   # MPICH's Abort can return to its caller
         raise
     if result is None:
         return

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,6 +17,7 @@ import numpy as np
 
 from perfmodel.errors import SetupError
 from perfmodel.measure import kernels
+from perfmodel.measure.launch import launcher_size
 from perfmodel.measure.plan import Plan, counts
 from perfmodel.measure.stats import Summary, bound, next_batch, stopped_by, summarise
 from perfmodel.measure.table import (
@@ -34,13 +35,15 @@ WARMUP_SHARE = 0.1
 """The most of a point's time budget its warm-up may take."""
 
 
-def world(expected: str | None) -> kernels.Comm:
-    """MPI's world communicator, checked against the rank count perfmodel started (when it
-    started them): a different count means mpiexec and mpi4py's MPI are not one library."""
+def world(env: Mapping[str, str]) -> kernels.Comm:
+    """MPI's world communicator, checked against the rank count perfmodel started, or else the
+    launcher says it started: a different count means the launcher and mpi4py's MPI are not
+    one library (each rank then sees a job of its own)."""
     comm = kernels.MPI.COMM_WORLD
-    if expected is not None and int(expected) != comm.size:
-        raise SetupError(f"mpiexec started {expected} ranks, but each sees a job of "
-                         f"{comm.size}: that mpiexec is not of the MPI library mpi4py loads",
+    expected = launcher_size(env)
+    if expected is not None and expected != comm.size:
+        raise SetupError(f"the launcher started {expected} ranks, but each sees a job of "
+                         f"{comm.size}: that launcher is not of the MPI library mpi4py loads",
                          fix="pip install 'perfmodel[mpi]' into this environment, or run "
                              "under the mpiexec of mpi4py's MPI")
     return comm
@@ -235,7 +238,8 @@ def _provenance(plan: Plan, size: int, hosts: Sequence[str], cores: dict[str, in
                    f"{window}"),
     ]
     if crowded:
-        out.append(("oversubscribed", "; ".join(f"{h} runs {n} ranks on {cores[h]} usable cores"
+        out.append(("oversubscribed", "; ".join(f"{h} runs {n} ranks on {cores[h]} usable "
+                                                f"core{'s' * (cores[h] > 1)}"
                                                 for h, n in crowded.items())
                     + ": waiting ranks spin, so every row measures ranks sharing cores"))
     return tuple(out)

@@ -47,8 +47,9 @@ def detect(env: Mapping[str, str]) -> str | None:
     if LAUNCHED in env:
         return env[LAUNCHED]
     who = next((who for var, who in _LAUNCHERS if var in env), None)
-    if who is None and env.get(_SLURM_TASKS, "1").strip() not in ("", "0", "1"):
-        who = f"Slurm srun ({env[_SLURM_TASKS]} tasks)"
+    tasks = env.get(_SLURM_TASKS, "").strip()
+    if who is None and tasks.isdigit() and int(tasks) > 1:
+        who = f"Slurm srun ({tasks} tasks)"
     return who
 
 
@@ -79,6 +80,24 @@ def local_command(mpiexec: Path, nprocs: int, args: Sequence[str],
     (``-P``: the ranks import the perfmodel this process runs, never one in the current
     folder)."""
     return [str(mpiexec), "-n", str(nprocs), python, "-P", "-m", "perfmodel", *args]
+
+
+_SIZE_VARS = (EXPECTED, "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE",
+              "SLURM_STEP_NUM_TASKS")
+
+
+def launcher_size(env: Mapping[str, str]) -> int | None:
+    """The ranks the launcher started, as the first launcher that says tells (perfmodel's own
+    first, Slurm's last, as the outermost), or None.
+
+    >>> launcher_size({"PMI_SIZE": "4", "SLURM_STEP_NUM_TASKS": "1"}), launcher_size({})
+    (4, None)
+    """
+    for var in _SIZE_VARS:
+        value = env.get(var, "").strip()
+        if value.isdigit():
+            return int(value)
+    return None
 
 
 _RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",

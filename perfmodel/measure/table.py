@@ -91,7 +91,7 @@ def _g(x: float) -> str:
     return f"{x:.6g}"
 
 
-_PATTERN_COLUMN = {"pingpong": None, "pairs": None, "fanin": "stream", "exchange": "exchange"}
+_PATTERN_COLUMN = {"pingpong": None, "pairs": None, "fanin": "fanin", "exchange": "exchange"}
 """The ``pattern`` column's value, where the file needs one: a fan-in's rows are streams (its
 one-sender rows too), an Exchange's are iterations."""
 
@@ -148,8 +148,8 @@ def to_csv(result: Result) -> str:
     over = sorted({(r.count, r.processes) for r in result.rows if r.oversubscribed})
     if over:
         lines.append(f"# OVERSUBSCRIBED: the rows of {', '.join(str(p) for _, p in over)} "
-                     "processes put more ranks on a host than it has cores; they measure ranks "
-                     "time-sharing cores, not a network")
+                     "processes ran in a job with more ranks on a host than cores usable there; "
+                     "they measure ranks time-sharing cores, not a network")
     loose = [r for r in result.rows if r.stopped not in ("fixed", "stable")]
     if loose:
         said = ", ".join(f"{format_size(r.size)}" + (f" ({r.count})" if r.count > 1 else "")

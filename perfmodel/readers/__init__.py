@@ -186,6 +186,7 @@ def choose(tables: tuple[Measurements, ...], source: str,
     if at:
         procs = int(at) if re.fullmatch(r"[0-9]{1,9}", at.strip()) else -1
         found = [t for t in found if _procs(t) == procs]
+    found = found or [t for t in tables if t.is_fanin]   # a fan-in serves any fabric fit
     if not found:
         raise InputError(f"has no benchmark {benchmark!r}", file=source,
                          fix=f"it holds: {listing()}")
