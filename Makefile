@@ -67,7 +67,7 @@ bench: $(STAMP)
 LOCAL := data/local
 measure-local: $(STAMP)
 	$(PM) measure --pattern pingpong --np 2 --sizes 0B,1B..4MiB --out $(LOCAL)/pingpong-np2.csv --force
-	{ echo "# measured: $$(date -u +%Y-%m-%dT%H:%M:%SZ) on $$(hostname) ($$(nproc) cores), right after pingpong-np2.csv;" \
+	{ echo "# source: measured $$(date -u +%Y-%m-%dT%H:%M:%SZ) on $$(hostname) ($$(nproc) cores), right after pingpong-np2.csv;" \
 	       "mpi4py $$($(BIN)/python -c 'import mpi4py; print(mpi4py.__version__)'), $$($(BIN)/mpichversion | head -1 | tr -s ' \t' ' ')"; \
 	  echo "# command: mpiexec -n 2 python -m mpi4py.bench pingpong -n 4194304 (mpiexec and python of $(VENV))"; \
 	  $(BIN)/mpiexec -n 2 $(BIN)/python -m mpi4py.bench pingpong -n 4194304; } > $(LOCAL)/.bench.tmp

@@ -47,8 +47,8 @@ def detect(env: Mapping[str, str]) -> str | None:
     if LAUNCHED in env:
         return env[LAUNCHED]
     who = next((who for var, who in _LAUNCHERS if var in env), None)
-    tasks = env.get(_SLURM_TASKS, "").strip()
-    if who is None and tasks.isdigit() and int(tasks) > 1:
+    tasks = _first_number(env, (_SLURM_TASKS,))
+    if who is None and tasks is not None and tasks > 1:
         who = f"Slurm srun ({tasks} tasks)"
     return who
 
@@ -93,11 +93,7 @@ def launcher_size(env: Mapping[str, str]) -> int | None:
     >>> launcher_size({"PMI_SIZE": "4", "SLURM_STEP_NUM_TASKS": "1"}), launcher_size({})
     (4, None)
     """
-    for var in _SIZE_VARS:
-        value = env.get(var, "").strip()
-        if value.isdigit():
-            return int(value)
-    return None
+    return _first_number(env, _SIZE_VARS)
 
 
 _RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
@@ -111,7 +107,12 @@ def launcher_rank(env: Mapping[str, str]) -> int | None:
     >>> launcher_rank({"PMI_RANK": "3"}), launcher_rank({})
     (3, None)
     """
-    for var in _RANK_VARS:
+    return _first_number(env, _RANK_VARS)
+
+
+def _first_number(env: Mapping[str, str], names: Sequence[str]) -> int | None:
+    """The first of ``names`` that ``env`` sets to a whole number, as one."""
+    for var in names:
         value = env.get(var, "").strip()
         if value.isdigit():
             return int(value)

@@ -11,24 +11,29 @@ from perfmodel.units import format_size, parse_counts, parse_list
 
 @dataclass(frozen=True)
 class PatternInfo:
-    count: str          # the CSV column the count goes in ("" for the plain ping-pong)
-    default_np: int     # ranks a local run starts when --np is not given
-    means: str          # one line: what one row's time is
+    count: str | None       # the CSV column of the count it varies, beside processes
+    time: str               # the CSV column of its value
+    kind: str | None        # the CSV's pattern column, where the file needs one
+    default_np: int         # ranks a local run starts when --np is not given
+    means: str              # one line: what one row's time is
 
 
 PATTERNS: dict[str, PatternInfo] = {
     "pingpong": PatternInfo(
-        "", 2, "one-way time of a ping-pong between ranks 0 and 1 (half the round trip)"),
+        None, "one_way_us", None, 2,
+        "one-way time of a ping-pong between ranks 0 and 1 (half the round trip)"),
     "pairs": PatternInfo(
-        "pairs", 4, "k disjoint pairs ping-pong at once (rank i with rank i + P/2, i < k): one "
-        "pair's one-way time, the harmonic mean over the pairs (aggregate = k·size / time)"),
-    "fanin": PatternInfo(
-        "senders", 4, "n senders (ranks 1..n) each stream a window of messages into rank 0 at "
-        "once: the aggregate bandwidth at the receiver"),
-    "exchange": PatternInfo(
-        "processes", 4, "the Exchange ring of IMB/Pallas over ranks 0..p-1: every rank sends one "
-        "message to each neighbour and receives one from each; one iteration, the slowest "
-        "rank's"),
+        "pairs", "one_way_us", None, 4,
+        "k disjoint pairs ping-pong at once (rank i with rank i + P/2, i < k): one pair's "
+        "one-way time, the harmonic mean over the pairs (aggregate = k·size / time)"),
+    "fanin": PatternInfo(   # its rows are streams, the one-sender rows too: the file says so
+        "senders", "aggregate_bandwidth_MBps", "fanin", 4,
+        "n senders (ranks 1..n) each stream a window of messages into rank 0 at once: the "
+        "aggregate bandwidth at the receiver"),
+    "exchange": PatternInfo(   # the ring's size is its processes column
+        None, "time_us", "exchange", 4,
+        "the Exchange ring of IMB/Pallas over ranks 0..p-1: every rank sends one message to "
+        "each neighbour and receives one from each; one iteration, the slowest rank's"),
 }
 
 DEFAULT_SIZES = "1B..4MiB"
@@ -64,11 +69,6 @@ class Plan:
     counts_text: str | None   # --counts as given; resolved against the job's size in counts()
     rule: Rule
     window: int = 64          # fan-in: messages per sender per repetition
-
-    @property
-    def info(self) -> PatternInfo:
-        return PATTERNS[self.pattern]
-
 
 def make_plan(pattern: str, sizes: str = DEFAULT_SIZES, *, reps: int | None = None,
               counts: str | None = None, window: int = 64, warmup: int = 16,

@@ -81,9 +81,6 @@ def oversubscribed(hosts: Sequence[str], cores: Mapping[str, int]) -> dict[str, 
     return out
 
 
-_COUNT_COLUMN = {"pingpong": None, "pairs": "pairs", "fanin": "senders", "exchange": None}
-_TIME_COLUMN = {"pingpong": "one_way_us", "pairs": "one_way_us",
-                "fanin": "aggregate_bandwidth_MBps", "exchange": "time_us"}
 _SPREAD = ("t_min_us", "p25_us", "p75_us", "t_max_us")
 
 
@@ -91,30 +88,24 @@ def _g(x: float) -> str:
     return f"{x:.6g}"
 
 
-_PATTERN_COLUMN = {"pingpong": None, "pairs": None, "fanin": "fanin", "exchange": "exchange"}
-"""The ``pattern`` column's value, where the file needs one: a fan-in's rows are streams (its
-one-sender rows too), an Exchange's are iterations."""
-
-
 def header(pattern: str) -> list[str]:
-    count = _COUNT_COLUMN[pattern]
-    return ["size_bytes", _TIME_COLUMN[pattern], *_SPREAD, "reps", "statistic",
-            *([count] if count else []), "processes", "placement",
-            *(["pattern"] if _PATTERN_COLUMN[pattern] else [])]
+    info = PATTERNS[pattern]
+    return ["size_bytes", info.time, *_SPREAD, "reps", "statistic",
+            *([info.count] if info.count else []), "processes", "placement",
+            *(["pattern"] if info.kind else [])]
 
 
 def _cells(pattern: str, row: Row) -> list[str]:
-    s = row.summary
+    info, s = PATTERNS[pattern], row.summary
     if pattern == "fanin":   # n senders each deliver one message per `median` seconds
         value = _g(row.size * row.count / s.median / 1e6)
     else:
         value = _g(s.median * 1e6)
-    count = _COUNT_COLUMN[pattern]
     return [str(row.size), value, *(_g(v * 1e6) for v in (s.t_min, s.p25, s.p75, s.t_max)),
-            str(s.n), "median", *([str(row.count)] if count else []), str(row.processes),
+            str(s.n), "median", *([str(row.count)] if info.count else []), str(row.processes),
             row.placement + (" oversubscribed" if row.oversubscribed and pattern != "exchange"
                              else ""),
-            *([kind] if (kind := _PATTERN_COLUMN[pattern]) else [])]
+            *([info.kind] if info.kind else [])]
 
 
 def _columns_said(pattern: str) -> list[str]:
@@ -131,7 +122,7 @@ def _columns_said(pattern: str) -> list[str]:
     spread = ("t_min_us, p25_us, p75_us, t_max_us = least, quartiles and most of the "
               + ("repetitions' time per message of one stream (window time / window)"
                  if pattern == "fanin" else "same repetitions"))
-    kind = _PATTERN_COLUMN[pattern]
+    kind = PATTERNS[pattern].kind
     return [time, spread, "reps = repetitions timed after the warm-up; statistic = median",
             "processes = ranks taking part; placement = where they sat"
             + (" (block, cyclic or spread over hosts)" if pattern == "exchange" else
@@ -142,7 +133,8 @@ def _columns_said(pattern: str) -> list[str]:
 
 def to_csv(result: Result) -> str:
     """The CSV text: provenance comments, the header, one line per point."""
-    lines = [f"# perfmodel measure, pattern {result.pattern}: {PATTERNS[result.pattern].means}"]
+    lines = [f"# source: measured by perfmodel measure (command, hosts and dates below); "
+             f"pattern {result.pattern}: {PATTERNS[result.pattern].means}"]
     lines += [f"# {key}: {text}" for key, text in result.provenance]
     lines += [f"# columns: {said}" for said in _columns_said(result.pattern)]
     over = sorted({(r.count, r.processes) for r in result.rows if r.oversubscribed})
