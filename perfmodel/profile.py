@@ -156,16 +156,21 @@ class DocReader:
     read their parameter tables with it."""
 
     def __init__(self, path: str, prefix: str = "",
-                 redo: str = "regenerate the profile with calibrate") -> None:
+                 redo: str = "regenerate the profile with calibrate", text: str = "") -> None:
         self.path = path
         self.prefix = prefix
         self.redo = redo
+        self.source = text   # the file's text, to name the line of a key in errors
 
     def at(self, prefix: str) -> DocReader:
-        return DocReader(self.path, prefix, self.redo)
+        return DocReader(self.path, prefix, self.redo, self.source)
 
     def fail(self, key: str, what: str, fix: str) -> InputError:
-        return InputError(f"{self.prefix}{key}: {what}", file=self.path, fix=fix)
+        from perfmodel.readers import key_line
+
+        where = f"{self.prefix}{key}".rstrip(".")
+        return InputError(f"{where}: {what}", file=self.path,
+                          line=key_line(self.source, where) if self.source else None, fix=fix)
 
     def table(self, doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
         v = doc.get(key)
@@ -203,15 +208,13 @@ _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "cova
 _PARAM = {"value", "stderr", "unit", "status", "source"}
 
 
-def from_dict(doc: Mapping[str, Any], path: str = "<profile>") -> Profile:
-    r = DocReader(path)
+def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -> Profile:
+    """A profile from its TOML document; ``text``, when given, lets errors name lines."""
+    from perfmodel.readers import check_version
+
+    r = DocReader(path, text=text)
     r.only(doc, _TOP)
-    version = doc.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise r.fail("schema_version", f"is {version!r}", "a profile needs schema_version = 1")
-    if version > SCHEMA_VERSION:
-        raise r.fail("schema_version", f"{version} is newer than this perfmodel reads "
-                     f"({SCHEMA_VERSION})", "upgrade perfmodel to read this profile")
+    version = check_version(doc.get("schema_version"), path, text, "machine profile")
     net = r.table(doc, "network")
     top, r = r, r.at("network.")
     r.only(net, _NETWORK)
@@ -373,14 +376,15 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
 
 def load(path: str | Path) -> Profile:
     """Read and check a profile file."""
-    from perfmodel.readers import read_toml
+    from perfmodel.readers import key_line, read_toml
 
-    doc, _ = read_toml(path)
+    doc, text = read_toml(path, "a machine profile")
     if doc.get("kind") != KIND:
         raise InputError("is not a perfmodel machine profile", file=path,
+                         line=key_line(text, "kind") or 1,
                          fix="give a profile written by 'perfmodel calibrate'")
     try:
-        return from_dict(doc, str(path))
+        return from_dict(doc, str(path), text)
     except (TypeError, ValueError) as exc:
         raise InputError(f"malformed profile ({exc})", file=path,
                          fix="regenerate it with 'perfmodel calibrate'") from None

@@ -124,7 +124,8 @@ def test_formula_errors_name_the_line() -> None:
     text = TOY.replace('compute = "work / p"', 'compute = "work / (p"')
     with pytest.raises(InputError) as exc:
         loads(text, "toy.toml")
-    line = next(i for i, ln in enumerate(text.splitlines(), 1) if ln == "[parts.run]")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1)
+                if ln.startswith("compute = ") and i > text.splitlines().index("[parts.run]"))
     assert exc.value.line == line and "missing ')'" in str(exc.value)
 
 

@@ -1,4 +1,10 @@
-"""Bad input: one line naming the file, the line and the fix; exit code 2; nothing written."""
+"""Bad input: one line naming the file, the place and the fix; exit code 2; nothing written.
+
+The corpus is ``tests/fixtures/bad``: measurement files at its top (given to ``calibrate``), and
+one folder per other kind of input, each given to the command that reads it (:data:`KINDS`).
+In a folder, every bad file is its ``ok_*`` file with one thing broken (the file's name says
+what), and the ``ok_*`` file itself must be accepted: so each refusal is the edit's doing.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +31,9 @@ CASES: dict[str, tuple[int | None, str]] = {
     "zero_time.csv": (3, "one_way_us is 0; it must be positive"),
     "negative_time.csv": (3, "it must be positive"),
     "zero_size_bandwidth.csv": (2, "zero-byte message has no bandwidth"),
+    "duplicated_size_only.csv": (None, "3 point(s) at 1 distinct size(s)"),
+    "size_in_seconds.csv": (1, "unknown size unit 's'"),
+    "time_in_bytes.csv": (1, "unknown time unit 'KiB'"),
     "nan_time.csv": (3, "one_way_us is nan"),
     "inf_time.csv": (3, "one_way_us is inf"),
     "single_point.csv": (None, "1 point(s) at 1 distinct size(s)"),
@@ -57,8 +66,140 @@ CASES: dict[str, tuple[int | None, str]] = {
                                    "(pairs = 2)"),
     "npb_result.txt": (None, "holds MG (4 processes): one whole run of an application"),
     "two_benchmarks.txt": (None, "choose one with --benchmark: Uniband, Biband"),
+    "mixed_osu_netperf.txt": (13, "holds the output of 2 tools (osu from line 2, netperf from "
+                                  "line 13)"),
     "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, netperf, "
                               "stream, npb, netpipe, csv)"),
+}
+
+
+ROOT = Path(__file__).resolve().parent.parent
+MPICH = str(ROOT / "data" / "mpi4py" / "pingpong_mpich.csv")
+TOY = str(BAD / "models" / "ok_model.toml")
+HYGLAC = str(ROOT / "calibration" / "hyglac.toml")
+
+# folder -> the command its files are given to ("{}" is the file); timings go to two commands
+KINDS: dict[str, list[str]] = {
+    "profiles": ["network", "{}"],
+    "specs": ["calibrate", MPICH, "--spec", "{}", "--no-write"],
+    "models": ["predict", "{}", "--set", "work=10", "--set", "hop=0.01"],
+    "timings": ["predict", TOY, "--fit", "{}"],
+    "timings@scaling": ["scaling", "{}"],
+    "saved": ["predict", TOY, "--from", "{}", "--save", "fit.toml"],
+    "catalogues": ["whatif", TOY, "-m", HYGLAC, "--set", "work=10", "--set", "hop=0.01",
+                   "--candidates", "{}", "--vary", "network=all", "--vary", "nodes=1,2,4",
+                   "--plot", "sweep.svg"],
+    "reports": ["report", "{}", "--out", "out/r.md"],
+}
+
+_TIMINGS: dict[str, tuple[int | None, str]] = {
+    "fractional_nodes.csv": (4, "nodes is 2.5"),
+    "header_only.csv": (None, "a header but no timing rows"),
+    "huge_nodes.csv": (4, "nodes is 1e12"),
+    "inf_time.csv": (4, "time_s is inf"),
+    "missing_cell.csv": (4, "2 cells where the header has 3"),
+    "nan_time.csv": (4, "time_s is nan"),
+    "negative_time.csv": (4, "time_s is -5.2"),
+    "no_count_column.csv": (2, "the header needs a process count and a time"),
+    "no_time_column.csv": (2, "the header needs a process count and a time"),
+    "non_numeric.csv": (4, "nodes or time_s is not a number"),
+    "semicolons.csv": (2, "columns are separated by ;, not commas"),
+    "zero_nodes.csv": (3, "nodes is 0"),
+}
+
+# folder -> file -> (line the message must name, or None; a fragment of it)
+KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
+    "profiles": {
+        "bad_covariance.toml": (27, "network.covariance: is not a valid 2×2 covariance"),
+        "duplicate_key.toml": (23, "not valid TOML (Cannot overwrite a value)"),
+        "empty.toml": (1, "is not a perfmodel machine profile"),
+        "executable_value.toml": (35, "network.params.beta.value: is \"__import__('os')"),
+        "inf_size_min.toml": (24, "network.size_min: is inf"),
+        "missing_network.toml": (None, "network: missing or not a table"),
+        "missing_param.toml": (33, "network.params: has beta; model hockney needs alpha, beta"),
+        "nan_latency.toml": (34, "network.params.alpha.value: is nan"),
+        "negative_bandwidth.toml": (35, "beta is a bandwidth and must be at least 1 B/s"),
+        "newer_schema.toml": (3, "schema_version 2 is newer than this perfmodel reads (1)"),
+        "no_schema.toml": (None, "schema_version is None"),
+        "pickle.toml": (None, "is binary, not text"),
+        "syntax_error.toml": (4, "not valid TOML"),
+        "text_value.toml": (35, "network.params.beta.value: is 'fast', not a number"),
+        "unknown_key.toml": (5, "colour: unknown key"),
+        "unknown_model.toml": (21, "network.model: unknown model 'magic'"),
+        "unknown_param_key.toml": (35, "network.params.beta.colour: unknown key"),
+        "wrong_kind.toml": (2, "is not a perfmodel machine profile"),
+    },
+    "specs": {
+        "ambiguous_unit.toml": (6, "params.beta: unknown rate unit 'Mb'"),
+        "missing_unit.toml": (6, "params.beta: '11.8' has no unit"),
+        "newer_schema.toml": (3, "schema_version 3 is newer than this perfmodel reads"),
+        "no_source.toml": (6, "params.beta needs value and source"),
+        "syntax_error.toml": (6, "not valid TOML"),
+        "time_for_rate.toml": (6, "params.beta: unknown rate unit 'us'"),
+        "unknown_key.toml": (5, "warp: unknown key"),
+        "unknown_param.toml": (6, "model hockney has no parameter 'gamma'"),
+        "unknown_unit.toml": (6, "unknown rate unit 'furlongs/fortnight'"),
+        "wrong_kind.toml": (2, "is not a network spec"),
+        "zero_rate.toml": (6, "beta is a bandwidth and must be at least 1 B/s"),
+    },
+    "models": {
+        "deep_nesting.toml": (17, "parts.main.communication: nesting deeper than 60"),
+        "formula_not_text.toml": (16, "parts.main.compute is not text"),
+        "huge_number.toml": (16, "the number 1e999 is too large"),
+        "newer_schema.toml": (3, "schema_version 2 is newer than this perfmodel reads"),
+        "no_parts.toml": (None, "the model has no [parts.NAME] tables"),
+        "not_a_model.toml": (2, "is not an application model"),
+        "param_without_description.toml": (15, "params.spare needs a description"),
+        "power_tower.toml": (17, "the exponent 3.8742e+08 is too large"),
+        "runs_dunder.toml": (17, "'.' is not allowed at column 2"),
+        "runs_eval.toml": (17, "text is not part of the language"),
+        "runs_import.toml": (17, "text is not part of the language"),
+        "runs_lambda.toml": (17, "':' is not allowed at column 10"),
+        "runs_string.toml": (17, "text is not part of the language"),
+        "runs_subscript.toml": (17, "indexing is not part of the language"),
+        "syntax_error.toml": (15, "not valid TOML"),
+        "unbalanced.toml": (17, "missing ')' at column 13"),
+        "undeclared_name.toml": (17, "unknown name 'latency'"),
+        "unknown_function.toml": (17, "unknown function 'system'"),
+        "unknown_key.toml": (5, "import: unknown key"),
+        "unknown_term.toml": (17, "parts.main has an unknown key 'exec'"),
+        "unused_param.toml": (15, "parameter 'spare' is used by no term"),
+    },
+    "timings": {**_TIMINGS,
+                "empty.csv": (None, "no timing rows"),
+                "unknown_part.csv": (4, "part 'warp': model toy has no such part")},
+    "timings@scaling": {**_TIMINGS,
+                        "empty.csv": (None, "is empty"),
+                        "unknown_part.csv": (None, "the runs hold 2 values of part")},
+    "saved": {
+        "bad_span.toml": (13, "fit.processes: is [8.0, 1.0]"),
+        "missing_constant.toml": (15, "params: has work; the model's constants are work, hop"),
+        "nan_value.toml": (16, "params.work.value: is nan"),
+        "newer_schema.toml": (3, "schema_version 2 is newer than this perfmodel reads"),
+        "other_model.toml": (4, "model: is 'nbody', not 'toy'"),
+        "syntax_error.toml": (11, "not valid TOML"),
+        "unknown_key.toml": (5, "payload: unknown key"),
+    },
+    "catalogues": {
+        "bad_link_speed.toml": (22, "link_speed: unknown rate unit 'parsecs'"),
+        "negative_price.toml": (16, "price is -3125"),
+        "newer_schema.toml": (4, "schema_version 2 is newer than this perfmodel reads"),
+        "no_networks.toml": (None, "no [networks.NAME] tables"),
+        "syntax_error.toml": (7, "not valid TOML"),
+        "unknown_key.toml": (8, "unknown key 'discount'"),
+        "unknown_reference.toml": (9, "reference is 'pentium-iii'"),
+        "zero_ports.toml": (22, "ports is 0"),
+    },
+    "reports": {
+        "bad_figures.toml": (5, "figures is 'gif'"),
+        "bad_sizes.toml": (7, "profile section: sizes: unknown size unit 'KiB and up'"),
+        "missing_profile.toml": (7, "no-such-machine.toml is missing"),
+        "newer_schema.toml": (3, "schema_version 2 is newer than this perfmodel reads"),
+        "profile_is_directory.toml": (7, "calibration is a directory"),
+        "syntax_error.toml": (4, "not valid TOML"),
+        "unknown_key.toml": (6, "html: unknown key"),
+        "unknown_section.toml": (7, "section kind is 'slideshow'"),
+    },
 }
 
 
@@ -73,11 +214,10 @@ def _run(args: list[str], cwd: Path) -> tuple[int, str, str, list[str]]:
     return result.exit_code, result.stdout, result.stderr, written
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_bad_file(name: str, tmp_path: Path) -> None:
-    line, fragment = CASES[name]
-    path = BAD / name
-    code, out, err, written = _run(["calibrate", str(path)], tmp_path)
+def _refused(args: list[str], path: Path, line: int | None, fragment: str,
+             tmp_path: Path) -> None:
+    """One line on stderr naming ``path`` (and ``line``) with a fix; exit 2; nothing written."""
+    code, out, err, written = _run(args, tmp_path)
     assert code == 2, (out, err)
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
@@ -88,6 +228,12 @@ def test_bad_file(name: str, tmp_path: Path) -> None:
     assert " — " in msg, "every message says how to fix it"
     assert "Traceback" not in out + err
     assert written == [], "nothing may be written"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bad_file(name: str, tmp_path: Path) -> None:
+    line, fragment = CASES[name]
+    _refused(["calibrate", str(BAD / name)], BAD / name, line, fragment, tmp_path)
 
 
 def test_every_bad_file_is_in_the_table() -> None:
@@ -103,30 +249,63 @@ def test_awkward_but_valid(name: str, tmp_path: Path) -> None:
     assert written == []
 
 
-def test_directory_instead_of_file(tmp_path: Path) -> None:
-    code, _, err, written = _run(["calibrate", str(BAD)], tmp_path)
-    assert code == 2
-    assert err.strip() == f"error: {BAD}: is a directory, not a file — give a measurement file"
-    assert written == []
+def _folder(kind: str) -> Path:
+    return BAD if kind == "measurements" else BAD / kind.partition("@")[0]
 
 
-def test_missing_file(tmp_path: Path) -> None:
-    code, _, err, _ = _run(["calibrate", "nope.csv"], tmp_path)
-    assert code == 2 and err.strip() == "error: nope.csv: no such file — check the path"
+def _args(kind: str, path: Path) -> list[str]:
+    command = ["calibrate", "{}"] if kind == "measurements" else KINDS[kind]
+    return [a.replace("{}", str(path)) for a in command]
 
 
-def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    p = tmp_path / "secret.csv"
-    p.write_text("size_bytes,one_way_us\n1,1\n")
+@pytest.mark.parametrize(("kind", "name"), [(k, n) for k in sorted(KIND_CASES)
+                                            for n in sorted(KIND_CASES[k])])
+def test_bad_file_of_every_kind(kind: str, name: str, tmp_path: Path) -> None:
+    line, fragment = KIND_CASES[kind][name]
+    path = _folder(kind) / name
+    _refused(_args(kind, path), path, line, fragment, tmp_path)
 
-    def deny(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "read_bytes", deny)  # root may read anything: simulate a refusal
-    code, _, err, _ = _run(["calibrate", str(p)], tmp_path)
-    assert code == 2
-    assert err.strip() == (f"error: {p}: cannot be read (permission denied) — "
-                           "check the file's permissions")
+@pytest.mark.parametrize("kind", sorted(KIND_CASES))
+def test_every_file_of_a_kind_is_in_its_table_beside_a_good_one(kind: str,
+                                                                tmp_path: Path) -> None:
+    """The ``ok_*`` file each bad one is an edit of is accepted by the same command."""
+    files = {p.name for p in _folder(kind).iterdir()}
+    (ok,) = (f for f in files if f.startswith("ok_"))
+    assert files - {ok} == set(KIND_CASES[kind])
+    code, out, err, _ = _run(_args(kind, _folder(kind) / ok), tmp_path)
+    assert code == 0, (out, err)
+
+
+def test_the_corpus_holds_at_least_40_bad_files() -> None:
+    files = set(CASES) | {f"{_folder(k).name}/{n}" for k, v in KIND_CASES.items() for n in v}
+    assert len(files) >= 40
+
+
+@pytest.mark.parametrize("kind", ["measurements", *sorted(KINDS)])
+@pytest.mark.parametrize("problem", ["missing", "directory", "unreadable"])
+def test_missing_directory_and_unreadable_files_of_every_kind(
+        kind: str, problem: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    path = tmp_path / "input.toml"
+    if problem == "directory":
+        path.mkdir()
+    elif problem == "unreadable":
+        ok = next(p for p in sorted(_folder(kind).iterdir()) if p.name.startswith("ok_"))
+        path.write_bytes(ok.read_bytes())
+        real = Path.read_bytes
+
+        def deny(self: Path) -> bytes:   # root may read anything: simulate a refusal
+            if self == path:
+                raise PermissionError(13, "Permission denied")
+            return real(self)
+
+        monkeypatch.setattr(Path, "read_bytes", deny)
+    said = {"missing": "no such file — check the path",
+            "directory": "is a directory, not a file — give ",
+            "unreadable": "cannot be read (permission denied)"}[problem]
+    _refused(_args(kind, path), path, None, said, work)
 
 
 @pytest.mark.parametrize(("args", "fragment"), [

@@ -13,6 +13,7 @@ import pytest
 
 from perfmodel.errors import InputError
 from perfmodel.readers import choose, parse, read
+from perfmodel.readers import osu as osu_reader
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 
@@ -189,12 +190,14 @@ def test_netperf_udp_stream_columns() -> None:
 def test_osu_table_ends_where_another_tool_begins() -> None:
     osu = (FIX / "osu_latency.txt").read_text()
     imb = (FIX / "imb_mpi1.txt").read_text()
-    (lat,) = parse("both.txt", osu + imb)
+    (lat,) = osu_reader.read("both.txt", osu + imb)   # the reader stops at IMB's banner
     assert len(lat) == 21 and lat.size[-1] == 1048576
-    assert any("also holds output of imb" in n for n in lat.notes)
-    tables = parse("both.txt", imb + osu)
-    assert tables[0].benchmark == "PingPong"
-    assert any("also holds output of osu (from line 184)" in n for n in tables[0].notes)
+    with pytest.raises(InputError, match=r"both.txt:27: holds the output of 2 tools \(osu from "
+                                         r"line 2, imb from line 27\) — split it"):
+        parse("both.txt", osu + imb)                  # but a file of two tools is refused
+    with pytest.raises(InputError, match=r"both.txt:184: .*\(imb from line 2, osu from line "
+                                         "184"):
+        parse("both.txt", imb + osu)
     (slurm,) = parse("job.txt", osu + "1234567 2 00:00:05 COMPLETED\n")
     assert len(slurm) == 21
 

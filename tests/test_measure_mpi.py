@@ -6,6 +6,7 @@ with the reason, when mpi4py or MPICH's mpiexec is missing."""
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import shutil
 import subprocess
@@ -127,13 +128,14 @@ def test_patterns_time_the_same_link_alike(tmp_path: Path) -> None:
     one sender's time per message (size × senders / aggregate) is near it, and an Exchange
     iteration of two ranks moves two messages each way."""
     common = ["--np", "2", "--sizes", "1MiB", "--reps", "100", "--warmup", "4", "--quiet"]
-    times = {}
-    for pattern in ("pingpong", "pairs", "fanin", "exchange"):
-        done = run("measure", "--pattern", pattern, *common, "--out", f"{pattern}.csv",
-                   cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-        (table,) = read(tmp_path / f"{pattern}.csv")
-        times[pattern] = float(table.time[0])
+    times: dict[str, float] = {}
+    for turn in (1, 2):   # the faster of two turns: a busy machine slows one, rarely both
+        for pattern in ("pingpong", "pairs", "fanin", "exchange"):
+            done = run("measure", "--pattern", pattern, *common, "--out",
+                       f"{pattern}-{turn}.csv", cwd=tmp_path)
+            assert done.returncode == 0, done.stderr
+            (table,) = read(tmp_path / f"{pattern}-{turn}.csv")
+            times[pattern] = min(times.get(pattern, math.inf), float(table.time[0]))
     ping = times["pingpong"]
     assert 1 / 3 <= times["pairs"] / ping <= 3
     assert 1 / 4 <= times["fanin"] / ping <= 4

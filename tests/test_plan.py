@@ -143,7 +143,8 @@ source = "test"
 
 @pytest.mark.parametrize(("old", "new", "what"), [
     ('kind = "perfmodel hardware catalogue"', 'kind = "x"', "is not a hardware catalogue"),
-    ("schema_version = 1", "schema_version = 2", "schema_version is 2"),
+    ("schema_version = 1", "schema_version = 2",
+     "schema_version 2 is newer than this perfmodel reads (1)"),
     ('currency = "EUR"', 'currency = "EUR"\ncolour = 1', "unknown key 'colour'"),
     ('price = 1000', 'price = -1', "price is -1"),
     ('price = 1000', 'price = "cheap"', "price is 'cheap'"),

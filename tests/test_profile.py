@@ -178,7 +178,7 @@ def test_spec_files_parse_units_and_keep_sources() -> None:
     ('model = "hockney"\n[params.zeta]\nvalue = "2us"\nsource = "x"\n', "no parameter 'zeta'"),
     ('model = "hockney"\n[params.alpha]\nvalue = "2us"\n', "needs value and source"),
     ('model = "piecewise"\n', "model is 'piecewise'"),
-    ('model = "hockney"\nrun = "import os"\n', "unknown key 'run'"),
+    ('model = "hockney"\nrun = "import os"\n', "run: unknown key"),
 ])
 def test_bad_specs(tmp_path: Path, body: str, fragment: str) -> None:
     p = tmp_path / "s.spec.toml"

@@ -158,6 +158,7 @@ def test_bad_specifications_get_one_line_and_write_nothing(tmp_path: Path, case:
     text, said = BAD[case]
     spec = tmp_path / "spec.toml"
     spec.write_text(text)
+    (tmp_path / "x.toml").write_text("")   # the files the specs name exist: the spec is at fault
     out = tmp_path / "out" / "r.md"
     res = runner.invoke(app, ["report", str(spec), "--out", str(out)])
     assert res.exit_code == 2, res.output

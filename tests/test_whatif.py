@@ -17,7 +17,6 @@ from perfmodel.apps.metrics import scaling
 from perfmodel.apps.model import load as load_model
 from perfmodel.apps.timings import read_timings
 from perfmodel.cli.app import app
-from perfmodel.network.predict import linear_interval
 from perfmodel.profile import load
 from perfmodel.whatif import analysis
 from perfmodel.whatif.sweep import Grid, sweep, wire_share
@@ -68,19 +67,17 @@ def test_one_pass_equals_each_configuration_on_its_own(ppm: AppFit, nbody: AppFi
 
 
 def test_baseline_hardware_is_what_predict_says(ppm: AppFit) -> None:
-    """On the profile's own hardware the sweep gives predict's times, speedups, and a band
-    equal to the delta method's by central differences (the sweep uses forward ones)."""
+    """On the profile's own hardware the sweep gives predict's times, speedups, and predict's
+    band: the multiplicative prediction interval, by the delta method on the log (central
+    differences there, forward ones in the sweep), so never below zero."""
     counts = np.array([1.0, 4, 8, 16])
     s = sweep(ppm, PROFILE, Grid({"nodes": counts}))
     ref = scaling(ppm, counts, machine=Machine(PROFILE))
     assert s.time == pytest.approx(ref.time, rel=1e-12)
     assert s.speedup == pytest.approx(ref.speedup, rel=1e-12)
-    lo, hi = linear_interval(
-        lambda v: sum(ppm.model.part_times(counts, v, Machine(PROFILE)).values()),
-        ppm.values, ppm.fitted_names, ppm.covariance, ppm.dof, ppm.noise, 0.95)
-    assert s.lo[1:] == pytest.approx(lo[1:], rel=1e-5)
-    assert s.hi[1:] == pytest.approx(hi[1:], rel=1e-5)
-    assert np.all(s.lo[1:] < s.time[1:]) and np.all(s.time[1:] < s.hi[1:])
+    assert s.lo == pytest.approx(ref.prediction.total_lo, rel=1e-5)
+    assert s.hi == pytest.approx(ref.prediction.total_hi, rel=1e-5)
+    assert np.all(s.lo > 0) and np.all(s.lo < s.time) and np.all(s.time < s.hi)
 
 
 def test_latency_axis_replaces_the_fabric_overhead() -> None:

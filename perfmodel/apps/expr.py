@@ -82,6 +82,16 @@ class _Tok:
     col: int
 
 
+def _excerpt(text: str, col: int, width: int = 60) -> str:
+    """The formula as quoted in an error: whole when short, else ``width`` characters around
+    column ``col`` (1-based) with ``…`` where it is cut."""
+    if len(text) <= width:
+        return repr(text)
+    start = max(0, min(col - 1 - width // 2, len(text) - width))
+    cut = text[start:start + width]
+    return ("…" if start else "") + repr(cut) + ("…" if start + width < len(text) else "")
+
+
 class _Parser:
     def __init__(self, text: str, names: frozenset[str], functions: Mapping[str, tuple[int, int]],
                  where: str) -> None:
@@ -90,7 +100,8 @@ class _Parser:
         self.i = 0
 
     def fail(self, what: str, col: int, fix: str) -> InputError:
-        return InputError(f"{self.where}: {what} at column {col} of {self.text!r}", fix=fix)
+        return InputError(f"{self.where}: {what} at column {col} of {_excerpt(self.text, col)}",
+                          fix=fix)
 
     def _tokens(self) -> list[_Tok]:
         out: list[_Tok] = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -131,6 +132,40 @@ def _informative(model: AppModel, values: Mapping[str, float], varied: Sequence[
     return int(np.count_nonzero(moved))
 
 
+COLLINEAR = 1e-6
+"""Relative singular value of the fit's Jacobian (in logs) below which a combination of the
+constants is taken as undetermined by the timings."""
+
+
+def _unidentified(model: AppModel, values: Mapping[str, float], varied: Sequence[str],
+                  p: FloatArray, labels: Sequence[str], machine: Machine | None,
+                  sizes: FloatArray | None) -> list[str]:
+    """The constants of a combination the timings do not determine (``w / p`` and ``s`` from
+    runs at one p; ``a / p`` and ``b / p`` anywhere), or [] when each is determined: from the
+    singular values of d ln T / d ln c over the rows, at the fitted values."""
+    if len(varied) < 2:
+        return []
+    base = _predicted(model, values, p, labels, machine, sizes)
+    cols = []
+    for name in varied:
+        up = {**values, name: values[name] * (1 + 1e-4)}
+        down = {**values, name: values[name] * (1 - 1e-4)}
+        with np.errstate(all="ignore"):
+            d = (_predicted(model, up, p, labels, machine, sizes)
+                 - _predicted(model, down, p, labels, machine, sizes)) / (2e-4 * base)
+        cols.append(np.where(np.isfinite(d), d, 0.0))
+    jac = np.column_stack(cols)
+    norms = np.linalg.norm(jac, axis=0)
+    if np.any(norms == 0):   # a constant no row moves with
+        return [n for n, z in zip(varied, norms == 0, strict=True) if z]
+    # unit columns: a constant of small effect is still determined, unless others mimic it
+    _, sv, vt = np.linalg.svd(jac / norms, full_matrices=False)
+    if sv[-1] > COLLINEAR * sv[0]:
+        return []
+    null = np.abs(vt[-1])
+    return [n for n, w in zip(varied, null, strict=True) if w > 0.1 * null.max()]
+
+
 def given_fit(model: AppModel, given: Mapping[str, float] | None = None,
               machine: Machine | None = None) -> AppFit:
     """The model with its constants as its file and ``given`` say, nothing fitted; one line
@@ -190,7 +225,9 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
         for i, n in enumerate(free):
             f = factors[i] if i < len(factors) else 1.0
             ps.add(n, value=max(scale * f, lower[n] + scale * 1e-3), min=lower[n])
-        res = lmfit.minimize(residual, ps, method="least_squares", scale_covar=False)
+        with warnings.catch_warnings():   # lmfit's sqrt of a singular covariance: judged below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = lmfit.minimize(residual, ps, method="least_squares", scale_covar=False)
         rss = float(np.sum(residual(res.params) ** 2))
         if best is None or rss < best[0]:
             best = (rss, res.params, res)
@@ -209,6 +246,16 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
         varied = [n for n in free if n not in on_bound]
         notes += [f"{n} ends on its lower bound {lower[n]:g}: held there" for n in on_bound]
         rows = _informative(model, values, varied, p, labels, machine, sz) if varied else len(t)
+        tied = _unidentified(model, values, varied, p, labels, machine, sz)
+        if tied:
+            counts = len(np.unique(p))
+            what = (f"the timings cannot tell {', '.join(tied)} apart: only a combination "
+                    "of them is determined" if len(tied) > 1 else
+                    f"the timings do not determine {tied[0]}")
+            why = f" (runs at {counts} node counts)" if counts <= len(varied) else ""
+            raise FitError(what + why,
+                           fix="give timings at more node counts (or sizes), or hold one with "
+                               "--set NAME=VALUE")
         spare = rows - len(varied)
         covar = getattr(res, "covar", None)
         if spare > 0 and varied:
@@ -221,7 +268,14 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
     if free and rows == len(varied):
         notes.append(f"{len(varied)} constants from {rows} timings that depend on them: "
                      "exactly determined, no uncertainty can be estimated")
-    errs = np.sqrt(np.clip(np.diag(cov), 0, None)) if cov.size else np.zeros(0)
+    with np.errstate(invalid="ignore"):   # a negative variance is no estimate: NaN, not 0
+        errs = np.sqrt(np.where(np.diag(cov) >= 0, np.diag(cov), math.nan)) if cov.size \
+            else np.zeros(0)
+    for n, e in zip(varied, errs, strict=False):
+        if not math.isfinite(e) and cov.size:
+            notes.append(f"{n} is not determined by the timings (no standard error)")
+        elif math.isfinite(e) and e > abs(values[n]):
+            notes.append(f"{n} is poorly determined by the timings (±{e / abs(values[n]):.0%})")
     params = []
     for q in model.params:
         if q.name in varied:

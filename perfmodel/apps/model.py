@@ -51,13 +51,15 @@ from perfmodel.apps.expr import (
 )
 from perfmodel.apps.machine import Machine
 from perfmodel.errors import InputError
-from perfmodel.readers import check_header, table_line
+from perfmodel.readers import check_header, key_line, unknown_key
 
 FloatArray = NDArray[np.float64]
 KIND = "perfmodel application model"
 _MACHINE = "_machine"    # the machine argument of compiled formulas: no parameter can be named so
 _PREFIX = "_pm_"         # compiled communication functions, clear of NumPy's and Python's names
 TERMS = ("serial", "compute", "communication", "synchronisation")
+NEGLIGIBLE = 1e-15
+"""Seconds: a term more negative than this is an invalid prediction, not rounding."""
 VARIABLES = ("p", "n")
 BUILTIN = Path(__file__).resolve().parent / "models"
 CALLS: dict[str, tuple[int, int]] = {**COMMUNICATION, "kernel": (2, 3), "host": (1, 1)}
@@ -207,7 +209,11 @@ class AppModel:
                 real = np.real(got) if np.iscomplexobj(got) else got
                 if np.iscomplexobj(got):   # a root or power of a negative value: not a time
                     real = np.where(np.imag(got) == 0, real, np.nan)
-                out[key] = np.broadcast_to(np.asarray(real, dtype=np.float64), pp.shape).copy()
+                real = np.asarray(real, dtype=np.float64)
+                # a negative time (or flop count) is no prediction: NaN, never a number shown;
+                # rounding's -1e-15 s is 0
+                real = np.where(real < -NEGLIGIBLE, np.nan, np.maximum(real, 0.0))
+                out[key] = np.broadcast_to(real, pp.shape).copy()
         return out
 
     def flop_count(self, p: ArrayLike, n: ArrayLike | None = None,
@@ -272,7 +278,7 @@ def load(name_or_path: str | Path) -> AppModel:
         path = builtin
     from perfmodel.readers import read_toml
 
-    doc, text = read_toml(path)
+    doc, text = read_toml(path, "an application model")
     return _model(doc, text, str(path))
 
 
@@ -282,14 +288,11 @@ def builtin_names() -> list[str]:
 
 def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     def fail(what: str, fix: str, key: str | None = None) -> InputError:
-        return InputError(what, file=path, line=table_line(text, key) if key else None, fix=fix)
+        return InputError(what, file=path, line=key_line(text, key) if key else None, fix=fix)
 
-    check_header(doc, path, KIND, "application model")
-    allowed = {"kind", "schema_version", "name", "description", "source", "notes", "params",
-               "parts", "algorithms", "size", "flops", "define"}
-    unknown = sorted(set(doc) - allowed)
-    if unknown:
-        raise fail(f"unknown key {unknown[0]!r}", f"known keys: {', '.join(sorted(allowed))}")
+    check_header(doc, path, KIND, "application model", text)
+    unknown_key(doc, {"kind", "schema_version", "name", "description", "source", "notes",
+                      "params", "parts", "algorithms", "size", "flops", "define"}, path, text)
     name = doc.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
         raise fail(f"name is {name!r}", "give a name of letters, digits, - and _")
@@ -316,7 +319,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         extra = sorted(set(entry) - {"description", *TERMS})
         if extra:
             raise fail(f"{key} has an unknown key {extra[0]!r}",
-                       f"terms are {', '.join(TERMS)}", key)
+                       f"terms are {', '.join(TERMS)}", f"{key}.{extra[0]}")
         terms = {t: entry[t] for t in TERMS if t in entry}
         if not terms:
             raise fail(f"{key} has no terms", f"give one or more of {', '.join(TERMS)}", key)
@@ -326,14 +329,15 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
                 raw = parse(formula, names | set(VARIABLES) | set(defined), functions=CALLS,
                             where=f"{key}.{term}")
             except InputError as exc:
-                raise InputError(exc.what, file=path, line=table_line(text, key),
+                raise InputError(exc.what, file=path, line=key_line(text, f"{key}.{term}"),
                                  fix=exc.fix) from None
             spent |= names_in(raw) & set(defined)
-            nodes[term] = _expand(raw, defined, f"{key}.{term}", fail, key, budget)
+            nodes[term] = _expand(raw, defined, f"{key}.{term}", fail, f"{key}.{term}", budget)
             used |= names_in(nodes[term])
         desc = entry.get("description", "")
         if not isinstance(desc, str):
-            raise fail(f"{key}.description must be text", "write it in quotes", key)
+            raise fail(f"{key}.description must be text", "write it in quotes",
+                       f"{key}.description")
         parts.append(Part(str(pname), desc, nodes, terms))
     flops = None
     if "flops" in doc:
@@ -398,13 +402,13 @@ def _defines(raw: object, params: set[str], text: str, path: str,
         if not _IDENT.match(name) or name in known or name in FUNCTIONS or name in CALLS:
             raise fail(f"define.{name} cannot be a name here", "use letters, digits and _, "
                        "not p, n, a parameter's, another definition's or a function's name",
-                       "define")
+                       f"define.{name}")
         try:
             node = parse(formula, known, functions=CALLS, where=f"define.{name}")
         except InputError as exc:
-            raise InputError(exc.what, file=path, line=table_line(text, "define"),
+            raise InputError(exc.what, file=path, line=key_line(text, f"define.{name}"),
                              fix=exc.fix) from None
-        out[name] = (_expand(node, out, f"define.{name}", fail, "define"), str(formula),
+        out[name] = (_expand(node, out, f"define.{name}", fail, f"define.{name}"), str(formula),
                      names_in(node) & set(out))
         known = known | {name}
     return out

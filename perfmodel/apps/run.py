@@ -41,6 +41,13 @@ def constants(model: AppModel, on: Machine | None, timings: Path | None,
     if len(rows) == 0:
         raise InputError("no timing rows left after --where", file=timings,
                          fix="check the labels")
+    known = {part.name for part in model.parts}
+    odd = next((i for i, part in enumerate(rows.parts) if part and part not in known), None)
+    if odd is not None:
+        raise InputError(f"part {rows.parts[odd]!r}: model {model.name} has no such part",
+                         file=timings, line=rows.lines[odd],
+                         fix=f"its parts are {', '.join(sorted(known))} (empty: the whole run)"
+                             "; or pick rows with --where")
     times, sizes = timing_inputs(model, rows, given)
     fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
     if sizes is not None and model.size is not None and not weak:

@@ -19,7 +19,6 @@ import numpy as np
 from perfmodel.apps.fit import AppFit
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel
-from perfmodel.errors import InputError
 
 KIND = "perfmodel application fit"
 _STATS = ("n", "k", "rss", "median_rel_err", "max_rel_err")
@@ -54,22 +53,13 @@ def load(path: str | Path, model: AppModel, machine: Machine | None = None) -> A
     """The fit saved at ``path`` for ``model``; one line naming the key for anything wrong
     (read with the profile's checks, :class:`~perfmodel.profile.DocReader`)."""
     from perfmodel.profile import DocReader, read_covariance, read_estimate
-    from perfmodel.readers import parse_toml
+    from perfmodel.readers import check_header, read_toml
 
     where = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot be read ({getattr(exc, 'strerror', None) or exc})",
-                         file=where, fix="give a fit written by predict --save") from None
-    doc = parse_toml(text, where)
-    r = DocReader(where, redo="fit the model again and --save")
-    if doc.get("kind") != KIND:
-        raise InputError("is not an application fit", file=where,
-                         fix="give a file written by perfmodel predict --save")
-    if doc.get("schema_version") != 1:
-        raise r.fail("schema_version", f"is {doc.get('schema_version')!r}",
-                     "this perfmodel reads application fits of schema_version = 1")
+    doc, text = read_toml(path, "an application fit (written by predict --save)")
+    r = DocReader(where, redo="fit the model again and --save", text=text)
+    check_header(doc, where, KIND, "application fit", text,
+                 fix="give a file written by perfmodel predict --save")
     r.only(doc, {"kind", "schema_version", "model", "provenance", "fit", "notes", "params",
                  "covariance"})
     if doc.get("model") != model.name:

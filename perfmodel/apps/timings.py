@@ -67,6 +67,10 @@ def parse_timings(text: str, path: str | Path) -> Timings:
     if not rows:
         raise InputError("no timing rows", file=path, fix="give a header and one row per run")
     head_line, header = rows[0]
+    if "," not in header and any(c in header for c in ";\t"):
+        raise InputError(f"columns are separated by {'tabs' if chr(9) in header else ';'}, "
+                         "not commas", file=path, line=head_line,
+                         fix="timing CSVs use commas: nodes,time_s")
     names = [h.strip().lower() for h in next(csv.reader(io.StringIO(header)))]
     count = next((c for c in COUNT if c in names), None)
     time = next((c for c in (*TIME, *RATE) if c in names), None)

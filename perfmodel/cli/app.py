@@ -770,7 +770,7 @@ def report(
     from perfmodel.report import build as builder
     from perfmodel.report.spec import KIND, from_doc
 
-    first, text = read_toml(inputs[0])
+    first, text = read_toml(inputs[0], "a report specification or a machine profile")
     if first.get("kind") == KIND:
         if len(inputs) > 1:
             raise InputError("a report specification comes alone", file=inputs[1],

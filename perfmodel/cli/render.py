@@ -573,6 +573,14 @@ def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: str, scale: float 
     return f"{value} ±{half}"
 
 
+def _counts(p: np.ndarray) -> str:
+    """Node counts as a short list: 8, 16, 32 … 1024 (5 more)."""
+    shown = [f"{x:g}" for x in p[:3]]
+    more = len(p) - 3
+    return ", ".join(shown) + (f" … {p[-1]:g} ({more - 1} more)" if more > 1 else
+                               f", {p[-1]:g}" if more == 1 else "")
+
+
 def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
     out = console()
     on = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""
@@ -620,3 +628,9 @@ def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
         lo, hi = fit.processes
         out.print(f"[yellow]warning:[/yellow] node counts outside {lo:g}–{hi:g}, the range "
                   "the constants were fitted on, are extrapolated")
+    invalid = ~(np.isfinite(r.time) & (r.time > 0))
+    if np.any(invalid):
+        where = _counts(r.processes[invalid])
+        out.print(f"[yellow]warning:[/yellow] no valid prediction at {where}"
+                  " node(s): a term of the model is negative or not a number there, so the "
+                  "model does not hold (check its formulas and constants)")

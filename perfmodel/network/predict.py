@@ -88,7 +88,11 @@ def log_interval(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[
     if not _usable(dof, noise, cov):
         return np.full_like(y, math.nan), np.full_like(y, math.nan)
     half = _half_width(at, base, y, names, cov, dof, level, noise=noise, relative=True)
-    return y * np.exp(-half), y * np.exp(half)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        lo, hi = y * np.exp(-half), y * np.exp(half)
+    # a band beyond floating point (a parameter the data do not bound) is no band: NaN
+    wild = ~(np.isfinite(hi) & (lo > 0)) & (y > 0)
+    return np.where(wild, math.nan, lo), np.where(wild, math.nan, hi)
 
 
 def linear_interval(at: Callable[[Mapping[str, float]], FloatArray],

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from perfmodel.errors import InputError
 from perfmodel.network import models as registry
-from perfmodel.readers import table_line
+from perfmodel.readers import key_line
 
 KIND = "perfmodel network spec"
 
@@ -89,7 +89,7 @@ def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: l
     sources: dict[str, str] = {}
     assumed: list[str] = []
     for name, entry in raw.items():
-        line = table_line(text, f"{prefix}.{name}")
+        line = key_line(text, f"{prefix}.{name}")
         if name not in names:
             raise InputError(f"{owner} has no parameter {name!r}", file=path, line=line,
                              fix=f"its parameters are {', '.join(names)}")
@@ -117,24 +117,15 @@ def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: l
 
 
 def load_spec(path: str | Path) -> NetworkSpec:
-    from perfmodel.readers import read_toml
+    from perfmodel.readers import check_header, read_toml, unknown_key
 
-    doc, text = read_toml(path)
-    if doc.get("kind") != KIND:
-        raise InputError("is not a network spec", file=path, line=1,
-                         fix=f'start it with kind = "{KIND}"')
-    unknown = sorted(set(doc) - {"kind", "schema_version", "model", "params", "notes", "fabric",
-                                 "node"})
-    if unknown:
-        raise InputError(f"unknown key {unknown[0]!r}", file=path,
-                         fix="known keys: kind, schema_version, model, params, notes, fabric, "
-                             "node")
-    if doc.get("schema_version") != 1:
-        raise InputError(f"schema_version is {doc.get('schema_version')!r}", file=path,
-                         fix="this perfmodel reads network specs of schema_version = 1")
+    doc, text = read_toml(path, "a network spec")
+    check_header(doc, path, KIND, "network spec", text)
+    unknown_key(doc, {"kind", "schema_version", "model", "params", "notes", "fabric", "node"},
+                path, text)
     model = doc.get("model")
     if model not in registry.MODELS or model == "piecewise":
-        raise InputError(f"model is {model!r}", file=path,
+        raise InputError(f"model is {model!r}", file=path, line=key_line(text, "model"),
                          fix="give hockney, loggp or packet")
     params = {p.name: p for p in registry.spec(model).params}
     raw = doc.get("params", {})
@@ -158,7 +149,7 @@ def _node(doc: object, text: str, path: str) -> NodeSpec:
     if not isinstance(doc, dict) or set(doc) - {"params"} or \
             not isinstance(doc.get("params", {}), dict):
         raise InputError("node must hold only [node.params.NAME] tables", file=path,
-                         line=table_line(text, "node"),
+                         line=key_line(text, "node"),
                          fix=f"give [node.params.NAME] for {', '.join(PARAMS)}")
     raw = doc.get("params", {})
     fixed, sources, assumed = _entries(raw, text, path, "node.params", list(PARAMS), "a node",
@@ -166,8 +157,8 @@ def _node(doc: object, text: str, path: str) -> NodeSpec:
                                                      PARAMS.items()},
                                        statuses=("fixed", "assumed"))
     if "flop_rate" not in fixed:
-        raise InputError("node has no flop_rate", file=path, line=table_line(text, "node") or
-                         table_line(text, f"node.params.{next(iter(raw), '')}"),
+        raise InputError("node has no flop_rate", file=path, line=key_line(text, "node") or
+                         key_line(text, f"node.params.{next(iter(raw), '')}"),
                          fix='add [node.params.flop_rate] with value = "4.5Mflop/s" and source')
     return NodeSpec(fixed, sources, tuple(assumed))
 
@@ -177,10 +168,9 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
 
     if not isinstance(doc, dict):
         raise InputError("fabric is not a table", file=path, fix="write a [fabric] table")
-    unknown = sorted(set(doc) - {"topology", "channels", "box", "params"})
-    if unknown:
-        raise InputError(f"fabric has an unknown key {unknown[0]!r}", file=path,
-                         fix="known keys: topology, channels, box, params")
+    from perfmodel.readers import unknown_key
+
+    unknown_key(doc, {"topology", "channels", "box", "params"}, path, text, "fabric.")
     topology = doc.get("topology")
     if topology not in TOPOLOGIES:
         raise InputError(f"fabric.topology is {topology!r}", file=path,

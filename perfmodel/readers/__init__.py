@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -19,6 +18,11 @@ from typing import Any
 from perfmodel.errors import InputError
 from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements
 from perfmodel.readers import canonical, imb, mpi4py_bench, netperf, netpipe, npb, osu, stream
+from perfmodel.readers._toml import check_header as check_header
+from perfmodel.readers._toml import check_version as check_version
+from perfmodel.readers._toml import key_line as key_line
+from perfmodel.readers._toml import parse_toml as parse_toml
+from perfmodel.readers._toml import unknown_key as unknown_key
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
     osu, imb, mpi4py_bench, netperf, stream, npb, netpipe, canonical)}
@@ -28,13 +32,14 @@ FALLBACKS = (netpipe.NAME, canonical.NAME)
 MAX_BYTES = 256 * 1024 * 1024
 
 
-def read_text(path: str | Path) -> tuple[str, bytes]:
-    """The file's text (UTF-8, BOM removed) and its raw bytes; one clear error otherwise."""
+def read_text(path: str | Path, what: str = "a measurement file") -> tuple[str, bytes]:
+    """The file's text (UTF-8, BOM removed) and its raw bytes; one clear error otherwise.
+    ``what`` the file should be ("a machine profile") goes in the fixes."""
     p = Path(path)
     if not p.exists():
         raise InputError("no such file", file=p, fix="check the path")
     if p.is_dir():
-        raise InputError("is a directory, not a file", file=p, fix="give a measurement file")
+        raise InputError("is a directory, not a file", file=p, fix=f"give {what}")
     try:
         raw = p.read_bytes()
     except PermissionError:
@@ -43,11 +48,12 @@ def read_text(path: str | Path) -> tuple[str, bytes]:
     except OSError as exc:
         raise InputError(f"cannot be read ({exc.strerror})", file=p, fix="check the file") from None
     if len(raw) > MAX_BYTES:
-        raise InputError(f"is {len(raw)} bytes, more than a measurement file can be", file=p,
+        raise InputError(f"is {len(raw)} bytes, more than {what} can be", file=p,
                          fix="split it or give the right file")
     if b"\x00" in raw[:65536]:
         raise InputError("is binary, not text", file=p,
-                         fix="give the benchmark's text output or a CSV")
+                         fix="give the benchmark's text output or a CSV"
+                         if what == "a measurement file" else f"give {what} (plain text)")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -57,41 +63,11 @@ def read_text(path: str | Path) -> tuple[str, bytes]:
     return text, raw
 
 
-def read_toml(path: str | Path) -> tuple[dict[str, Any], str]:
+def read_toml(path: str | Path, what: str = "a perfmodel TOML file"
+              ) -> tuple[dict[str, Any], str]:
     """A TOML file's document and text; a syntax error names its line."""
-    text, _ = read_text(path)
+    text, _ = read_text(path, what)
     return parse_toml(text, path), text
-
-
-def parse_toml(text: str, path: str | Path) -> dict[str, Any]:
-    """TOML text's document; a syntax error is one line naming ``path`` and the line."""
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        at = re.search(r"at line (\d+)", str(exc))
-        raise InputError(f"not valid TOML ({str(exc).split(' (at')[0]})", file=path,
-                         line=int(at[1]) if at else None, fix="fix the syntax") from None
-
-
-def check_header(doc: Mapping[str, Any], path: str | Path, kind: str, noun: str) -> None:
-    """Refuse a TOML document that is not a ``noun`` of schema 1: its ``kind`` line names
-    what it is, its ``schema_version`` which layout it has."""
-    if doc.get("kind") != kind:
-        raise InputError(f"is not {'an' if noun[0] in 'aeiou' else 'a'} {noun}", file=path,
-                         line=1, fix=f'start it with kind = "{kind}"')
-    if doc.get("schema_version") != 1:
-        raise InputError(f"schema_version is {doc.get('schema_version')!r}", file=path,
-                         fix=f"this perfmodel reads {noun}s of schema_version = 1")
-
-
-def table_line(text: str, table: str) -> int | None:
-    """The line of TOML text where ``[table]`` opens, for error messages."""
-    for i, ln in enumerate(text.splitlines(), start=1):
-        if re.match(rf"\s*\[{re.escape(table)}\]", ln):
-            return i
-    return None
 
 
 def claims(text: str) -> list[ModuleType]:
@@ -135,11 +111,12 @@ def parse(source: str, text: str) -> tuple[Measurements, ...]:
         raise InputError(f"format not recognised (tried {', '.join(REGISTRY)})", file=source,
                          line=1, fix="give a benchmark's own output unchanged, or perfmodel's "
                          "CSV (see README 'Measurement files')")
+    if len(found) > 1:   # two tools' outputs run together: which rows are whose is a guess
+        starts = [(r.NAME, _first_line(r, text)) for r in found]
+        listed = ", ".join(f"{name} from line {line}" for name, line in starts)
+        raise InputError(f"holds the output of {len(found)} tools ({listed})", file=source,
+                         line=starts[1][1], fix="split it into one file per tool")
     tables: tuple[Measurements, ...] = found[0].read(source, text)
-    if len(found) > 1:
-        others = ", ".join(f"{r.NAME} (from line {_first_line(r, text)})" for r in found[1:])
-        note = f"the file also holds output of {others}, not read: split the file to read it"
-        tables = tuple(replace(t, notes=(*t.notes, note)) for t in tables)
     return tables
 
 

@@ -84,6 +84,8 @@ def sniff(text: str) -> bool:
     lines = lines_of(text[:20000])
     if any(BANNER.match(ln) for _, ln in lines[:5]):
         return True
+    if any(BANNER.match(ln) and re.search(r"\bTEST\s+from\b.*\bto\b", ln) for _, ln in lines):
+        return True   # a whole banner further down (after a job's own lines, or another tool's)
     keys = _kv(lines)
     if len(keys) >= 2 and keys.keys() & {"THROUGHPUT", "MEAN_LATENCY", "RT_LATENCY",
                                          "TRANSACTION_RATE"}:

@@ -237,25 +237,51 @@ def _run_blocks(d: Done) -> list[Block]:
     if d.measured is not None:
         out += _against(d)
     rows = []
+    rated = bool(np.any(np.isfinite(r.mflops)))
     for i, p in enumerate(r.processes):
+        if not (math.isfinite(r.time[i]) and r.time[i] > 0):   # never a negative or NaN time
+            rows.append([f"{int(p)}", *["—"] * (5 + len(r.shares) + rated),
+                         "no valid prediction"])
+            continue
         band = (f"{format_time(r.prediction.total_lo[i])} – "
                 f"{format_time(r.prediction.total_hi[i])}"
                 if math.isfinite(r.prediction.total_lo[i]) else "—")
-        rate = [] if not np.any(np.isfinite(r.mflops)) else [
-            "—" if not math.isfinite(r.mflops[i]) else _num(r.mflops[i])]
+        rate = [] if not rated else [_num(r.mflops[i]) if math.isfinite(r.mflops[i]) else "—"]
         rows.append([f"{int(p)}", format_time(r.time[i]), band, _num(r.speedup[i]),
-                     f"{100 * r.efficiency[i]:.1f} %", f"{100 * r.overhead[i]:.1f} %",
-                     *(f"{100 * r.shares[c][i]:.1f} %" for c in r.shares), *rate])
+                     _share(r.efficiency[i], 1), _share(r.overhead[i], 1),
+                     *(_share(r.shares[c][i], 1) for c in r.shares), *rate,
+                     "extrapolated" if r.prediction.extrapolated[i] else ""])
     from perfmodel.apps.metrics import CAUSES
 
     out.append("**Predicted** (time with its 95 % interval; the overhead, 1 − efficiency, "
-               "split by cause: comm. is communication, sync. synchronisation):")
+               "split by cause: comm. is communication, sync. synchronisation"
+               f"{_span(fit.processes)}):")
     short = {"communication": "comm.", "synchronisation": "sync."}
     head = ["nodes", "time", "interval", "speedup", "efficiency", "overhead",
             *(short.get(CAUSES[c], CAUSES[c]) for c in r.shares)]
-    head += ["Mflop/s"] if np.any(np.isfinite(r.mflops)) else []
-    out.append(table(head, rows, right=tuple(range(len(head)))))
+    head += ["Mflop/s"] if rated else []
+    out.append(_noted(head, rows))
     return out
+
+
+def _span(processes: tuple[float, float]) -> str:
+    """How a caption explains the word extrapolated, when constants were fitted on a range."""
+    lo, hi = processes
+    return f"; extrapolated: outside the {lo:g}–{hi:g} nodes the constants were fitted on" \
+        if math.isfinite(hi) else ""
+
+
+def _noted(head: list[str], rows: list[list[str]]) -> Block:
+    """A right-aligned table whose last cell per row is a note; the note column only when some
+    row has one."""
+    if any(row[-1] for row in rows):
+        return table([*head, "note"], rows, right=tuple(range(len(head))))
+    return table(head, [row[:-1] for row in rows], right=tuple(range(len(head))))
+
+
+def _share(x: float, digits: int) -> str:
+    """A fraction as a percentage, or — when it is not a number."""
+    return f"{100 * x:.{digits}f} %" if math.isfinite(x) else "—"
 
 
 def _num(x: float) -> str:
@@ -469,20 +495,25 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
              "latency": format_time}
     order = np.lexsort(tuple([*(s.config[n] for n in reversed(names)), nodes]))
     rows = []
+    lo, hi = d.fit.processes
     for i in order:
         t0 = ref.get(float(nodes[i]), math.nan)
+        ok = math.isfinite(s.time[i]) and s.time[i] > 0
         rows.append([f"{int(nodes[i])}", *(shown.get(n, lambda v: f"{v:g}")(s.config[n][i])
                                            for n in names),
-                     format_time(s.time[i]), f"{100 * s.comm_share[i]:.2f} %",
-                     f"{100 * s.terms['synchronisation'][i] / s.time[i]:.2f} %",
-                     "—" if not math.isfinite(t0) else f"{t0 / s.time[i]:.3f}"])
+                     format_time(s.time[i]) if ok else "—",
+                     _share(s.comm_share[i], 2) if ok else "—",
+                     _share(s.terms['synchronisation'][i] / s.time[i], 2) if ok else "—",
+                     f"{t0 / s.time[i]:.3f}" if ok and math.isfinite(t0) else "—",
+                     "no valid prediction" if not ok else
+                     "extrapolated" if not lo <= nodes[i] <= hi else ""])
     head = ["nodes", *(n.replace("_", " ") for n in names), "time",
             "communication share", "synchronisation share", "gain over the profile's own"]
     out: list[Block] = [sec.text, _model_block(d.fit.model)[0],
                         f"Every configuration of `{run.model}` on `{ctx.show(run.machine)}` "
                         "(" + "; ".join(f"{k}: {v}" for k, v in sec.options["vary"].items())
                         + "); the gain is the time at the profile's own hardware and the same "
-                        "node count over this one's:",
-                        table(head, rows, right=tuple(range(len(head))))]
+                        f"node count over this one's{_span(d.fit.processes)}:",
+                        _noted(head, rows)]
     return Section(sec.title or f"What if: {run.label}", tuple(out))
 

@@ -142,22 +142,20 @@ def load(path: str | Path) -> ReportSpec:
     from perfmodel.readers import read_toml
 
     p = Path(path)
-    doc, text = read_toml(p)
+    doc, text = read_toml(p, "a report specification")
     return from_doc(doc, text, p)
 
 
 def from_doc(doc: Mapping[str, Any], text: str, path: Path) -> ReportSpec:
-    from perfmodel.readers import check_header
+    from perfmodel.readers import check_header, key_line, unknown_key
 
-    check_header(doc, path, KIND, "report specification")
-    unknown = sorted(set(doc) - _TOP)
-    if unknown:
-        raise InputError(f"unknown key {unknown[0]!r}", file=path,
-                         fix=f"the keys are {', '.join(sorted(_TOP))}")
+    check_header(doc, path, KIND, "report specification", text)
+    unknown_key(doc, _TOP, path, text)
     title = _text(doc, "title", path, None, required=True)
     figures = doc.get("figures", "svg")
     if figures not in ("svg", "png"):
-        raise InputError(f"figures is {figures!r}", file=path, fix='give "svg" or "png"')
+        raise InputError(f"figures is {figures!r}", file=path, line=key_line(text, "figures"),
+                         fix='give "svg" or "png"')
     raw = doc.get("section", [])
     if not isinstance(raw, list) or not raw:
         raise InputError("no [[section]] tables", file=path,
@@ -240,7 +238,12 @@ def _path(value: Any, base: Path, path: Path, line: int | None, where: str) -> P
     if not isinstance(value, str) or not value:
         raise InputError(f"{where} is {value!r}", file=path, line=line,
                          fix="give a file name relative to the specification's folder")
-    return base / value
+    target = base / value
+    if not target.is_file():
+        raise InputError(f"{where}: {target} is {'a directory' if target.is_dir() else 'missing'}",
+                         file=path, line=line,
+                         fix="give a file's name relative to the specification's folder")
+    return target
 
 
 def _tables(value: Any, path: Path, line: int | None, where: str) -> list[dict[str, Any]]:

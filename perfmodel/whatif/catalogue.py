@@ -202,11 +202,7 @@ def load(path: str | Path) -> Catalogue:
     from perfmodel.readers import read_toml
 
     p = Path(path)
-    if not p.is_file():
-        raise InputError("no such catalogue file" if not p.exists() else "is not a file",
-                         file=p, fix="give a hardware catalogue (TOML), e.g. "
-                                     "data/catalogues/hyglac-1997.toml")
-    doc, text = read_toml(p)
+    doc, text = read_toml(p, "a hardware catalogue (TOML), e.g. data/catalogues/hyglac-1997.toml")
     return loads_doc(doc, text, str(p))
 
 
@@ -217,13 +213,13 @@ def loads(text: str, path: str = "<catalogue>") -> Catalogue:
 
 
 def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
-    from perfmodel.readers import check_header, table_line
+    from perfmodel.readers import check_header, key_line
 
     def fail(what: str, fix: str, table: str | None = None) -> InputError:
-        return InputError(what, file=path, line=table_line(text, table) if table else None,
+        return InputError(what, file=path, line=key_line(text, table) if table else None,
                           fix=fix)
 
-    check_header(doc, path, KIND, "hardware catalogue")
+    check_header(doc, path, KIND, "hardware catalogue", text)
     _known(doc, _TOP, fail, None, "the catalogue")
     name = _text(doc, "name", fail, None, required=True)
     if not _NAME.match(name):
@@ -247,7 +243,8 @@ def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
     if not isinstance(reference, str) or reference not in {n.name for n in nodes}:
         raise fail(f"reference is {reference!r}",
                    "name the node type the machine profile was measured on: reference = "
-                   f"\"{nodes[0].name}\" (node types: {', '.join(n.name for n in nodes)})")
+                   f"\"{nodes[0].name}\" (node types: {', '.join(n.name for n in nodes)})",
+                   "reference")
     if all(n.price is None for n in nodes):
         raise fail("no node type has a price", "give at least one node type a price")
     fixed = _number(doc, "fixed_price", fail, None, default=0.0)
@@ -314,7 +311,8 @@ def _known(doc: Mapping[str, Any], allowed: set[str], fail: Any, table: str | No
     unknown = sorted(set(doc) - allowed)
     if unknown:
         raise fail(f"{where}: unknown key {unknown[0]!r}",
-                   f"known keys: {', '.join(sorted(allowed))}", table)
+                   f"known keys: {', '.join(sorted(allowed))}",
+                   f"{table}.{unknown[0]}" if table else unknown[0])
 
 
 def _text(doc: Mapping[str, Any], key: str, fail: Any, table: str | None,

@@ -270,9 +270,10 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
                     h = abs(v) * 1e-6 if v else 1e-12
                     moved = _total(model, {**fit.values, name: v + h}, on, p, n)
                     grads.append((moved - t) / h)
-                g = np.stack(grads, axis=-1)
-                half = scale * np.sqrt(np.einsum("...i,ij,...j->...", g, fit.covariance, g))
-            lo[start:stop], hi[start:stop] = t - half, t + half
+                g = np.stack(grads, axis=-1) / t[..., None]     # ∂ln T/∂θ, as predict's band
+                half = scale * np.sqrt(np.einsum("...i,ij,...j->...", g, fit.covariance, g)
+                                       + fit.noise**2)
+            lo[start:stop], hi[start:stop] = t * np.exp(-half), t * np.exp(half)
         return stop - start
 
     starts = list(range(0, n_cfg, CHUNK))

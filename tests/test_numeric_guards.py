@@ -1,0 +1,137 @@
+"""Numeric guards: a fit that cannot identify a constant says so, a negative or NaN time is
+never shown as a number, bands never go below zero, extrapolation is marked."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from perfmodel.apps.fit import fit_app
+from perfmodel.apps.model import loads
+from perfmodel.cli.app import app
+from perfmodel.errors import FitError
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+
+TREE = """kind = "perfmodel application model"
+schema_version = 1
+name = "tree"
+[params.s]
+unit = "s"
+description = "serial"
+[params.w]
+unit = "s"
+description = "work"
+[params.t]
+unit = "s"
+description = "one level of a tree"
+[parts.run]
+serial = "s"
+compute = "w / p"
+communication = "t * log2(p)"
+"""
+TRUTH = {"s": 1.0, "w": 100.0, "t": 0.5}
+
+
+def test_three_constants_from_two_node_counts_are_refused_by_name() -> None:
+    """Four timings leave one degree of freedom by count, but at two node counts only two
+    combinations of s, w and t are seen: the fit names them instead of printing ± 0."""
+    model = loads(TREE, "tree.toml")
+    p = np.array([2.0, 2, 4, 4])
+    t = model.part_times(p, TRUTH)["run"] * np.array([1.0, 1.01, 1.0, 0.99])
+    with pytest.raises(FitError, match=r"cannot tell s, w, t apart: only a combination of "
+                                       r"them is determined \(runs at 2 node counts\)"):
+        fit_app(model, p, t)
+
+
+def test_collinear_constants_are_refused_whatever_the_node_counts() -> None:
+    model = loads(TREE.replace('serial = "s"', 'serial = "s + t"')
+                  .replace('communication = "t * log2(p)"', 'synchronisation = "0 * p"'),
+                  "tied.toml")
+    p = np.array([1.0, 2, 4, 8, 16])
+    with pytest.raises(FitError, match="cannot tell s, t apart") as exc:
+        fit_app(model, p, 10.0 + 100.0 / p)
+    assert "runs at" not in str(exc.value)   # five counts: the model is at fault, not the runs
+
+
+def test_identified_constants_fit_and_poor_ones_are_named() -> None:
+    model = loads(TREE, "tree.toml")
+    p = np.array([1.0, 2, 4, 8, 16])
+    clean = fit_app(model, p, model.part_times(p, TRUTH)["run"] * (1 + 0.01 * np.cos(p)))
+    assert all(math.isfinite(q.stderr) for q in clean.params if q.status == "fitted")
+    assert not [n for n in clean.notes if "determined" in n]
+    noisy = fit_app(model, p, model.part_times(p, TRUTH)["run"] * (1 + 0.3 * np.cos(3 * p)))
+    poor = [n for n in noisy.notes if "poorly determined by the timings" in n]
+    assert poor and all(n.split()[0] in TRUTH for n in poor)
+
+
+NEGATIVE = """kind = "perfmodel application model"
+schema_version = 1
+name = "neg"
+[params.w]
+unit = "s"
+description = "work"
+value = 100
+[params.c]
+unit = "s"
+description = "a term that goes negative"
+value = 1
+[parts.run]
+compute = "w / p"
+communication = "0 - c * (p - 1)"
+"""
+
+
+def test_a_negative_term_is_no_valid_prediction(tmp_path: Path) -> None:
+    """100/p − (p − 1) is positive at 8 nodes (5.5 s), but its communication is −7 s: the
+    model does not hold there, and no figure of that row is shown as a number."""
+    f = tmp_path / "neg.toml"
+    f.write_text(NEGATIVE)
+    text = runner.invoke(app, ["predict", str(f), "--nodes", "1,8"])
+    assert text.exit_code == 0, text.output
+    row8 = next(ln for ln in text.stdout.splitlines() if ln.strip().startswith("8 "))
+    assert "no valid prediction" in row8 and "%" not in row8 and "5.5" not in row8
+    assert "warning: no valid prediction at 8 node(s)" in text.stdout
+    doc = json.loads(runner.invoke(app, ["predict", str(f), "--nodes", "1,8", "--json"]).stdout)
+    eight = doc["rows"][1]
+    assert eight["time"] is None and eight["speedup"] is None
+    assert doc["rows"][0]["time"] == pytest.approx(100.0)
+
+
+def test_whatif_and_plan_bands_stay_positive(tmp_path: Path) -> None:
+    """A fit with huge standard errors: the sweep's band is multiplicative, so its lower end
+    is a positive time, never -1,040,000 s."""
+    model = tmp_path / "tree.toml"
+    model.write_text(TREE.replace('communication = "t * log2(p)"',
+                                  'communication = "t * (p - 1)"'))
+    runs = tmp_path / "runs.csv"
+    runs.write_text("nodes,time_s\n1,100\n1,101\n1,99.5\n2,51\n8,14.2\n8,14.6\n8,14.0\n")
+    res = runner.invoke(app, ["whatif", str(model), "-m", str(ROOT / "calibration/hyglac.toml"),
+                              "--fit", str(runs), "--vary", "nodes=1..64", "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    lows = [r["time_lo"] for r in doc["best"] if r.get("time_lo") is not None]
+    assert lows and all(lo > 0 for lo in lows)
+
+
+def test_network_bands_that_overflow_are_not_shown(tmp_path: Path) -> None:
+    """Four sizes 1–8 B say nothing about bandwidth: at 1 MiB the band is unbounded, and it is
+    left out (None), not 0."""
+    data = tmp_path / "tiny.csv"
+    data.write_text("size_bytes,one_way_us\n1,50\n2,51\n4,49\n8,50.5\n1,50.2\n2,49.8\n4,50.1\n"
+                    "8,50\n")
+    prof = tmp_path / "tiny.toml"
+    assert runner.invoke(app, ["calibrate", str(data), "--model", "hockney", "--out",
+                               str(prof), "--quiet"]).exit_code == 0
+    res = runner.invoke(app, ["network", str(prof), "--size", "1MiB", "--json"])
+    assert res.exit_code == 0, res.output
+    assert "Warning" not in res.stderr
+    row = json.loads(res.stdout)["rows"][0]
+    assert row["extrapolated"] is True
+    assert row["time_lo"] is None or row["time_lo"] > 0
