@@ -132,6 +132,7 @@ KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
     "specs": {
         "ambiguous_unit.toml": (6, "params.beta: unknown rate unit 'Mb'"),
         "missing_unit.toml": (6, "params.beta: '11.8' has no unit"),
+        "model_is_a_list.toml": (4, "model is ['hockney']"),   # found by test_fuzz_toml
         "newer_schema.toml": (3, "schema_version 3 is newer than this perfmodel reads"),
         "no_source.toml": (6, "params.beta needs value and source"),
         "syntax_error.toml": (6, "not valid TOML"),
@@ -196,6 +197,7 @@ KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
         "missing_profile.toml": (7, "no-such-machine.toml is missing"),
         "newer_schema.toml": (3, "schema_version 2 is newer than this perfmodel reads"),
         "profile_is_directory.toml": (7, "calibration is a directory"),
+        "section_kind_is_a_list.toml": (7, "section kind is ['profile']"),  # test_fuzz_toml
         "syntax_error.toml": (4, "not valid TOML"),
         "unknown_key.toml": (6, "html: unknown key"),
         "unknown_section.toml": (7, "section kind is 'slideshow'"),

@@ -135,3 +135,33 @@ def test_network_bands_that_overflow_are_not_shown(tmp_path: Path) -> None:
     row = json.loads(res.stdout)["rows"][0]
     assert row["extrapolated"] is True
     assert row["time_lo"] is None or row["time_lo"] > 0
+
+
+def test_whatif_and_plan_mark_node_counts_beyond_the_fit(tmp_path: Path) -> None:
+    """Constants fitted on 1–16 nodes: a sweep to 64 marks 32 and 64 (text, JSON, CSV), and a
+    plan that picks beyond 16 says so."""
+    toy = str(ROOT / "tests/fixtures/bad/models/ok_model.toml")
+    runs = str(ROOT / "tests/fixtures/bad/timings/ok_timings.csv")
+    base = ["whatif", toy, "-m", str(ROOT / "calibration/hyglac.toml"), "--fit", runs,
+            "--vary", "nodes=1,16,32"]
+    text = runner.invoke(app, base)
+    assert text.exit_code == 0, text.output
+    assert "warning: node counts outside 1–16, the range the constants were fitted on" \
+        in text.stdout
+    row32 = [ln for ln in text.stdout.splitlines() if ln.strip().startswith("32 ")]
+    assert row32 and all(ln.rstrip().endswith("extrapolated") for ln in row32)
+    doc = json.loads(runner.invoke(app, [*base, "--json"]).stdout)
+    assert doc["fitted_nodes"] == [1.0, 16.0]
+    assert {r["nodes"]: r["extrapolated"] for r in doc["front"]} == {1: False, 16: False,
+                                                                     32: True}
+    csv = runner.invoke(app, [*base, "--csv"]).stdout.splitlines()
+    assert csv[0].endswith(",extrapolated")
+    assert [ln.rsplit(",", 1)[1] for ln in csv[1:]] == ["0", "0", "1"]
+
+
+def test_scaling_marks_counts_below_the_measured_ones(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.csv"
+    runs.write_text("nodes,time_s\n8,100\n16,52\n32,27\n64,15\n")
+    doc = json.loads(runner.invoke(app, ["scaling", str(runs), "--predict", "2,8,48,128",
+                                         "--json"]).stdout)
+    assert [r["trust"] for r in doc["predictions"]] == ["below", "measured", "measured", "near"]

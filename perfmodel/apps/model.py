@@ -371,7 +371,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     if not isinstance(algorithms, dict):
         raise fail("algorithms is not a table", 'write [algorithms] with allreduce = "ring"')
     for op, algo in algorithms.items():
-        if op not in ALGORITHMS or algo not in ALGORITHMS[op]:
+        if op not in ALGORITHMS or not isinstance(algo, str) or algo not in ALGORITHMS[op]:
             known = ", ".join(f"{k}: {'/'.join(v)}" for k, v in ALGORITHMS.items())
             raise fail(f"algorithms.{op} = {algo!r} is not known", known, "algorithms")
     return AppModel(name, texts["description"], params, tuple(parts), path, texts["source"],

@@ -44,7 +44,7 @@ class Timings:
         """The rows whose labels equal ``want`` (``select(machine="t3d", table="1")``)."""
         for key in want:
             if key not in self.labels:
-                raise InputError(f"{self.source} has no column {key!r}",
+                raise InputError(f"--where {key}: no column {key!r}", file=self.source,
                                  fix=f"label columns: {', '.join(self.labels) or 'none'}")
         keep = [i for i in range(len(self))
                 if all(self.labels[k][i] == v for k, v in want.items())]

@@ -945,7 +945,7 @@ def main() -> None:
     usage_error: type[Exception] = next(
         c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="perfmodel")
     except usage_error as exc:
         ctx = getattr(exc, "ctx", None)
         message = str(exc.format_message()) if hasattr(exc, "format_message") else str(exc)

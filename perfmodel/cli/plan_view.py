@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from perfmodel.cli.render import console, jsonable
-from perfmodel.cli.whatif_view import LABELS, _spread_front, _value, money
+from perfmodel.cli.whatif_view import LABELS, _spread_front, _value, extrapolation_warning, money
 from perfmodel.units import format_time
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue, price_parts
@@ -50,6 +50,7 @@ def _config(p: Plan, i: int, cat: Catalogue) -> dict[str, Any]:
         "margin": p.margin(i),
         "margin_at_band_end": p.margin(i, pessimistic=True) if banded else None,
         "meets_across_band": bool(p.sure_mask[i]) if p.banded else None,
+        "extrapolated": bool(s.extrapolated[i]),
     })
     return out
 
@@ -83,8 +84,9 @@ def _pct(x: float | None) -> str:
 
 def _table(p: Plan, idx: list[int] | np.ndarray, title: str, cat: Catalogue) -> Table:
     t = Table(title=title, title_justify="left", box=None, header_style="bold", pad_edge=False)
+    marked = bool(np.any(p.sweep.extrapolated[np.asarray(idx, dtype=int)]))
     for col in ("nodes", "node type", "network", "channels", "price", "time", "range",
-                "speedup", "comm", "margin"):
+                "speedup", "comm", "margin", *([""] if marked else [])):
         t.add_column(col, justify="left" if col in ("node type", "network") else "right")
     for i in idx:
         c = _config(p, int(i), cat)
@@ -95,7 +97,8 @@ def _table(p: Plan, idx: list[int] | np.ndarray, title: str, cat: Catalogue) -> 
         t.add_row(f"{c['nodes']:g}", escape(c["node"]), escape(c["network"]),
                   f"{c['channels']:g}", money(c["price"], cat), format_time(c["time"]), rng,
                   f"{sp:.2f}", f"{100 * c['comm_share']:.1f} %",
-                  _pct(c["margin"]) if p.target.kind != "budget" else _left(p, c, cat))
+                  _pct(c["margin"]) if p.target.kind != "budget" else _left(p, c, cat),
+                  *(["extrapolated" if c["extrapolated"] else ""] if marked else []))
     return t
 
 
@@ -161,6 +164,9 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
                                                    "hardware", cat))
     front = analysis.cost_front(s)
     out.print(_table(p, _spread_front(front), "front of time against price", cat))
+    warning = extrapolation_warning(s)
+    if warning:
+        out.print(warning)
     if cat.notes:
         for note in cat.notes:
             out.print(f"[dim]catalogue note: {escape(note)}[/]")

@@ -119,8 +119,9 @@ def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Ret
                       f"{100 * moved.share_after[i]:.0f} %"]
         table.add_row(*cells)
     out.print(table)
-    out.print(f"trust: near ≤ {NEAR:g}×, far ≤ {FAR:g}×, beyond > {FAR:g}× the largest "
-              f"measured count (past {LIMIT:g}× only with --force)")
+    out.print(f"trust: measured: within the measured counts' span; near ≤ {NEAR:g}×, "
+              f"far ≤ {FAR:g}×, beyond > {FAR:g}× the largest measured count (past {LIMIT:g}× "
+              "only with --force); below: under the smallest, extrapolated downwards")
     if "beyond" in pred.trust:
         out.print(f"[yellow]warning:[/] some counts lie beyond {FAR:g}× the measured range: "
                   "the form may not hold there")

@@ -85,7 +85,8 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
         return {**d, "time": sweep.time[i],
                 "time_lo": sweep.lo[i], "time_hi": sweep.hi[i], "speedup": sweep.speedup[i],
                 "comm_share": sweep.comm_share[i],
-                "sync_share": sweep.terms["synchronisation"][i] / sweep.time[i]}
+                "sync_share": sweep.terms["synchronisation"][i] / sweep.time[i],
+                "extrapolated": bool(sweep.extrapolated[i])}
 
     counts, rates = analysis.unbottlenecked(sweep, rows, wire, share)
     return jsonable({
@@ -113,6 +114,7 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
         "price_front": [row(int(i)) for i in analysis.cost_front(sweep)],
         "currency": cat.currency if cat is not None else None,
         "nodes_range": [float(nodes.min()), float(nodes.max())],
+        "fitted_nodes": list(sweep.fitted),
     })
 
 
@@ -128,10 +130,11 @@ def csv_rows(sweep: Sweep) -> None:
     out = sys.stdout
     price = ["price"] if sweep.cost is not None else []
     out.write(",".join([*names, *price, "time_s", "time_lo_s", "time_hi_s", "speedup",
-                        "comm_share", "sync_share"]) + "\n")
+                        "comm_share", "sync_share", "extrapolated"]) + "\n")
     sync = sweep.terms["synchronisation"] / sweep.time
     cols = [sweep.config[n] for n in names] + ([sweep.cost] if sweep.cost is not None else []) \
-        + [sweep.time, sweep.lo, sweep.hi, sweep.speedup, sweep.comm_share, sync]
+        + [sweep.time, sweep.lo, sweep.hi, sweep.speedup, sweep.comm_share, sync,
+           sweep.extrapolated.astype(np.float64)]
     block = np.column_stack(cols)
     labels = {k: [str(_value(k, float(j), cat)) for j in range(len(cat.nodes if k == "node"
                                                                    else cat.networks))]
@@ -171,7 +174,8 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
     for a in axes:
         t.add_column(LABELS[a], justify="right")
     cols = ("price",) if sweep.cost is not None else ()
-    for col in (*cols, "time", "range", "speedup", "comm", "sync"):
+    marked = bool(np.any(sweep.extrapolated[np.asarray(idx, dtype=int)]))
+    for col in (*cols, "time", "range", "speedup", "comm", "sync", *([""] if marked else [])):
         t.add_column(col, justify="right")
     for i in idx:
         d = analysis.describe(sweep, int(i))
@@ -184,8 +188,18 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
                   format_time(float(sweep.time[i])) if math.isfinite(sweep.time[i]) else "—",
                   rng, f"{sp:.2f}" if math.isfinite(sp) else "—",
                   _pct(float(sweep.comm_share[i])),
-                  _pct(float(sweep.terms["synchronisation"][i] / sweep.time[i])))
+                  _pct(float(sweep.terms["synchronisation"][i] / sweep.time[i])),
+                  *(["extrapolated" if sweep.extrapolated[i] else ""] if marked else []))
     return t
+
+
+def extrapolation_warning(sweep: Sweep) -> str | None:
+    """The line that says which node counts lie outside the fitted ones, or None."""
+    if not np.any(sweep.extrapolated):
+        return None
+    lo, hi = sweep.fitted
+    return (f"[yellow]warning:[/] node counts outside {lo:g}–{hi:g}, the range the constants "
+            "were fitted on, are extrapolated (marked)")
 
 
 def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, share: float,
@@ -258,3 +272,6 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         out.print("[yellow]note:[/] no prices: a link speed or latency swept freely, or a "
                   "profile's network the catalogue does not list, has no price (vary "
                   "network=NAME,... instead)")
+    warning = extrapolation_warning(sweep)
+    if warning:
+        out.print(warning)

@@ -35,7 +35,9 @@ NEAR, FAR = 4.0, 16.0
 LIMIT = 64.0
 """Beyond this ratio a prediction is refused unless forced: a form chosen on a few counts says
 little about a machine 64 times larger (other terms, other bottlenecks)."""
-Trust = Literal["measured", "near", "far", "beyond"]
+Trust = Literal["below", "measured", "near", "far", "beyond"]
+"""below: under the smallest measured count (extrapolated downwards); measured: inside the
+measured span; near, far, beyond: above it by the ratios :data:`NEAR` and :data:`FAR`."""
 
 
 @dataclass(frozen=True)
@@ -250,6 +252,6 @@ def predict_scaling(fit: ScalingFit, processes: ArrayLike, level: float = 0.95,
     half = np.sqrt(param**2 + spread**2 + fit.chosen.score**2)
     ratio = q / fit.measured[1]
     trust: tuple[Trust, ...] = tuple(
-        "measured" if r <= 1 else "near" if r <= NEAR else "far" if r <= FAR else "beyond"
-        for r in ratio)
+        "below" if x < fit.measured[0] else "measured" if r <= 1 else "near" if r <= NEAR
+        else "far" if r <= FAR else "beyond" for x, r in zip(q, ratio, strict=True))
     return ScalingPrediction(q, y, y * np.exp(-half), y * np.exp(half), ratio, trust, level)

@@ -124,7 +124,7 @@ def load_spec(path: str | Path) -> NetworkSpec:
     unknown_key(doc, {"kind", "schema_version", "model", "params", "notes", "fabric", "node"},
                 path, text)
     model = doc.get("model")
-    if model not in registry.MODELS or model == "piecewise":
+    if not isinstance(model, str) or model not in registry.MODELS or model == "piecewise":
         raise InputError(f"model is {model!r}", file=path, line=key_line(text, "model"),
                          fix="give hockney, loggp or packet")
     params = {p.name: p for p in registry.spec(model).params}
@@ -172,7 +172,7 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
 
     unknown_key(doc, {"topology", "channels", "box", "params"}, path, text, "fabric.")
     topology = doc.get("topology")
-    if topology not in TOPOLOGIES:
+    if not isinstance(topology, str) or topology not in TOPOLOGIES:
         raise InputError(f"fabric.topology is {topology!r}", file=path,
                          fix=f"give one of {', '.join(TOPOLOGIES)}")
     channels = doc.get("channels", 1)

@@ -180,7 +180,7 @@ def _section(raw: Any, path: Path, line: int | None) -> SectionSpec:
         raise InputError("a section is not a table", file=path, line=line,
                          fix="write [[section]] with its keys")
     kind = raw.get("kind")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise InputError(f"section kind is {kind!r}", file=path, line=line,
                          fix=f"give one of {', '.join(KINDS)}")
     allowed = KINDS[kind][1] | _COMMON

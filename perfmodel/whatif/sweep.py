@@ -133,6 +133,14 @@ class Sweep:
     cost: FloatArray | None = None
     """Each configuration's price (NaN where the catalogue does not offer it); None without
     a catalogue."""
+    fitted: tuple[float, float] = (1.0, math.inf)
+    """The node counts the model's constants were fitted on (all of them when given)."""
+
+    @property
+    def extrapolated(self) -> NDArray[np.bool_]:
+        """Configurations whose node count lies outside :attr:`fitted`."""
+        p = self.config.get("nodes", np.ones(len(self.time)))
+        return np.asarray((p < self.fitted[0]) | (p > self.fitted[1]))
 
     @property
     def rank_time(self) -> FloatArray:
@@ -216,7 +224,7 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
     bad = ~(np.isfinite(time) & (time > 0))
     time[bad] = np.nan
     return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base, weak,
-                 prices(grid, base, cfg_all))
+                 prices(grid, base, cfg_all), fit.processes)
 
 
 def prices(grid: Grid, base: Mapping[str, float], cfg: Mapping[str, FloatArray]
