@@ -29,11 +29,13 @@ if TYPE_CHECKING:   # the application packages load only when predict runs
 
 
 def console() -> Console:
-    """Rich console; when writing to a file or pipe, 120 columns (COLUMNS overrides)."""
+    """Rich console.  On a terminal (or with COLUMNS) tables fit its width; into a file or a
+    pipe nothing is cut: each table takes its natural width, however wide, so no number or
+    heading is ever shortened to fit."""
     import os
     import sys
 
-    wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+    wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 100_000
     return Console(highlight=False, soft_wrap=True, width=wide)
 
 
