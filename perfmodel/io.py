@@ -65,6 +65,11 @@ def write_atomic(path: str | Path, text: str | bytes, *, force: bool = False) ->
             except FileExistsError:
                 raise OutputError("exists already", file=p,
                                   fix="use --force to replace it, or another name") from None
+            except OSError:   # no hard links here (some network and FUSE mounts): check, rename
+                if p.exists():
+                    raise OutputError("exists already", file=p,
+                                      fix="use --force to replace it, or another name") from None
+                os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

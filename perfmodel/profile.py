@@ -256,7 +256,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -
     listed = doc.get("inputs", [])
     if not isinstance(listed, list):
         raise r.fail("inputs", "is not a list of tables", "regenerate the profile with calibrate")
-    inputs = tuple(_input(DocReader(r.path, f"inputs[{k}]."), i) for k, i in enumerate(listed))
+    inputs = tuple(_input(r.at(f"inputs[{k}]."), i) for k, i in enumerate(listed))
     fabric = _fabric(r.at("fabric."), doc["fabric"]) if "fabric" in doc else None
     node = _node(r.at("node."), doc["node"]) if "node" in doc else None
     return Profile(

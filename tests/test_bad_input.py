@@ -182,25 +182,25 @@ KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
         "unknown_key.toml": (5, "payload: unknown key"),
     },
     "catalogues": {
-        "bad_link_speed.toml": (22, "link_speed: unknown rate unit 'parsecs'"),
-        "negative_price.toml": (16, "price is -3125"),
+        "bad_link_speed.toml": (24, "link_speed: unknown rate unit 'parsecs'"),
+        "negative_price.toml": (19, "price is -3125"),
         "newer_schema.toml": (4, "schema_version 2 is newer than this perfmodel reads"),
         "no_networks.toml": (None, "no [networks.NAME] tables"),
         "syntax_error.toml": (7, "not valid TOML"),
         "unknown_key.toml": (8, "unknown key 'discount'"),
         "unknown_reference.toml": (9, "reference is 'pentium-iii'"),
-        "zero_ports.toml": (22, "ports is 0"),
+        "zero_ports.toml": (26, "ports is 0"),
     },
     "reports": {
         "bad_figures.toml": (5, "figures is 'gif'"),
-        "bad_sizes.toml": (7, "profile section: sizes: unknown size unit 'KiB and up'"),
-        "missing_profile.toml": (7, "no-such-machine.toml is missing"),
+        "bad_sizes.toml": (11, "profile section: sizes: unknown size unit 'KiB and up'"),
+        "missing_profile.toml": (10, "no-such-machine.toml is missing"),
         "newer_schema.toml": (3, "schema_version 2 is newer than this perfmodel reads"),
-        "profile_is_directory.toml": (7, "calibration is a directory"),
-        "section_kind_is_a_list.toml": (7, "section kind is ['profile']"),  # test_fuzz_toml
+        "profile_is_directory.toml": (10, "calibration is a directory"),
+        "section_kind_is_a_list.toml": (8, "section kind is ['profile']"),  # test_fuzz_toml
         "syntax_error.toml": (4, "not valid TOML"),
         "unknown_key.toml": (6, "html: unknown key"),
-        "unknown_section.toml": (7, "section kind is 'slideshow'"),
+        "unknown_section.toml": (8, "section kind is 'slideshow'"),
     },
 }
 
@@ -224,8 +224,8 @@ def _refused(args: list[str], path: Path, line: int | None, fragment: str,
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     msg = lines[0]
-    where = f"{path}:{line}:" if line is not None else f"{path}:"
-    assert msg.startswith(f"error: {where}"), msg
+    where = f"{path}:{line}: " if line is not None else f"{path}: "
+    assert msg.startswith(f"error: {where}"), msg   # and no line where none is expected
     assert fragment in msg, msg
     assert " — " in msg, "every message says how to fix it"
     assert "Traceback" not in out + err

@@ -283,3 +283,12 @@ def test_netperf_omni_k_stream() -> None:
     assert t.time[0] == pytest.approx(16384 / (9000e6 / 8))
     with pytest.raises(InputError, match="needs THROUGHPUT and LOCAL_SEND_SIZE"):
         parse("k.txt", banner + "\nTHROUGHPUT=9000.00\nTHROUGHPUT_UNITS=10^6bits/s\n")
+
+
+def test_a_second_tool_far_down_a_file_is_found_on_its_line() -> None:
+    osu = (FIX / "osu_latency.txt").read_text()
+    netperf = (FIX / "netperf_tcp_stream.txt").read_text()
+    text = osu + "# job log line\n" * 500 + netperf
+    start = len((osu + "# job log line\n" * 500).splitlines()) + 1
+    with pytest.raises(InputError, match=rf"log.txt:{start}: holds the output of 2 tools"):
+        parse("log.txt", text)

@@ -165,3 +165,20 @@ def test_scaling_marks_counts_below_the_measured_ones(tmp_path: Path) -> None:
     doc = json.loads(runner.invoke(app, ["scaling", str(runs), "--predict", "2,8,48,128",
                                          "--json"]).stdout)
     assert [r["trust"] for r in doc["predictions"]] == ["below", "measured", "measured", "near"]
+
+
+def test_an_unidentifiable_fit_names_the_timings_file(tmp_path: Path) -> None:
+    model = tmp_path / "tree.toml"
+    model.write_text(TREE)
+    runs = tmp_path / "runs.csv"
+    runs.write_text("nodes,time_s\n2,51\n2,52\n4,26.5\n4,26.0\n")
+    res = runner.invoke(app, ["predict", str(model), "--fit", str(runs)])
+    assert res.exit_code == 2
+    assert res.stderr.startswith(f"error: {runs}: the timings cannot tell s, w, t apart")
+
+
+def test_a_quoted_header_is_read_by_scaling(tmp_path: Path) -> None:
+    """R's write.csv quotes its header: the timing reader of scaling takes it as predict's does."""
+    runs = tmp_path / "q.csv"
+    runs.write_text('"nodes","time_s"\n1,10\n2,5.2\n4,2.8\n8,1.6\n16,1\n')
+    assert runner.invoke(app, ["scaling", str(runs)]).exit_code == 0

@@ -172,11 +172,12 @@ def test_bad_catalogues_are_one_line_naming_the_place(old: str, new: str, what: 
     assert "\n" not in line
 
 
-def test_a_catalogue_error_names_the_table_line() -> None:
+def test_a_catalogue_error_names_the_line_of_its_key() -> None:
     with pytest.raises(InputError) as err:
         loads(_catalogue_text(**{"ports = 16": "ports = 0"}), "cat.toml")
-    text = _catalogue_text()
-    assert err.value.line == text.splitlines().index("[networks.fast]") + 1
+    lines = _catalogue_text().splitlines()
+    start = lines.index("[networks.fast]")
+    assert err.value.line == lines.index("ports = 16", start) + 1
 
 
 # --- node types and networks reach the model -----------------------------------------------

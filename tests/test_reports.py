@@ -119,13 +119,13 @@ def test_profile_report_from_the_command_line(tmp_path: Path) -> None:
 BAD = {
     "unknown key": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
                     '[[section]]\nkind = "profile"\nprofile = "x.toml"\ncolour = 1\n',
-                    "spec.toml:4: a profile section has no key 'colour'"),
+                    "spec.toml:7: a profile section has no key 'colour'"),
     "unknown kind": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
-                     '[[section]]\nkind = "pie"\n', "spec.toml:4: section kind is 'pie'"),
+                     '[[section]]\nkind = "pie"\n', "spec.toml:5: section kind is 'pie'"),
     "bad mark": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
                  '[[section]]\nkind = "fanin"\nprofile = "x.toml"\n'
                  '[[section.mark]]\nat = "3KiB"\ntext = "t"\nsource = "s"\n',
-                 "spec.toml:4: mark at is '3KiB'"),
+                 "spec.toml:7: mark at is '3KiB'"),
     "missing profile": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
                         '[[section]]\nkind = "shared"\nprofile = "nowhere.toml"\n',
                         "nowhere.toml"),
@@ -134,7 +134,7 @@ BAD = {
     "true as a size": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
                        'text = """\n[[section]] in prose\n"""\n[[section]]\nkind = "scaling"\n'
                        '[[section.run]]\nlabel = "a"\nmodel = "ppm"\nsize = true\n',
-                       "spec.toml:7: run 'a': size is True"),
+                       "spec.toml:9: run 'a': size is True"),
     "negative link": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
                       '[[section]]\nkind = "scaling"\n[[section.run]]\nlabel = "a"\n'
                       f'model = "ppm"\nmachine = "{ROOT}/calibration/beowulf-1995.toml"\n'

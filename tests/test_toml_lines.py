@@ -63,3 +63,24 @@ def test_a_missing_key_falls_back_to_its_table() -> None:
 def test_any_text_gives_a_line_of_it_or_none(text: str, key: str) -> None:
     line = key_line(text, key)
     assert line is None or 1 <= line <= len(text.splitlines())
+
+
+def test_escaped_backslashes_and_strings_in_arrays_do_not_hide_later_keys() -> None:
+    text = ('comments = ["copied from C:\\\\runs\\\\", "a \\"quoted\\" word [x"]\n'
+            'notes = ["""two\nlines""", "c"]\n'
+            'tail = "# not a comment"\n'
+            '[network]\n'
+            'model = "magic"\n')
+    assert key_line(text, "tail") == 4
+    assert key_line(text, "network.model") == 6
+
+
+def test_tables_under_arrays_of_tables_take_their_element() -> None:
+    text = ("[[section]]\nkind = 'a'\n[section.opts]\nx = 1\n[[section.run]]\nlabel = 'r0'\n"
+            "[[section]]\nkind = 'b'\n[section.opts]\nx = 2\n[[section.run]]\nlabel = 'r1'\n"
+            "[[section.run]]\nlabel = 'r2'\n")
+    assert key_line(text, "section[0].opts.x") == 4
+    assert key_line(text, "section[1].opts.x") == 10
+    assert key_line(text, "section[0].run[0].label") == 6
+    assert key_line(text, "section[1].run[0].label") == 12
+    assert key_line(text, "section[1].run[1].label") == 14

@@ -97,3 +97,22 @@ def test_a_write_killed_midway_leaves_the_previous_file_intact(tmp_path: Path) -
     left = [p.name for p in tmp_path.iterdir() if p.name != target.name]
     assert len(left) == 1 and left[0].startswith(".profile.toml.") and left[0].endswith(".tmp")
     assert "piecewise" in (tmp_path / left[0]).read_text()   # the new one never replaced it
+
+
+def test_a_filesystem_without_hard_links_still_gets_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where os.link is refused (EPERM on some network mounts) the write falls back to a
+    rename after the check, and still never replaces an existing file without force."""
+    from perfmodel.errors import OutputError
+    from perfmodel.io import write_atomic
+
+    def refuse(src: str, dst: str) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", refuse)
+    p = write_atomic(tmp_path / "a.toml", "one\n")
+    assert p.read_text() == "one\n"
+    with pytest.raises(OutputError, match="exists already"):
+        write_atomic(p, "two\n")
+    assert p.read_text() == "one\n"
+    assert [q.name for q in tmp_path.iterdir()] == ["a.toml"]

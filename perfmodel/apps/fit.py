@@ -252,10 +252,10 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
             what = (f"the timings cannot tell {', '.join(tied)} apart: only a combination "
                     "of them is determined" if len(tied) > 1 else
                     f"the timings do not determine {tied[0]}")
-            why = f" (runs at {counts} node counts)" if counts <= len(varied) else ""
+            why = f" (runs at {counts} node counts)" if counts < len(tied) else ""
             raise FitError(what + why,
-                           fix="give timings at more node counts (or sizes), or hold one with "
-                               "--set NAME=VALUE")
+                           fix="give timings that tell them apart (more node counts, a one-node "
+                               "run, other sizes), or hold one with --set NAME=VALUE")
         spare = rows - len(varied)
         covar = getattr(res, "covar", None)
         if spare > 0 and varied:

@@ -11,7 +11,7 @@ from pathlib import Path
 from perfmodel.apps.fit import AppFit
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel
-from perfmodel.errors import InputError
+from perfmodel.errors import FitError, InputError
 
 
 def constants(model: AppModel, on: Machine | None, timings: Path | None,
@@ -49,7 +49,10 @@ def constants(model: AppModel, on: Machine | None, timings: Path | None,
                          fix=f"its parts are {', '.join(sorted(known))} (empty: the whole run)"
                              "; or pick rows with --where")
     times, sizes = timing_inputs(model, rows, given)
-    fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
+    try:
+        fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
+    except FitError as exc:   # the timings are what cannot determine the model: name them
+        raise FitError(exc.what, file=timings, fix=exc.fix) from None
     if sizes is not None and model.size is not None and not weak:
         size, note = size_from_rows(sizes, size, model.size.unit)
         if note:

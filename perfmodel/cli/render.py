@@ -630,9 +630,13 @@ def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
         lo, hi = fit.processes
         out.print(f"[yellow]warning:[/yellow] node counts outside {lo:g}–{hi:g}, the range "
                   "the constants were fitted on, are extrapolated")
-    invalid = ~(np.isfinite(r.time) & (r.time > 0))
-    if np.any(invalid):
-        where = _counts(r.processes[invalid])
-        out.print(f"[yellow]warning:[/yellow] no valid prediction at {where}"
-                  " node(s): a term of the model is negative or not a number there, so the "
-                  "model does not hold (check its formulas and constants)")
+    zero = r.time == 0
+    if np.any(zero):
+        out.print(f"[dim]note:[/dim] the model gives no time at {_counts(r.processes[zero])} "
+                  "node(s) (0 s: nothing to do there), so no speedup")
+    broken = ~np.isfinite(r.time) | (r.time < 0)
+    if np.any(broken):
+        out.print(f"[yellow]warning:[/yellow] no valid prediction at "
+                  f"{_counts(r.processes[broken])} node(s): a term of the model is negative or "
+                  "not a number there, so the model does not hold (check its formulas and "
+                  "constants)")

@@ -18,6 +18,8 @@ what is left must be one series: one value of every label, one part.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -146,7 +148,9 @@ def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> 
     text, _ = read_text(path)
     header = next((ln for ln in text.splitlines()
                    if ln.strip() and not ln.lstrip().startswith("#")), "")
-    names = [h.strip().lower() for h in re.split(r"[,;\t]", header)]
+    cells = next(csv.reader(io.StringIO(header if "," in header else
+                                        re.sub(r"[;\t]", ",", header))), [])
+    names = [h.strip().lower() for h in cells]
     message = ("one_way", "round_trip", "latency", "rtt", "bandwidth", "bw", "aggregate",
                "size_")
     if any(c in names for c in (*COUNT, *TIME, *RATE)) and \

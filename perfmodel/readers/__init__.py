@@ -84,7 +84,7 @@ def claims(text: str) -> list[ModuleType]:
 def _first_line(reader: ModuleType, text: str) -> int:
     """The line of ``text`` where ``reader``'s banner first appears (by bisection on lines)."""
     lines = text.splitlines(keepends=True)
-    lo, hi = 1, min(len(lines), 400)
+    lo, hi = 1, len(lines)
     if not reader.sniff("".join(lines[:hi])):
         return hi
     while lo < hi:

@@ -29,67 +29,88 @@ def _dotted(raw: str) -> list[str]:
     return [p.strip("\"'") for p in _PART.findall(raw)]
 
 
-def _depth(value: str) -> tuple[int, str | None]:
-    """Brackets left open by a value's text, and a multi-line string it leaves open."""
-    depth, i, n = 0, 0, len(value)
+def _scan(line: str, pos: int, string: str | None, depth: int) -> tuple[str | None, int]:
+    """Carry the scanner's state over ``line`` from ``pos``: the multi-line string left open
+(three double or three single quotes, or None) and the brackets left open, ignoring what strings and
+    comments hold; a basic string's backslash escapes the next character."""
+    i, n = pos, len(line)
     while i < n:
-        c = value[i]
-        if value.startswith(('"""', "'''"), i):
-            q = value[i:i + 3]
-            end = value.find(q, i + 3)
-            if end < 0:
-                return depth, q
-            i = end + 3
+        if string == '"""':
+            if line[i] == "\\":
+                i += 2
+            elif line.startswith('"""', i):
+                string, i = None, i + 3
+            else:
+                i += 1
             continue
-        if c in "\"'":
-            end = value.find(c, i + 1)
-            while c == '"' and end > 0 and value[end - 1] == "\\":
-                end = value.find(c, end + 1)
+        if string == "'''":
+            end = line.find("'''", i)
+            string, i = (string, n) if end < 0 else (None, end + 3)
+            continue
+        c = line[i]
+        if line.startswith(('"""', "'''"), i):
+            string, i = line[i:i + 3], i + 3
+        elif c == '"':
+            i += 1
+            while i < n and line[i] != '"':
+                i += 2 if line[i] == "\\" else 1
+            i += 1
+        elif c == "'":
+            end = line.find("'", i + 1)
             i = n if end < 0 else end + 1
-            continue
-        if c == "#":
+        elif c == "#":
             break
-        depth += (c in "[{") - (c in "]}")
-        i += 1
-    return depth, None
+        else:
+            depth = depth + (c in "[{") - (c in "]}")
+            depth = max(depth, 0)
+            i += 1
+    return string, depth
+
+
+def _resolve(parts: list[str], current: dict[str, int], last: bool) -> str:
+    """A table header's dotted path with each array of tables in it indexed by its current
+    element (``section.run`` -> ``section[1].run``); ``last`` indexes the final part too."""
+    path = ""
+    for k, part in enumerate(parts):
+        path = f"{path}.{part}" if path else part
+        if path in current and (last or k < len(parts) - 1):
+            path = f"{path}[{current[path]}]"
+    return path
 
 
 def key_lines(text: str) -> dict[str, int]:
-    """Every table and key of TOML ``text`` with the line it is written on (the first time)."""
+    """Every table and key of TOML ``text`` with the line it is written on (the first time);
+    the k-th table of an array of tables is ``name[k]``."""
     lines: dict[str, int] = {}
     table = ""
-    seen: dict[str, int] = {}
-    depth, string = 0, None
+    current: dict[str, int] = {}     # array of tables (indexed path) -> its element now open
+    string: str | None = None
+    depth = 0
     for i, ln in enumerate(text.splitlines(), start=1):
-        if string is not None:                       # inside a multi-line string
-            if ln.count(string) % 2:
-                string = None
-            continue
-        if depth > 0:                                # inside a multi-line array
-            more, string = _depth(ln)
-            depth = max(depth + more, 0)
-            continue
-        head = _HEADER.match(ln)
-        if head:
-            name = ".".join(_dotted(head[2]))
-            if head[1] == "[[":
-                seen[name] = seen.get(name, -1) + 1
-                lines.setdefault(name, i)
-                table = f"{name}[{seen[name]}]"
-            else:
-                table = name
-            lines.setdefault(table, i)
-            continue
-        key = _KEY.match(ln)
-        if key:
-            full = ".".join([table, *_dotted(key[1])] if table else _dotted(key[1]))
-            lines.setdefault(full, i)
-            rest = ln[key.end():]
-            if rest.lstrip().startswith("{"):
-                for sub in _INLINE.findall(rest):
-                    lines.setdefault(f"{full}.{sub}", i)
-            depth, string = _depth(rest)
-            depth = max(depth, 0)
+        pos = 0
+        if string is None and depth == 0:
+            head = _HEADER.match(ln)
+            if head:
+                parts = _dotted(head[2])
+                if head[1] == "[[":
+                    path = _resolve(parts, current, last=False)
+                    current[path] = current.get(path, -1) + 1
+                    lines.setdefault(path, i)
+                    table = f"{path}[{current[path]}]"
+                else:
+                    table = _resolve(parts, current, last=True)
+                lines.setdefault(table, i)
+                continue
+            key = _KEY.match(ln)
+            if key:
+                full = ".".join([table, *_dotted(key[1])] if table else _dotted(key[1]))
+                lines.setdefault(full, i)
+                rest = ln[key.end():]
+                if rest.lstrip().startswith("{"):
+                    for sub in _INLINE.findall(rest):
+                        lines.setdefault(f"{full}.{sub}", i)
+                pos = key.end()
+        string, depth = _scan(ln, pos, string, depth)
     return lines
 
 
@@ -127,7 +148,7 @@ def check_version(version: Any, path: str | Path, text: str, noun: str) -> int:
                          f"({SCHEMA})", file=path, line=line,
                          fix=f"upgrade perfmodel to read this {noun}, or write it in "
                              f"schema_version = {SCHEMA}")
-    if version != SCHEMA or isinstance(version, bool):
+    if version != SCHEMA or not isinstance(version, int) or isinstance(version, bool):
         raise InputError(f"schema_version is {version!r}", file=path, line=line,
                          fix=f"this perfmodel reads {noun}s of schema_version = {SCHEMA}")
     return SCHEMA

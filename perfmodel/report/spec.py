@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -161,7 +161,10 @@ def from_doc(doc: Mapping[str, Any], text: str, path: Path) -> ReportSpec:
         raise InputError("no [[section]] tables", file=path,
                          fix=f"give at least one; kinds: {', '.join(KINDS)}")
     lines = _section_lines(text)
-    sections = tuple(_section(s, path, lines[i] if i < len(lines) else None)
+    def place(i: int) -> Callable[[str], int | None]:
+        return lambda key: key_line(text, f"section[{i}].{key}")
+
+    sections = tuple(_section(s, path, lines[i] if i < len(lines) else None, place(i))
                      for i, s in enumerate(raw))
     return ReportSpec(path, title, _text(doc, "text", path, None), figures, sections)
 
@@ -175,24 +178,30 @@ def _text(doc: Mapping[str, Any], key: str, path: Path, line: int | None,
     return value.strip()
 
 
-def _section(raw: Any, path: Path, line: int | None) -> SectionSpec:
+def _section(raw: Any, path: Path, head: int | None,
+             place: Callable[[str], int | None]) -> SectionSpec:
+    """One ``[[section]]`` (its header on line ``head``); ``place(key)`` is the line a key of
+    it is written on, for errors."""
     if not isinstance(raw, dict):
-        raise InputError("a section is not a table", file=path, line=line,
+        raise InputError("a section is not a table", file=path, line=head,
                          fix="write [[section]] with its keys")
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
-        raise InputError(f"section kind is {kind!r}", file=path, line=line,
+        raise InputError(f"section kind is {kind!r}", file=path, line=place("kind") or head,
                          fix=f"give one of {', '.join(KINDS)}")
     allowed = KINDS[kind][1] | _COMMON
     unknown = sorted(set(raw) - allowed)
     if unknown:
-        raise InputError(f"a {kind} section has no key {unknown[0]!r}", file=path, line=line,
+        raise InputError(f"a {kind} section has no key {unknown[0]!r}", file=path,
+                         line=place(unknown[0]) or head,
                          fix=f"its keys: {', '.join(sorted(allowed))}")
     opts: dict[str, Any] = {}
     base = path.parent
+    line = head
     for key, value in raw.items():
         if key in _COMMON:
             continue
+        line = place(key) or head
         where = f"{kind} section: {key}"
         if key == "profile":
             opts[key] = _path(value, base, path, line, where)
@@ -211,10 +220,12 @@ def _section(raw: Any, path: Path, line: int | None) -> SectionSpec:
                                  fix=f"give one of {', '.join(METRICS)}")
             opts[key] = value
         elif key == "mark":
-            opts[key] = tuple(_mark(m, path, line) for m in _tables(value, path, line, where))
+            opts[key] = tuple(_mark(m, path, place(f"mark[{j}]") or line)
+                              for j, m in enumerate(_tables(value, path, line, where)))
         elif key == "run":
             runs = _tables(value, path, line, where)
-            opts[key] = tuple(_run(r, base, path, line) for r in runs)
+            opts[key] = tuple(_run(r, base, path, place(f"run[{j}]") or line)
+                              for j, r in enumerate(runs))
             if kind == "whatif" and len(runs) != 1:
                 raise InputError("a whatif section has one [section.run]", file=path,
                                  line=line, fix="give exactly one run")
@@ -228,10 +239,10 @@ def _section(raw: Any, path: Path, line: int | None) -> SectionSpec:
              "whatif": ("run", "vary")}[kind]
     for key in needs:
         if key not in opts:
-            raise InputError(f"a {kind} section needs {key}", file=path, line=line,
+            raise InputError(f"a {kind} section needs {key}", file=path, line=head,
                              fix=f"give {key} (see perfmodel report --help)")
-    return SectionSpec(kind, _text(raw, "title", path, line), _text(raw, "text", path, line),
-                       opts, line)
+    return SectionSpec(kind, _text(raw, "title", path, place("title") or head),
+                       _text(raw, "text", path, place("text") or head), opts, head)
 
 
 def _path(value: Any, base: Path, path: Path, line: int | None, where: str) -> Path:

@@ -202,7 +202,7 @@ def load(path: str | Path) -> Catalogue:
     from perfmodel.readers import read_toml
 
     p = Path(path)
-    doc, text = read_toml(p, "a hardware catalogue (TOML), e.g. data/catalogues/hyglac-1997.toml")
+    doc, text = read_toml(p, "a hardware catalogue")
     return loads_doc(doc, text, str(p))
 
 
@@ -293,12 +293,12 @@ def _network(key: str, doc: Any, fail: Any) -> NetworkOption:
             and len(set(channels)) == len(channels)):
         raise fail(f"[{table}] channels is {channels!r}",
                    "give the channel counts offered, whole numbers from 1 to 64: "
-                   "channels = [1, 2]", table)
+                   "channels = [1, 2]", _at(table, "channels"))
     ports = doc.get("ports")
     if not (isinstance(ports, int) and not isinstance(ports, bool) and 1 <= ports <= MAX_PORTS):
         raise fail(f"[{table}] ports is {ports!r}",
                    "give the nodes one channel's switch connects, a whole number: ports = 16",
-                   table)
+                   _at(table, "ports"))
     return NetworkOption(key, rate, latency, tuple(sorted(channels)), ports,
                          _number(doc, "nic_price", fail, table, default=0.0),
                          _number(doc, "switch_price", fail, table, default=0.0),
@@ -320,7 +320,8 @@ def _text(doc: Mapping[str, Any], key: str, fail: Any, table: str | None,
     value = doc.get(key, "")
     where = f"[{table}] " if table else ""
     if not isinstance(value, str) or (required and not value.strip()):
-        raise fail(f"{where}{key} is {value!r}", f'give {key} as text: {key} = "..."', table)
+        raise fail(f"{where}{key} is {value!r}", f'give {key} as text: {key} = "..."',
+                   _at(table, key))
     return value
 
 
@@ -332,7 +333,7 @@ def _number(doc: Mapping[str, Any], key: str, fail: Any, table: str | None,
             not (math.isfinite(value) and 0 <= value <= MAX_PRICE):
         raise fail(f"{where}{key} is {value!r}",
                    f"give {key} as a number from 0 to {MAX_PRICE:.0e} (in the catalogue's "
-                   "currency)", table)
+                   "currency)", _at(table, key))
     return float(value)
 
 
@@ -348,11 +349,16 @@ def _quantity(doc: Mapping[str, Any], key: str, kind: Any, fail: Any, table: str
     try:
         out = parse_quantity(value, kind)
     except PerfModelError as exc:
-        raise fail(f"[{table}] {key}: {exc.what}", exc.fix, table) from None
+        raise fail(f"[{table}] {key}: {exc.what}", exc.fix, _at(table, key)) from None
     if not out > 0:
         raise fail(f"[{table}] {key} is {value!r}", f"give a positive value, e.g. "
-                                                    f"{_EXAMPLE[key]}", table)
+                                                    f"{_EXAMPLE[key]}", _at(table, key))
     return out
+
+
+def _at(table: str | None, key: str) -> str:
+    """The dotted path of ``key`` in ``table``, for the line of an error."""
+    return f"{table}.{key}" if table else key
 
 
 _EXAMPLE = {"flop_rate": 'flop_rate = "200Mflop/s"', "memory_bandwidth":
