@@ -255,8 +255,15 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -
     model = NetworkModel(kind, tuple(params), cov, noise, int(dof), size_range)
     listed = doc.get("inputs", [])
     if not isinstance(listed, list):
-        raise r.fail("inputs", "is not a list of tables", "regenerate the profile with calibrate")
-    inputs = tuple(_input(r.at(f"inputs[{k}]."), i) for k, i in enumerate(listed))
+        raise top.fail("inputs", "is not a list of tables",
+                       "regenerate the profile with calibrate")
+    inputs = tuple(_input(top.at(f"inputs[{k}]."), i) for k, i in enumerate(listed))
+    shapes: tuple[tuple[str, type, object], ...] = (
+        ("fit", dict, {}), ("candidates", list, []), ("notes", list, []), ("selection", str, ""))
+    for key, typ, empty in shapes:
+        if not isinstance(net.get(key, empty), typ):
+            raise r.fail(key, f"is {net[key]!r}, not a {typ.__name__}",
+                         "regenerate the profile with calibrate")
     fabric = _fabric(r.at("fabric."), doc["fabric"]) if "fabric" in doc else None
     node = _node(r.at("node."), doc["node"]) if "node" in doc else None
     return Profile(
@@ -319,8 +326,8 @@ def read_covariance(r: DocReader, raw: Any, k: int) -> np.ndarray:
         cov = np.array(raw if raw is not None else [], dtype=np.float64)
     except (TypeError, ValueError):   # ragged rows or text
         cov = np.full((k + 1, k + 1), np.nan)
-    if cov.size == 0:
-        cov = np.zeros((0, 0))
+    if cov.size == 0:   # none written: nothing could be estimated (an exactly determined fit)
+        cov = np.full((k, k), np.nan)
     if cov.shape != (k, k) or np.any(np.diag(cov) < 0) or \
             not (np.all(np.isfinite(cov)) or np.all(np.isnan(cov))):
         raise r.fail("covariance", f"is not a valid {k}×{k} covariance matrix", r.redo)

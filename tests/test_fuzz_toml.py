@@ -106,3 +106,4 @@ def test_edited_report_specifications_load_or_fail_in_one_line(
         except PerfModelError as exc:
             assert edits, f"the unedited copy of {spec.name} must load: {exc}"
             assert "\n" not in exc.one_line() and exc.fix
+            assert str(target) in exc.one_line(), exc.one_line()   # the spec is at fault

@@ -157,6 +157,21 @@ def test_whatif_and_plan_mark_node_counts_beyond_the_fit(tmp_path: Path) -> None
     csv = runner.invoke(app, [*base, "--csv"]).stdout.splitlines()
     assert csv[0].endswith(",extrapolated")
     assert [ln.rsplit(",", 1)[1] for ln in csv[1:]] == ["0", "0", "1"]
+    bigger = tmp_path / "bigger.toml"   # Hyglac's catalogue with a 64-port switch
+    bigger.write_text((ROOT / "data/catalogues/hyglac-1997.toml").read_text()
+                      .replace("ports = 16", "ports = 64"))
+    plan = ["plan", toy, "-m", str(ROOT / "calibration/hyglac.toml"), "--fit", runs,
+            "--candidates", str(bigger), "--nodes", "16,32",
+            "--target-time", "0.7s"]   # 16 nodes take 0.9 s: only 32, beyond the fit, meet it
+    chosen = runner.invoke(app, plan)
+    assert chosen.exit_code == 0, chosen.output
+    assert "extrapolated: 32 nodes lies outside the 1–16" in chosen.stdout
+    pdoc = json.loads(runner.invoke(app, [*plan, "--json"]).stdout)
+    assert pdoc["chosen"]["extrapolated"] is True and pdoc["fitted_nodes"] == [1.0, 16.0]
+    given = json.loads(runner.invoke(app, [*base[:4], "--fit", runs, "--set", "work=10",
+                                           "--set", "hop=0.01", "--vary", "nodes=1,32",
+                                           "--json"]).stdout)
+    assert not any(r["extrapolated"] for r in given["front"])   # nothing fitted: no range
 
 
 def test_scaling_marks_counts_below_the_measured_ones(tmp_path: Path) -> None:

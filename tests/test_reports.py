@@ -134,7 +134,7 @@ BAD = {
     "true as a size": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
                        'text = """\n[[section]] in prose\n"""\n[[section]]\nkind = "scaling"\n'
                        '[[section.run]]\nlabel = "a"\nmodel = "ppm"\nsize = true\n',
-                       "spec.toml:9: run 'a': size is True"),
+                       "spec.toml:12: run 'a': size is True"),
     "negative link": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
                       '[[section]]\nkind = "scaling"\n[[section.run]]\nlabel = "a"\n'
                       f'model = "ppm"\nmachine = "{ROOT}/calibration/beowulf-1995.toml"\n'

@@ -289,9 +289,9 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
     fitted = _predicted(model, values, p, labels, machine, sz)
     k = len(varied)
     noise = math.sqrt(rss / (rows - k)) if rows > k else math.nan
-    return AppFit(model, tuple(params), cov, rows - k, noise,
-                  (float(p.min()), float(p.max())), fit_stats(fitted, t, rss, k), tuple(notes),
-                  machine)
+    span = (float(p.min()), float(p.max())) if free else (1.0, math.inf)   # nothing fitted
+    return AppFit(model, tuple(params), cov, rows - k, noise, span,
+                  fit_stats(fitted, t, rss, k), tuple(notes), machine)
 
 
 def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,

@@ -443,8 +443,14 @@ def scaling_cmd(
 
     series = load_series(timings, parse_where(where or []),
                          parse_quantity(at, "size") if at is not None else None)
-    fit = fit_scaling(series.processes, series.times, family,  # type: ignore[arg-type]
-                      series.sizes)
+    from perfmodel.errors import FitError
+
+    try:
+        fit = fit_scaling(series.processes, series.times, family,  # type: ignore[arg-type]
+                          series.sizes)
+    except FitError as exc:   # the runs are what cannot determine a form: name their files
+        raise FitError(exc.what, file=", ".join(dict.fromkeys(series.sources)),
+                       fix=exc.fix) from None
     if predict_at is not None:
         counts = [float(c) for c in parse_counts(predict_at, "predict")]
     else:

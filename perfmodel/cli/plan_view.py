@@ -66,6 +66,7 @@ def summary(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float
         "seconds": seconds,
         "meets": int(np.sum(p.meets)), "meets_across_band": int(np.sum(p.sure_mask)),
         "banded": p.banded,
+        "fitted_nodes": list(s.fitted),
         "chosen": _config(p, p.chosen, cat) if p.chosen is not None else None,
         "sure": p.sure if p.banded and p.target.kind != "budget" else None,
         "cheaper_unsure": _config(p, p.cheaper_unsure, cat)
@@ -141,6 +142,10 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
               f"{escape(c['network'])} with {c['channels']:g} channel"
               f"{'s' if c['channels'] != 1 else ''}, {money(c['price'], cat)}; meets the "
               f"target {how}")
+    if c["extrapolated"]:
+        lo, hi = p.sweep.fitted
+        out.print(f"  [yellow]extrapolated[/]: {c['nodes']:g} nodes lies outside the "
+                  f"{lo:g}–{hi:g} the model's constants were fitted on")
     rng = "" if c["time_lo"] is None else \
         f" (band {format_time(c['time_lo'])} – {format_time(c['time_hi'])})"
     if p.target.kind == "budget":

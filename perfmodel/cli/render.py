@@ -72,7 +72,8 @@ def _param_row(p: Estimate) -> tuple[str, ...]:
 def _params_table(params: tuple[Estimate, ...], derived: tuple[Estimate, ...]) -> Table:
     t = Table(title="Parameters", title_justify="left")
     for col in ("parameter", "value", "std. error", "rel.", "status"):
-        t.add_column(col, justify="right" if col in ("value", "std. error", "rel.") else "left")
+        t.add_column(col, justify="right" if col in ("value", "std. error", "rel.") else "left",
+                     max_width=72 if col == "status" else None)   # its sources are prose
     for p in params:
         t.add_row(*_param_row(p))
     for d in derived:
@@ -520,7 +521,7 @@ def scaling_doc(fit: AppFit, r: Scaling) -> dict[str, Any]:
         timed = math.isfinite(t) and t > 0
         ok = timed and math.isfinite(float(r.speedup[i]))   # T(1) usable too
         rows.append({
-            "nodes": int(p), "time": t if timed else None,
+            "nodes": int(p), "time": t if timed or t == 0 else None,   # 0 s: nothing to do
             "time_lo": float(r.prediction.total_lo[i]) if timed else None,
             "time_hi": float(r.prediction.total_hi[i]) if timed else None,
             "speedup": float(r.speedup[i]) if ok else None,
@@ -600,6 +601,10 @@ def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
     for i, p in enumerate(r.processes):
         time = float(r.time[i])
         head = [str(int(p)), *([f"{r.size[i]:g}"] if sized else [])]
+        if time == 0:   # nothing to do there: a time, but no ratio to one node
+            t.add_row(*head, "0 s", *(["—"] if ranged else []), *(["—"] if rated else []),
+                      *["—"] * 8, "no work")
+            continue
         if not (math.isfinite(time) and time > 0):
             t.add_row(*head, "—", *(["—"] if ranged else []), *(["—"] if rated else []),
                       *["—"] * 8, "no valid prediction")
@@ -632,8 +637,8 @@ def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
                   "the constants were fitted on, are extrapolated")
     zero = r.time == 0
     if np.any(zero):
-        out.print(f"[dim]note:[/dim] the model gives no time at {_counts(r.processes[zero])} "
-                  "node(s) (0 s: nothing to do there), so no speedup")
+        out.print(f"[dim]note:[/dim] the model gives 0 s at {_counts(r.processes[zero])} "
+                  "node(s): nothing to do there, so no speedup or efficiency")
     broken = ~np.isfinite(r.time) | (r.time < 0)
     if np.any(broken):
         out.print(f"[yellow]warning:[/yellow] no valid prediction at "

@@ -199,7 +199,8 @@ def extrapolation_warning(sweep: Sweep) -> str | None:
         return None
     lo, hi = sweep.fitted
     return (f"[yellow]warning:[/] node counts outside {lo:g}–{hi:g}, the range the constants "
-            "were fitted on, are extrapolated (marked)")
+            "were fitted on, are extrapolated (marked in the tables; a change's gain at those "
+            "counts is extrapolated too)")
 
 
 def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, share: float,

@@ -174,19 +174,23 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
     topology = doc.get("topology")
     if not isinstance(topology, str) or topology not in TOPOLOGIES:
         raise InputError(f"fabric.topology is {topology!r}", file=path,
+                         line=key_line(text, "fabric.topology"),
                          fix=f"give one of {', '.join(TOPOLOGIES)}")
     channels = doc.get("channels", 1)
     if isinstance(channels, bool) or not isinstance(channels, int) or not 1 <= channels <= 64:
         raise InputError(f"fabric.channels is {channels!r}", file=path,
+                         line=key_line(text, "fabric.channels"),
                          fix="give the channels (or bonded NICs) per node, a whole number")
     box = doc.get("box", 1)
     if isinstance(box, bool) or not isinstance(box, int) or not 1 <= box <= 4096:
         raise InputError(f"fabric.box is {box!r}", file=path,
+                         line=key_line(text, "fabric.box"),
                          fix="give the processes one box (node) holds, a whole number")
     names = topology_params(topology, box)
     raw = doc.get("params", {})
     if not isinstance(raw, dict):
         raise InputError("fabric.params is not a table", file=path,
+                         line=key_line(text, "fabric.params"),
                          fix="write [fabric.params.NAME] tables")
     fixed, sources, assumed = _entries(raw, text, path, "fabric.params", list(names),
                                        f"a {topology} fabric", parse_param, '"1KiB"',

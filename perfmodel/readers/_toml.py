@@ -18,7 +18,7 @@ from typing import Any
 from perfmodel import SCHEMA_VERSION as SCHEMA
 from perfmodel.errors import InputError
 
-_HEADER = re.compile(r"\s*(\[\[?)\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")
+_HEADER = re.compile(r"\s*(\[\[?)\s*((?:[^\[\]\"']|\"[^\"]*\"|'[^']*')+?)\s*\]\]?\s*(#.*)?$")
 _KEY = re.compile(r"\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')"
                   r"(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'))*)\s*=")
 _PART = re.compile(r"[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*'")

@@ -224,8 +224,8 @@ def _section(raw: Any, path: Path, head: int | None,
                               for j, m in enumerate(_tables(value, path, line, where)))
         elif key == "run":
             runs = _tables(value, path, line, where)
-            opts[key] = tuple(_run(r, base, path, place(f"run[{j}]") or line)
-                              for j, r in enumerate(runs))
+            opts[key] = tuple(_run(r, base, path, place(f"run[{j}]") or line,
+                                   _within(place, f"run[{j}]")) for j, r in enumerate(runs))
             if kind == "whatif" and len(runs) != 1:
                 raise InputError("a whatif section has one [section.run]", file=path,
                                  line=line, fix="give exactly one run")
@@ -243,6 +243,11 @@ def _section(raw: Any, path: Path, head: int | None,
                              fix=f"give {key} (see perfmodel report --help)")
     return SectionSpec(kind, _text(raw, "title", path, place("title") or head),
                        _text(raw, "text", path, place("text") or head), opts, head)
+
+
+def _within(place: Callable[[str], int | None], table: str) -> Callable[[str], int | None]:
+    """``place`` for the keys of a table inside the section (``run[1]``)."""
+    return lambda key: place(f"{table}.{key}")
 
 
 def _path(value: Any, base: Path, path: Path, line: int | None, where: str) -> Path:
@@ -335,46 +340,55 @@ def _one(mark: Mark, path: Path) -> float:
                      fix='give one size: at = "256B"')
 
 
-def _run(raw: Mapping[str, Any], base: Path, path: Path, line: int | None) -> Run:
+def _run(raw: Mapping[str, Any], base: Path, path: Path, line: int | None,
+         place: Callable[[str], int | None] = lambda key: None) -> Run:
+    """One ``[[section.run]]`` (its header on ``line``); ``place(key)`` is a key's line."""
+
+    def at(key: str) -> int | None:
+        return place(key) or line
+
     unknown = sorted(set(raw) - _RUN)
     if unknown:
-        raise InputError(f"a run has no key {unknown[0]!r}", file=path, line=line,
+        raise InputError(f"a run has no key {unknown[0]!r}", file=path, line=at(unknown[0]),
                          fix=f"its keys: {', '.join(sorted(_RUN))}")
-    label, model = (_text(raw, k, path, line, required=True) for k in ("label", "model"))
+    label, model = (_text(raw, k, path, at(k), required=True) for k in ("label", "model"))
     scaling = raw.get("scaling", "strong")
     if scaling not in ("strong", "weak"):
-        raise InputError(f"run {label!r}: scaling is {scaling!r}", file=path, line=line,
+        raise InputError(f"run {label!r}: scaling is {scaling!r}", file=path, line=at("scaling"),
                          fix='give "strong" or "weak"')
     size = raw.get("size")
     if size is not None and (isinstance(size, bool) or not (isinstance(size, int | float)
                                                              and size > 0)):
-        raise InputError(f"run {label!r}: size is {size!r}", file=path, line=line,
+        raise InputError(f"run {label!r}: size is {size!r}", file=path, line=at("size"),
                          fix="give a positive number in the model's size unit")
     channels = raw.get("channels")
     if channels is not None and (isinstance(channels, bool) or not (
             isinstance(channels, int) and 1 <= channels <= 64)):
-        raise InputError(f"run {label!r}: channels is {channels!r}", file=path, line=line,
+        raise InputError(f"run {label!r}: channels is {channels!r}", file=path,
+                         line=at("channels"),
                          fix="give a whole number from 1 to 64")
     link = raw.get("link_speed")
     if link is not None and not isinstance(link, str):
-        raise InputError(f"run {label!r}: link_speed is {link!r}", file=path, line=line,
+        raise InputError(f"run {label!r}: link_speed is {link!r}", file=path,
+                         line=at("link_speed"),
                          fix='give it with its unit: link_speed = "100Mbps"')
     where = f"run {label!r}"
     if "fit" not in raw and ("where" in raw or "points" in raw):
         raise InputError(f"{where}: where and points select rows of a timings file",
                          file=path, line=line, fix="give fit = the timings file, or drop them")
     if model.endswith(".toml") or "/" in model:    # a model file, not a built-in name
-        model = str(_path(model, base, path, line, f"{where}: model"))
+        model = str(_path(model, base, path, at("model"), f"{where}: model"))
     return Run(label, model,
-               _path(raw["machine"], base, path, line, f"{where}: machine")
+               _path(raw["machine"], base, path, at("machine"), f"{where}: machine")
                if "machine" in raw else None,
-               _path(raw["fit"], base, path, line, f"{where}: fit") if "fit" in raw else None,
-               _labels(raw.get("where", {}), path, line, f"{where}: where"),
-               _labels(raw["points"], path, line, f"{where}: points") if "points" in raw
+               _path(raw["fit"], base, path, at("fit"), f"{where}: fit") if "fit" in raw
                else None,
-               _labels(raw.get("set", {}), path, line, f"{where}: set"),
+               _labels(raw.get("where", {}), path, at("where"), f"{where}: where"),
+               _labels(raw["points"], path, at("points"), f"{where}: points") if "points" in raw
+               else None,
+               _labels(raw.get("set", {}), path, at("set"), f"{where}: set"),
                scaling == "weak", float(size) if size is not None else None, channels, link,
-               tuple(_counts(raw["nodes"], "nodes", path, line, f"{where}: nodes"))
+               tuple(_counts(raw["nodes"], "nodes", path, at("nodes"), f"{where}: nodes"))
                if "nodes" in raw else ())
 
 

@@ -223,7 +223,7 @@ def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
     _known(doc, _TOP, fail, None, "the catalogue")
     name = _text(doc, "name", fail, None, required=True)
     if not _NAME.match(name):
-        raise fail(f"name is {name!r}", "give a name of letters, digits, -, _, . and +")
+        raise fail(f"name is {name!r}", "give a name of letters, digits, -, _, . and +", "name")
     currency = _text(doc, "currency", fail, None, required=True)
     nodes_doc = doc.get("nodes")
     nets_doc = doc.get("networks")
@@ -249,10 +249,11 @@ def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
         raise fail("no node type has a price", "give at least one node type a price")
     fixed = _number(doc, "fixed_price", fail, None, default=0.0)
     if fixed and not _text(doc, "fixed_source", fail, None):
-        raise fail("fixed_price has no fixed_source", "say where the fixed price comes from")
+        raise fail("fixed_price has no fixed_source", "say where the fixed price comes from",
+                   "fixed_price")
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(x, str) for x in notes):
-        raise fail("notes must be a list of text", 'write notes = ["...", "..."]')
+        raise fail("notes must be a list of text", 'write notes = ["...", "..."]', "notes")
     return Catalogue(name=name, currency=currency, reference=reference, nodes=nodes,
                      networks=networks, fixed_price=fixed,
                      source=_text(doc, "source", fail, None, required=True),
