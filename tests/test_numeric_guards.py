@@ -197,3 +197,24 @@ def test_a_quoted_header_is_read_by_scaling(tmp_path: Path) -> None:
     runs = tmp_path / "q.csv"
     runs.write_text('"nodes","time_s"\n1,10\n2,5.2\n4,2.8\n8,1.6\n16,1\n')
     assert runner.invoke(app, ["scaling", str(runs)]).exit_code == 0
+
+
+def test_messages_beyond_the_calibrated_sizes_are_flagged() -> None:
+    """PPM's ghost messages on the 1995 Beowulf are 3840 B to 15 KiB; its fabric was fitted on
+    1–8 KiB tokens: predict says the network costs there are extrapolated."""
+    args = ["predict", "ppm", "--machine", str(ROOT / "calibration/beowulf-1995.toml"),
+            "--fit", str(ROOT / "data/seeds/beowulf-1995-apps.csv"), "--where", "code=ppm",
+            "--where", "use=fit", "--nodes", "2,16"]
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0, text.output
+    assert ("warning: the model's messages span 3840 B–15 KiB, outside the 1 KiB–8 KiB the "
+            "profile was calibrated on") in text.stdout
+    doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert doc["message_sizes_outside_calibration"] == [3840.0, 15360.0]
+    specified = json.loads(runner.invoke(app, ["predict", "ppm", "--machine",
+                                               str(ROOT / "calibration/beowulf-ii.toml"),
+                                               "--fit", str(ROOT / "data/seeds/"
+                                                            "beowulf-1995-apps.csv"),
+                                               "--where", "code=ppm", "--where", "use=fit",
+                                               "--nodes", "2", "--json"]).stdout)
+    assert specified["message_sizes_outside_calibration"] is None   # nothing measured to leave

@@ -13,7 +13,7 @@ Its computation is :meth:`Machine.kernel`, the roofline of the profile's ``[node
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,25 @@ class Machine:
     overhead: ArrayLike | None = None
     speed: ArrayLike | None = None
     memory_speed: ArrayLike | None = None
+    seen: list[float] = field(default_factory=list, compare=False, repr=False)
+    """The smallest and largest message sizes costed so far (kept by :meth:`message`): what
+    :meth:`outside` compares with the sizes the profile was calibrated on."""
+
+    def calibrated(self) -> tuple[float, float] | None:
+        """The message sizes the costs were calibrated on: the fabric's fitted span, else the
+        point-to-point model's; None for a specified fabric (no measurement to leave)."""
+        fab = self.profile.fabric
+        if fab is not None:
+            return fab.ranges.get("size")
+        return self.profile.network.size_range
+
+    def outside(self) -> tuple[float, float] | None:
+        """The span of message sizes costed so far, when it leaves :meth:`calibrated`."""
+        span = self.calibrated()
+        if not self.seen or span is None:
+            return None
+        lo, hi = self.seen
+        return (lo, hi) if lo < span[0] or hi > span[1] else None
 
     @property
     def values(self) -> dict[str, Any]:
@@ -128,6 +147,11 @@ class Machine:
     def message(self, size: ArrayLike) -> FloatArray:
         """One message alone, one way, in seconds."""
         m = np.asarray(size, dtype=np.float64)
+        sent = m[np.isfinite(m) & (m > 0)]
+        if sent.size:
+            lo, hi = float(sent.min()), float(sent.max())
+            self.seen[:] = [min(lo, self.seen[0]), max(hi, self.seen[1])] if self.seen \
+                else [lo, hi]
         fab = self.profile.fabric
         if fab is None:
             return np.asarray(self.profile.network.time(m), dtype=np.float64)

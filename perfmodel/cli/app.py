@@ -392,10 +392,11 @@ def predict(
             "machine": str(machine) if machine is not None else ""}), force=force)
     from perfmodel.cli import render
 
+    outside = on.outside() if on is not None else None
     if json_out:
-        _emit_json(render.scaling_doc(fit, result))
+        _emit_json(render.scaling_doc(fit, result, outside))
     else:
-        render.scaling(fit, result, str(machine) if machine else "")
+        render.scaling(fit, result, str(machine) if machine else "", outside)
 
 
 @app.command("scaling")

@@ -513,8 +513,11 @@ def _num(x: float, fmt: str) -> str | None:
     return format(x, fmt) if math.isfinite(x) else None
 
 
-def scaling_doc(fit: AppFit, r: Scaling) -> dict[str, Any]:
-    """One row per node count, SI units; NaN or non-positive times are null, never numbers."""
+def scaling_doc(fit: AppFit, r: Scaling,
+                outside: tuple[float, float] | None = None) -> dict[str, Any]:
+    """One row per node count, SI units; NaN or non-positive times are null, never numbers.
+    ``outside``: the span of message sizes costed, when it leaves the profile's calibrated
+    sizes (null otherwise)."""
     rows = []
     for i, p in enumerate(r.processes):
         t = float(r.time[i])
@@ -547,7 +550,9 @@ def scaling_doc(fit: AppFit, r: Scaling) -> dict[str, Any]:
             "parameters": [{"name": p.name, "value": p.value, "stderr": p.stderr,
                             "unit": p.unit, "status": p.status, "source": p.source}
                            for p in fit.params],
-            "fit": dict(fit.fit), "notes": list(fit.notes), "rows": rows}
+            "fit": dict(fit.fit), "notes": list(fit.notes),
+            "message_sizes_outside_calibration": list(outside) if outside else None,
+            "rows": rows}
 
 
 def _bands(r: Scaling, i: int, ok: bool) -> dict[str, float | None]:
@@ -584,7 +589,8 @@ def _counts(p: np.ndarray) -> str:
                                f", {p[-1]:g}" if more == 1 else "")
 
 
-def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
+def scaling(fit: AppFit, r: Scaling, machine: str,
+            outside: tuple[float, float] | None = None) -> None:
     out = console()
     on = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""
     out.print(f"[bold]{fit.model.name}[/bold]{on}: {escape(fit.model.description)}")
@@ -635,6 +641,12 @@ def scaling(fit: AppFit, r: Scaling, machine: str) -> None:
         lo, hi = fit.processes
         out.print(f"[yellow]warning:[/yellow] node counts outside {lo:g}–{hi:g}, the range "
                   "the constants were fitted on, are extrapolated")
+    if outside is not None and fit.machine is not None:
+        span = fit.machine.calibrated() or (math.nan, math.nan)
+        out.print(f"[yellow]warning:[/yellow] the model's messages span "
+                  f"{format_size(outside[0])}–{format_size(outside[1])}, outside the "
+                  f"{format_size(span[0])}–{format_size(span[1])} the profile was calibrated "
+                  "on: their network costs are extrapolated")
     zero = r.time == 0
     if np.any(zero):
         out.print(f"[dim]note:[/dim] the model gives 0 s at {_counts(r.processes[zero])} "
