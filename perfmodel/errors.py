@@ -8,6 +8,7 @@ Every error carries what went wrong, where (file and line when known) and how to
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Self
 
 
 class PerfModelError(Exception):
@@ -26,6 +27,11 @@ class PerfModelError(Exception):
         self.file = None if file is None else str(file)
         self.line = line
         super().__init__(self.one_line())
+
+    def at(self, file: str | Path, line: int | None = None) -> Self:
+        """The same error placed in ``file`` (at ``line``): for the caller that knows where
+        the text that failed came from."""
+        return type(self)(self.what, fix=self.fix, file=file, line=line)
 
     def one_line(self) -> str:
         """``<file>:<line>: <what> — <fix>``, leaving out the parts that are unknown."""

@@ -16,6 +16,10 @@ def _umask() -> int:
     return mask
 
 
+def _exists(p: Path) -> OutputError:
+    return OutputError("exists already", file=p, fix="use --force to replace it, or another name")
+
+
 def check_writable(path: str | Path, *, force: bool = False) -> Path:
     """Refuse, before any work is done, an output that :func:`write_atomic` would refuse:
     a directory, an existing file without ``force``, or a place where no file can be made."""
@@ -23,8 +27,7 @@ def check_writable(path: str | Path, *, force: bool = False) -> Path:
     if p.is_dir():
         raise OutputError("is a directory", file=p, fix="give a file name for the output")
     if p.exists() and not force:
-        raise OutputError("exists already", file=p,
-                          fix="use --force to replace it, or another name")
+        raise _exists(p)
     place = p.absolute().parent
     while not place.exists() and place != place.parent:   # the folder write_atomic will make
         place = place.parent
@@ -63,12 +66,10 @@ def write_atomic(path: str | Path, text: str | bytes, *, force: bool = False) ->
             try:
                 os.link(tmp, p)
             except FileExistsError:
-                raise OutputError("exists already", file=p,
-                                  fix="use --force to replace it, or another name") from None
+                raise _exists(p) from None
             except OSError:   # no hard links here (some network and FUSE mounts): check, rename
                 if p.exists():
-                    raise OutputError("exists already", file=p,
-                                      fix="use --force to replace it, or another name") from None
+                    raise _exists(p) from None
                 os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -193,10 +193,9 @@ class DocReader:
         return v
 
     def only(self, doc: Mapping[str, Any], allowed: set[str]) -> None:
-        unknown = sorted(set(doc) - allowed)
-        if unknown:
-            raise self.fail(unknown[0], "unknown key",
-                            f"remove it; known keys: {', '.join(sorted(allowed))}")
+        from perfmodel.readers import unknown_key
+
+        unknown_key(doc, allowed, self.path, self.source, self.prefix)
 
 
 

@@ -255,6 +255,11 @@ def format_range(lo: float, hi: float, kind: Literal["time", "rate"]) -> str:
     return f"{significant(lo / f)}–{significant(hi / f)} {unit}"
 
 
+def format_share(fraction: float, digits: int = 1) -> str:
+    """``0.123`` -> ``'12.3 %'``; — when it is not a number."""
+    return f"{100 * fraction:.{digits}f} %" if math.isfinite(fraction) else "—"
+
+
 def format_value(value: float, unit: str) -> str:
     """A value in its SI unit, written for people: seconds, bytes per second and bytes on
     their ladders, anything else to four digits."""

@@ -329,8 +329,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
                 raw = parse(formula, names | set(VARIABLES) | set(defined), functions=CALLS,
                             where=f"{key}.{term}")
             except InputError as exc:
-                raise InputError(exc.what, file=path, line=key_line(text, f"{key}.{term}"),
-                                 fix=exc.fix) from None
+                raise exc.at(path, key_line(text, f"{key}.{term}")) from None
             spent |= names_in(raw) & set(defined)
             nodes[term] = _expand(raw, defined, f"{key}.{term}", fail, f"{key}.{term}", budget)
             used |= names_in(nodes[term])
@@ -345,7 +344,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
             # arithmetic only: the communication functions are not offered here
             raw = parse(doc["flops"], names | set(VARIABLES) | set(defined), where="flops")
         except InputError as exc:
-            raise InputError(exc.what, file=path, fix=exc.fix) from None
+            raise exc.at(path) from None
         spent |= names_in(raw) & set(defined)
         flops = _expand(raw, defined, "flops", fail, None, budget)
         if calls_in(flops) & set(CALLS):
@@ -406,8 +405,7 @@ def _defines(raw: object, params: set[str], text: str, path: str,
         try:
             node = parse(formula, known, functions=CALLS, where=f"define.{name}")
         except InputError as exc:
-            raise InputError(exc.what, file=path, line=key_line(text, f"define.{name}"),
-                             fix=exc.fix) from None
+            raise exc.at(path, key_line(text, f"define.{name}")) from None
         out[name] = (_expand(node, out, f"define.{name}", fail, f"define.{name}"), str(formula),
                      names_in(node) & set(out))
         known = known | {name}

@@ -52,7 +52,7 @@ def constants(model: AppModel, on: Machine | None, timings: Path | None,
     try:
         fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
     except FitError as exc:   # the timings are what cannot determine the model: name them
-        raise FitError(exc.what, file=timings, fix=exc.fix) from None
+        raise exc.at(timings) from None
     if sizes is not None and model.size is not None and not weak:
         size, note = size_from_rows(sizes, size, model.size.unit)
         if note:

@@ -13,12 +13,19 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from perfmodel import __version__
-from perfmodel.errors import InputError, PerfModelError
+from perfmodel.errors import FitError, InputError, PerfModelError
+
+if TYPE_CHECKING:   # for annotations only: these import numpy, kept off the start-up path
+    from perfmodel.apps.fit import AppFit
+    from perfmodel.apps.machine import Machine
+    from perfmodel.apps.model import AppModel
+    from perfmodel.profile import Profile
+    from perfmodel.whatif.sweep import Grid, Sweep
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -346,8 +353,7 @@ def predict(
     """Predict time, speedup, efficiency and where the overhead goes, for every node count."""
     if saved is not None and (timings is not None or set_values):
         raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
-    if scaling_mode not in ("strong", "weak"):
-        raise InputError(f"--scaling {scaling_mode!r}", fix="use strong or weak")
+    weak = _weak(scaling_mode)
     if size is not None and not (math.isfinite(size) and size > 0):
         raise InputError(f"--size {size:g} is not a positive size", fix="e.g. --size 16")
     from perfmodel.units import parse_counts, parse_quantity
@@ -379,8 +385,8 @@ def predict(
     from perfmodel.apps.run import constants
 
     fit, size = constants(model, on, timings, where, set_values, saved, size,
-                         scaling_mode == "weak")
-    result = scaling(fit, counts, level, on, size, scaling_mode == "weak")
+                         weak)
+    result = scaling(fit, counts, level, on, size, weak)
     if save is not None:
         from perfmodel.apps.saved import dumps as dump_fit
         from perfmodel.io import write_atomic
@@ -444,14 +450,11 @@ def scaling_cmd(
 
     series = load_series(timings, parse_where(where or []),
                          parse_quantity(at, "size") if at is not None else None)
-    from perfmodel.errors import FitError
-
     try:
         fit = fit_scaling(series.processes, series.times, family,  # type: ignore[arg-type]
                           series.sizes)
     except FitError as exc:   # the runs are what cannot determine a form: name their files
-        raise FitError(exc.what, file=", ".join(dict.fromkeys(series.sources)),
-                       fix=exc.fix) from None
+        raise exc.at(", ".join(dict.fromkeys(series.sources))) from None
     if predict_at is not None:
         counts = [float(c) for c in parse_counts(predict_at, "predict")]
     else:
@@ -555,18 +558,14 @@ def whatif(
     """Sweep node count, node type, network, channels, link speed and latency in one pass: the
     baseline, the best configurations, where each change stops paying, the front of time
     against nodes, and with a catalogue's prices the front of time against price."""
-    if scaling_mode not in ("strong", "weak"):
-        raise InputError(f"--scaling {scaling_mode!r}", fix="use strong or weak")
+    weak = _weak(scaling_mode)
     if json_out and csv_out:
         raise InputError("--json and --csv both given", fix="choose one")
     import time
 
     import numpy as np
 
-    from perfmodel.apps.machine import Machine, require_node
-    from perfmodel.apps.model import load as load_model
-    from perfmodel.profile import load
-    from perfmodel.whatif.sweep import Grid, sweep
+    from perfmodel.whatif.sweep import Grid
 
     cat = None
     if candidates is not None:
@@ -580,25 +579,14 @@ def whatif(
     from perfmodel.whatif.axes import parse_vary
 
     axes = parse_vary(vary or [], cat)
-    model = load_model(app_model)
-    prof = load(machine)
-    if model.uses_node:
-        require_node(prof, machine)
-    on = Machine(prof)
+    model, prof, on = _model_on(app_model, machine)
     from perfmodel.apps.run import constants
 
-    fit, size = constants(model, on, timings, where, set_values, saved, size,
-                         scaling_mode == "weak")
+    fit, size = constants(model, on, timings, where, set_values, saved, size, weak)
     grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()}, cat)
     start = time.perf_counter()
-    progress = _progress_bar(grid.size) if not (json_out or csv_out) else None
-    try:
-        result = sweep(fit, prof, grid, size=size, weak=scaling_mode == "weak", level=level,
-                       progress=progress)
-    finally:
-        if progress is not None:
-            progress(-1, -1)
-    seconds = time.perf_counter() - start
+    result, seconds = _timed_sweep(fit, prof, grid, size, weak, level,
+                                   bar=not (json_out or csv_out))
     from perfmodel.cli import whatif_view
 
     if plot is not None:
@@ -612,7 +600,7 @@ def whatif(
     from perfmodel.whatif.sweep import wire_share
 
     rows = link_rows(result)
-    wire = wire_share(fit, prof, result, rows, size, scaling_mode == "weak")
+    wire = wire_share(fit, prof, result, rows, size, weak)
     total = time.perf_counter() - start
     if json_out:
         _emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire))
@@ -660,22 +648,17 @@ def plan(
     if len(given) != 1:
         raise InputError("give one target", fix="--target-time T, --target-speedup S or "
                                                 "--budget B")
-    if scaling_mode not in ("strong", "weak"):
-        raise InputError(f"--scaling {scaling_mode!r}", fix="use strong or weak")
-    import time
+    weak = _weak(scaling_mode)
 
     import numpy as np
 
-    from perfmodel.apps.machine import Machine, require_node
-    from perfmodel.apps.model import load as load_model
-    from perfmodel.profile import load
     from perfmodel.units import parse_counts, parse_time
     from perfmodel.whatif.catalogue import load as load_catalogue
     from perfmodel.whatif.plan import Target
     from perfmodel.whatif.plan import plan as make_plan
-    from perfmodel.whatif.sweep import Grid, sweep
+    from perfmodel.whatif.sweep import Grid
 
-    if target_time is not None and scaling_mode == "weak":
+    if target_time is not None and weak:
         raise InputError("--target-time under --scaling weak: the problem grows with the "
                          "nodes, so the smallest machine meets any time it can",
                          fix="use --target-speedup (scaled speedup) or --budget, or fix the "
@@ -688,17 +671,12 @@ def plan(
         assert budget is not None
         target = Target("budget", budget)
     cat = load_catalogue(candidates)
-    model = load_model(app_model)
-    prof = load(machine)
-    if model.uses_node:
-        require_node(prof, machine)
+    model, prof, on = _model_on(app_model, machine)
     most = max(n.ports for n in cat.networks)
     counts = parse_counts(nodes, "nodes") if nodes else list(range(1, min(most, 4096) + 1))
-    on = Machine(prof)
     from perfmodel.apps.run import constants
 
-    fit, size = constants(model, on, timings, where, set_values, saved, size,
-                         scaling_mode == "weak")
+    fit, size = constants(model, on, timings, where, set_values, saved, size, weak)
     axes = {"nodes": np.asarray(counts, dtype=np.float64),
             "node": np.asarray([i for i, n in enumerate(cat.nodes) if n.price is not None],
                                dtype=np.float64),
@@ -709,15 +687,7 @@ def plan(
     if target.kind == "speedup" and ref not in axes["node"]:
         axes["node"] = np.sort(np.append(axes["node"], ref))
     grid = Grid(axes, cat)
-    start = time.perf_counter()
-    progress = _progress_bar(grid.size) if not json_out else None
-    try:
-        result = sweep(fit, prof, grid, size=size, weak=scaling_mode == "weak", level=level,
-                       progress=progress)
-    finally:
-        if progress is not None:
-            progress(-1, -1)
-    seconds = time.perf_counter() - start
+    result, seconds = _timed_sweep(fit, prof, grid, size, weak, level, bar=not json_out)
     answer = make_plan(result, target, runners)
     from perfmodel.cli import plan_view
 
@@ -727,6 +697,44 @@ def plan(
         plan_view.render(answer, cat, model.name, str(machine), seconds)
     if answer.chosen is None:
         raise typer.Exit(1)
+
+
+def _weak(scaling: str) -> bool:
+    """``--scaling strong|weak`` of predict, whatif and plan: whether it is weak."""
+    if scaling not in ("strong", "weak"):
+        raise InputError(f"--scaling {scaling!r}", fix="use strong or weak")
+    return scaling == "weak"
+
+
+def _model_on(app_model: str, machine: Path) -> tuple[AppModel, Profile, Machine]:
+    """whatif's and plan's application model, the machine profile it runs on (with a node
+    when the model costs its computation there) and that profile as a Machine."""
+    from perfmodel.apps.machine import Machine, require_node
+    from perfmodel.apps.model import load as load_model
+    from perfmodel.profile import load
+
+    model = load_model(app_model)
+    prof = load(machine)
+    if model.uses_node:
+        require_node(prof, machine)
+    return model, prof, Machine(prof)
+
+
+def _timed_sweep(fit: AppFit, prof: Profile, grid: Grid, size: float | None, weak: bool,
+                 level: float, bar: bool) -> tuple[Sweep, float]:
+    """The sweep of whatif and plan, with a progress bar when ``bar``, and its seconds."""
+    import time
+
+    from perfmodel.whatif.sweep import sweep
+
+    start = time.perf_counter()
+    progress = _progress_bar(grid.size) if bar else None
+    try:
+        result = sweep(fit, prof, grid, size=size, weak=weak, level=level, progress=progress)
+    finally:
+        if progress is not None:
+            progress(-1, -1)
+    return result, time.perf_counter() - start
 
 
 def _progress_bar(total: int) -> Callable[[int, int], None]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -581,12 +581,19 @@ def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: str, scale: float 
     return f"{value} ±{half}"
 
 
-def _counts(p: np.ndarray) -> str:
-    """Node counts as a short list: 8, 16, 32 … 1024 (5 more)."""
-    shown = [f"{x:g}" for x in p[:3]]
-    more = len(p) - 3
-    return ", ".join(shown) + (f" … {p[-1]:g} ({more - 1} more)" if more > 1 else
-                               f", {p[-1]:g}" if more == 1 else "")
+def node_ranges(nodes: Iterable[float]) -> str:
+    """1,2,3,4,8,9 -> '1–4, 8–9' (runs of consecutive counts in the sweep's order)."""
+    vals = sorted(set(float(v) for v in nodes))
+    if not vals:
+        return "none"
+    out, start, prev = [], vals[0], vals[0]
+    for v in vals[1:]:
+        if v != prev + 1:
+            out.append(f"{start:g}" if start == prev else f"{start:g}–{prev:g}")
+            start = v
+        prev = v
+    out.append(f"{start:g}" if start == prev else f"{start:g}–{prev:g}")
+    return ", ".join(out) if len(out) <= 6 else f"{', '.join(out[:5])} … ({len(vals)} counts)"
 
 
 def scaling(fit: AppFit, r: Scaling, machine: str,
@@ -649,11 +656,11 @@ def scaling(fit: AppFit, r: Scaling, machine: str,
                   "on: their network costs are extrapolated")
     zero = r.time == 0
     if np.any(zero):
-        out.print(f"[dim]note:[/dim] the model gives 0 s at {_counts(r.processes[zero])} "
+        out.print(f"[dim]note:[/dim] the model gives 0 s at {node_ranges(r.processes[zero])} "
                   "node(s): nothing to do there, so no speedup or efficiency")
     broken = ~np.isfinite(r.time) | (r.time < 0)
     if np.any(broken):
         out.print(f"[yellow]warning:[/yellow] no valid prediction at "
-                  f"{_counts(r.processes[broken])} node(s): a term of the model is negative or "
+                  f"{node_ranges(r.processes[broken])} node(s): a term of the model is negative or "
                   "not a number there, so the model does not hold (check its formulas and "
                   "constants)")

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
-from perfmodel.cli.render import console, jsonable
-from perfmodel.units import format_line_rate, format_time
+from perfmodel.cli.render import console, jsonable, node_ranges
+from perfmodel.units import format_line_rate, format_share, format_time
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue
 from perfmodel.whatif.sweep import Sweep
@@ -32,21 +31,6 @@ def _value(axis: str, v: float, cat: Catalogue | None = None) -> str:
     if axis == "latency":
         return format_time(v)
     return f"{v:g}"
-
-
-def _ranges(nodes: Iterable[float]) -> str:
-    """1,2,3,4,8,9 -> '1–4, 8–9' (runs of consecutive counts in the sweep's order)."""
-    vals = sorted(set(float(v) for v in nodes))
-    if not vals:
-        return "none"
-    out, start, prev = [], vals[0], vals[0]
-    for v in vals[1:]:
-        if v != prev + 1:
-            out.append(f"{start:g}" if start == prev else f"{start:g}–{prev:g}")
-            start = v
-        prev = v
-    out.append(f"{start:g}" if start == prev else f"{start:g}–{prev:g}")
-    return ", ".join(out) if len(out) <= 6 else f"{', '.join(out[:5])} … ({len(vals)} counts)"
 
 
 def _spread(idx: np.ndarray, nodes: np.ndarray, limit: int = 12) -> np.ndarray:
@@ -147,10 +131,6 @@ def csv_rows(sweep: Sweep) -> None:
         out.write(",".join(cells) + "\n")
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %" if math.isfinite(x) else "—"
-
-
 def money(value: float, cat: Catalogue | None) -> str:
     """A price in the catalogue's currency, to the unit."""
     if not math.isfinite(value):
@@ -187,8 +167,8 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
         t.add_row(*[_value(a, d[a], cat) for a in axes], *price,
                   format_time(float(sweep.time[i])) if math.isfinite(sweep.time[i]) else "—",
                   rng, f"{sp:.2f}" if math.isfinite(sp) else "—",
-                  _pct(float(sweep.comm_share[i])),
-                  _pct(float(sweep.terms["synchronisation"][i] / sweep.time[i])),
+                  format_share(float(sweep.comm_share[i])),
+                  format_share(float(sweep.terms["synchronisation"][i] / sweep.time[i])),
                   *(["extrapolated" if sweep.extrapolated[i] else ""] if marked else []))
     return t
 
@@ -251,7 +231,7 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
             k = int(np.nanargmax(s.gain))
             t.add_row(f"{LABELS[s.axis]} {_value(s.axis, s.before, cat)} → "
                       f"{_value(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}", f"{s.gain[-1]:.3f}",
-                      f"{s.gain[k]:.3f} ({s.nodes[k]:g})", _ranges(s.pays))
+                      f"{s.gain[k]:.3f} ({s.nodes[k]:g})", node_ranges(s.pays))
         out.print(t)
     counts, rates = analysis.unbottlenecked(sweep, rows, wire, share)
     if counts.size:
@@ -259,7 +239,7 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         for q, r in zip(counts, rates, strict=True):
             key = _value("link_speed", r) if math.isfinite(r) else "none of the speeds swept"
             groups.setdefault(key, []).append(float(q))
-        lines = [f"{k} at {_ranges(v)} nodes" for k, v in groups.items()]
+        lines = [f"{k} at {node_ranges(v)} nodes" for k, v in groups.items()]
         out.print(f"the link no longer the bottleneck (a free wire would save under "
                   f"{100 * share:g} % of the time), slowest line rate swept: " + "; ".join(lines))
     f = analysis.front(sweep)

@@ -10,6 +10,7 @@ cannot find a key it gives the line of the nearest enclosing table, or None.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -114,10 +115,16 @@ def key_lines(text: str) -> dict[str, int]:
     return lines
 
 
+@functools.lru_cache(maxsize=8)
+def _lines_of(text: str) -> dict[str, int]:
+    """:func:`key_lines`, scanned once per text however many keys an error path looks up."""
+    return key_lines(text)
+
+
 def key_line(text: str, key: str) -> int | None:
     """The line where ``key`` (dotted, ``name[k]`` for the k-th of an array of tables) is
     written, else that of the nearest enclosing table that is, else None."""
-    found = key_lines(text)
+    found = _lines_of(text)
     parts = key.strip(".").split(".")
     while parts:
         line = found.get(".".join(parts))

@@ -171,7 +171,7 @@ def _columns(source: str, header: str, lineno: int) -> list[Column]:
         try:
             role, factor = classify(name)
         except InputError as exc:
-            raise InputError(exc.what, file=source, line=lineno, fix=exc.fix) from None
+            raise exc.at(source, lineno) from None
         if role in seen:
             raise InputError(f"columns {seen[role]!r} and {name!r} both give the {role}",
                              file=source, line=lineno, fix="keep one of them")

@@ -16,7 +16,7 @@ from perfmodel.report.context import Context
 from perfmodel.report.doc import Block, Figure, Section, bullets, formula, slug, table
 from perfmodel.report.network import _params_rows, _pct, fit_line
 from perfmodel.report.spec import Run, SectionSpec
-from perfmodel.units import format_line_rate, format_time
+from perfmodel.units import format_line_rate, format_share, format_time
 
 CAUSE_STYLE = {"communication": "--", "synchronisation": ":", "serial": "-.", "imbalance": (
     0, (1, 1, 4, 1))}
@@ -248,8 +248,8 @@ def _run_blocks(d: Done) -> list[Block]:
                 if math.isfinite(r.prediction.total_lo[i]) else "—")
         rate = [] if not rated else [_num(r.mflops[i]) if math.isfinite(r.mflops[i]) else "—"]
         rows.append([f"{int(p)}", format_time(r.time[i]), band, _num(r.speedup[i]),
-                     _share(r.efficiency[i], 1), _share(r.overhead[i], 1),
-                     *(_share(r.shares[c][i], 1) for c in r.shares), *rate,
+                     format_share(r.efficiency[i]), format_share(r.overhead[i]),
+                     *(format_share(r.shares[c][i]) for c in r.shares), *rate,
                      "extrapolated" if r.prediction.extrapolated[i] else ""])
     from perfmodel.apps.metrics import CAUSES
 
@@ -277,11 +277,6 @@ def _noted(head: list[str], rows: list[list[str]]) -> Block:
     if any(row[-1] for row in rows):
         return table([*head, "note"], rows, right=tuple(range(len(head))))
     return table(head, [row[:-1] for row in rows], right=tuple(range(len(head))))
-
-
-def _share(x: float, digits: int) -> str:
-    """A fraction as a percentage, or — when it is not a number."""
-    return f"{100 * x:.{digits}f} %" if math.isfinite(x) else "—"
 
 
 def _num(x: float) -> str:
@@ -495,18 +490,17 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
              "latency": format_time}
     order = np.lexsort(tuple([*(s.config[n] for n in reversed(names)), nodes]))
     rows = []
-    lo, hi = d.fit.processes
     for i in order:
         t0 = ref.get(float(nodes[i]), math.nan)
         ok = math.isfinite(s.time[i]) and s.time[i] > 0
         rows.append([f"{int(nodes[i])}", *(shown.get(n, lambda v: f"{v:g}")(s.config[n][i])
                                            for n in names),
                      format_time(s.time[i]) if ok else "—",
-                     _share(s.comm_share[i], 2) if ok else "—",
-                     _share(s.terms['synchronisation'][i] / s.time[i], 2) if ok else "—",
+                     format_share(s.comm_share[i], 2) if ok else "—",
+                     format_share(s.terms['synchronisation'][i] / s.time[i], 2) if ok else "—",
                      f"{t0 / s.time[i]:.3f}" if ok and math.isfinite(t0) else "—",
                      "no valid prediction" if not ok else
-                     "extrapolated" if not lo <= nodes[i] <= hi else ""])
+                     "extrapolated" if s.extrapolated[i] else ""])
     head = ["nodes", *(n.replace("_", " ") for n in names), "time",
             "communication share", "synchronisation share", "gain over the profile's own"]
     out: list[Block] = [sec.text, _model_block(d.fit.model)[0],

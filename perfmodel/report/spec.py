@@ -37,7 +37,6 @@ keys are errors, so a typo never silently drops a part of a report.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -126,17 +125,6 @@ class ReportSpec:
     """True for a report made from profiles alone (no specification file)."""
 
 
-def _section_lines(text: str) -> list[int]:
-    """The line of each ``[[section]]`` header, skipping text inside multi-line strings."""
-    out, inside = [], False
-    for i, ln in enumerate(text.splitlines(), start=1):
-        if not inside and re.match(r"\s*\[\[\s*section\s*\]\]\s*(#.*)?$", ln):
-            out.append(i)
-        if (ln.count('"""') + ln.count("'''")) % 2:
-            inside = not inside
-    return out
-
-
 def load(path: str | Path) -> ReportSpec:
     """Read and check a report specification."""
     from perfmodel.readers import read_toml
@@ -160,11 +148,10 @@ def from_doc(doc: Mapping[str, Any], text: str, path: Path) -> ReportSpec:
     if not isinstance(raw, list) or not raw:
         raise InputError("no [[section]] tables", file=path,
                          fix=f"give at least one; kinds: {', '.join(KINDS)}")
-    lines = _section_lines(text)
     def place(i: int) -> Callable[[str], int | None]:
         return lambda key: key_line(text, f"section[{i}].{key}")
 
-    sections = tuple(_section(s, path, lines[i] if i < len(lines) else None, place(i))
+    sections = tuple(_section(s, path, key_line(text, f"section[{i}]"), place(i))
                      for i, s in enumerate(raw))
     return ReportSpec(path, title, _text(doc, "text", path, None), figures, sections)
 

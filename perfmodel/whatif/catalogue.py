@@ -215,9 +215,9 @@ def loads(text: str, path: str = "<catalogue>") -> Catalogue:
 def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
     from perfmodel.readers import check_header, key_line
 
-    def fail(what: str, fix: str, table: str | None = None) -> InputError:
-        return InputError(what, file=path, line=key_line(text, table) if table else None,
-                          fix=fix)
+    def fail(what: str, fix: str, key: str | None = None) -> InputError:
+        """One line naming the file and, for a dotted ``key`` (or table), its line."""
+        return InputError(what, file=path, line=key_line(text, key) if key else None, fix=fix)
 
     check_header(doc, path, KIND, "hardware catalogue", text)
     _known(doc, _TOP, fail, None, "the catalogue")
