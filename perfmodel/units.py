@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 from perfmodel.errors import UnitError
@@ -258,6 +259,21 @@ def format_range(lo: float, hi: float, kind: Literal["time", "rate"]) -> str:
 def format_share(fraction: float, digits: int = 1) -> str:
     """``0.123`` -> ``'12.3 %'``; — when it is not a number."""
     return f"{100 * fraction:.{digits}f} %" if math.isfinite(fraction) else "—"
+
+
+def format_counts(nodes: Iterable[float]) -> str:
+    """1,2,3,4,8,9 -> '1–4, 8–9' (runs of consecutive counts in the sweep's order)."""
+    vals = sorted(set(float(v) for v in nodes))
+    if not vals:
+        return "none"
+    out, start, prev = [], vals[0], vals[0]
+    for v in vals[1:]:
+        if v != prev + 1:
+            out.append(f"{start:g}" if start == prev else f"{start:g}–{prev:g}")
+            start = v
+        prev = v
+    out.append(f"{start:g}" if start == prev else f"{start:g}–{prev:g}")
+    return ", ".join(out) if len(out) <= 6 else f"{', '.join(out[:5])} … ({len(vals)} counts)"
 
 
 def format_value(value: float, unit: str) -> str:

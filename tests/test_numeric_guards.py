@@ -146,7 +146,7 @@ def test_whatif_and_plan_mark_node_counts_beyond_the_fit(tmp_path: Path) -> None
             "--vary", "nodes=1,16,32"]
     text = runner.invoke(app, base)
     assert text.exit_code == 0, text.output
-    assert "warning: node counts outside 1–16, the range the constants were fitted on" \
+    assert "warning: node count 32 lies outside 1–16, the range the constants were fitted on" \
         in text.stdout
     row32 = [ln for ln in text.stdout.splitlines() if ln.strip().startswith("32 ")]
     assert row32 and all(ln.rstrip().endswith("extrapolated") for ln in row32)
@@ -165,7 +165,7 @@ def test_whatif_and_plan_mark_node_counts_beyond_the_fit(tmp_path: Path) -> None
             "--target-time", "0.7s"]   # 16 nodes take 0.9 s: only 32, beyond the fit, meet it
     chosen = runner.invoke(app, plan)
     assert chosen.exit_code == 0, chosen.output
-    assert "extrapolated: 32 nodes lies outside the 1–16" in chosen.stdout
+    assert "extrapolated: node count 32 lies outside 1–16" in chosen.stdout
     pdoc = json.loads(runner.invoke(app, [*plan, "--json"]).stdout)
     assert pdoc["chosen"]["extrapolated"] is True and pdoc["fitted_nodes"] == [1.0, 16.0]
     given = json.loads(runner.invoke(app, [*base[:4], "--fit", runs, "--set", "work=10",
@@ -200,17 +200,24 @@ def test_a_quoted_header_is_read_by_scaling(tmp_path: Path) -> None:
 
 
 def test_messages_beyond_the_calibrated_sizes_are_flagged() -> None:
-    """PPM's ghost messages on the 1995 Beowulf are 3840 B to 15 KiB; its fabric was fitted on
-    1–8 KiB tokens: predict says the network costs there are extrapolated."""
+    """PPM's ghost messages on the 1995 Beowulf are 3840·√⌈16/p⌉·ghost_values bytes: about
+    10.6 KiB at 2 nodes, 7.5 KiB at 4, 1.3 KiB at 16.  Its fabric was fitted on 1–8 KiB
+    tokens: predict marks the 2-node row, and only it, as extrapolated, and says why."""
     args = ["predict", "ppm", "--machine", str(ROOT / "calibration/beowulf-1995.toml"),
             "--fit", str(ROOT / "data/seeds/beowulf-1995-apps.csv"), "--where", "code=ppm",
             "--where", "use=fit", "--nodes", "2,16"]
     text = runner.invoke(app, args)
     assert text.exit_code == 0, text.output
-    assert ("warning: the model's messages span 3840 B–15 KiB, outside the 1 KiB–8 KiB the "
-            "profile was calibrated on") in text.stdout
+    assert ("warning: messages of 10861.2 B (at 2 nodes) reach outside the 1 KiB–8 KiB the "
+            "profile beowulf-1995 was calibrated on: their network costs are extrapolated") \
+        in text.stdout
     doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
-    assert doc["message_sizes_outside_calibration"] == [3840.0, 15360.0]
+    assert doc["message_sizes_outside_calibration"] == pytest.approx([10861.2, 10861.2], rel=1e-4)
+    assert doc["calibrated_message_sizes"] == [1024.0, 8192.0]
+    assert [r["extrapolated_in"] for r in doc["rows"]] == [["messages"], []]
+    assert doc["unmeasured_hardware"] == {}
+    fast = json.loads(runner.invoke(app, [*args, "--link-speed", "100Mbps", "--json"]).stdout)
+    assert fast["unmeasured_hardware"] == {"link_speed": [12.5e6]}
     specified = json.loads(runner.invoke(app, ["predict", "ppm", "--machine",
                                                str(ROOT / "calibration/beowulf-ii.toml"),
                                                "--fit", str(ROOT / "data/seeds/"
@@ -218,3 +225,95 @@ def test_messages_beyond_the_calibrated_sizes_are_flagged() -> None:
                                                "--where", "code=ppm", "--where", "use=fit",
                                                "--nodes", "2", "--json"]).stdout)
     assert specified["message_sizes_outside_calibration"] is None   # nothing measured to leave
+
+
+BEOWULF = str(ROOT / "calibration/beowulf-1995.toml")
+APPS = str(ROOT / "data/seeds/beowulf-1995-apps.csv")
+
+
+def test_a_watched_machine_keeps_only_the_messages_really_sent() -> None:
+    """Per process count: nothing at one process (no message is sent), m at every live level of
+    recursive doubling, m/p in a ring; levels a smaller p does not run, and exchanges with no
+    neighbour, are left out; an unwatched machine keeps nothing."""
+    from perfmodel.apps.collectives import call
+    from perfmodel.apps.machine import Machine
+    from perfmodel.profile import load
+
+    plain = Machine(load(BEOWULF))
+    on = plain.watched()
+    p = np.array([1.0, 2.0, 4.0, 8.0])
+    call("allreduce", on, (np.full(4, 2048.0),), p, {})
+    seen = on.messages(p.shape)
+    assert seen.lo.tolist() == [math.inf, 2048, 2048, 2048] and seen.hi[0] == -math.inf
+    ring = plain.watched()
+    call("allreduce", ring, (np.full(4, 2048.0),), p, {"allreduce": "ring"})
+    assert ring.messages(p.shape).lo.tolist() == [math.inf, 1024, 512, 256]
+    tree = plain.watched()   # binomial scatter: round i moves m·2^(L-i-1), L levels of the job's
+    call("scatter", tree, (np.full(2, 1024.0),), np.array([2.0, 8.0]), {})
+    got = tree.messages((2,))
+    assert got.lo.tolist() == [1024, 1024] and got.hi.tolist() == [1024, 4096]
+    none = plain.watched()
+    call("exchange", none, (np.full(2, 1024.0), np.array([0.0, 2.0])), np.array([4.0, 4.0]), {})
+    assert none.messages((2,)).lo.tolist() == [math.inf, 1024]
+    assert got.outside.tolist() == [False, False] and got.calibrated == (1024.0, 8192.0)
+    call("allreduce", plain, (np.full(4, 1e9),), p, {})
+    assert plain.log is None and not plain.messages((4,)).outside.any()
+
+
+def test_sweeps_flag_messages_and_problem_sizes_beyond_what_was_measured() -> None:
+    """nbody's messages at 8 nodes run to 14 KiB, past the 1–8 KiB the 1995 Beowulf's fabric was
+    fitted on; at 16 nodes they stay inside.  ppm's constants were fitted at 16 tiles: a weak
+    sweep at 16 tiles per node reaches 32 and 256 tiles, and 15 KiB messages."""
+    base = ["whatif", "nbody", "-m", BEOWULF, "--fit", APPS, "--where", "code=nbody",
+            "--where", "use=fit", "--vary", "nodes=8,16", "--vary", "channels=1,2"]
+    doc = json.loads(runner.invoke(app, [*base, "--json"]).stdout)
+    assert {r["nodes"]: r["extrapolated_in"] for r in doc["front"]} == {8: ["messages"], 16: []}
+    assert doc["calibrated_message_sizes"] == [1024.0, 8192.0]
+    assert doc["extrapolation"] == ["messages of 1280 B–14 KiB (at 8 nodes) reach outside the "
+                                    "1 KiB–8 KiB the profile beowulf-1995 was calibrated on: "
+                                    "their network costs are extrapolated"]
+    assert doc["unmeasured_hardware"] == {}
+    faster = runner.invoke(app, [*base, "--vary", "link_speed=10Mbps,100Mbps"])
+    assert "note: link speeds 100 Mb/s (the profile's 10 Mb/s) were not measured: there the " \
+        "fabric's laws carry its calibrated costs" in faster.stdout
+    assert json.loads(runner.invoke(app, [*base, "--vary", "link_speed=10Mbps,100Mbps",
+                                          "--json"]).stdout)["unmeasured_hardware"] == \
+        {"link_speed": [12.5e6]}
+    weak = ["whatif", "ppm", "-m", BEOWULF, "--fit", APPS, "--where", "code=ppm", "--where",
+            "use=fit", "--vary", "nodes=1,2,16", "--scaling", "weak", "--size", "16"]
+    text = runner.invoke(app, weak)
+    assert text.exit_code == 0, text.output
+    assert ("warning: problem sizes 32–256 tiles (at 2, 16 nodes) lie outside 16 tiles, the "
+            "sizes the constants were fitted on: extrapolated") in text.stdout
+    csv = runner.invoke(app, [*weak, "--csv"]).stdout.splitlines()
+    assert [ln.rsplit(",", 1)[1] for ln in csv[1:]] == ["0", "1", "1"]
+    wdoc = json.loads(runner.invoke(app, [*weak, "--json"]).stdout)
+    assert wdoc["fitted_sizes"] == [16.0, 16.0]
+    assert [r["extrapolated_in"] for r in wdoc["front"]] == [[], ["problem size", "messages"],
+                                                             ["problem size", "messages"]]
+
+
+def test_a_specified_network_is_said_to_have_nothing_to_check_against() -> None:
+    """beowulf-ii's fabric is specified from a spec, never measured: no message is marked,
+    and a note says there is no calibrated range."""
+    args = ["whatif", "ppm", "-m", str(ROOT / "calibration/beowulf-ii.toml"), "--fit", APPS,
+            "--where", "code=ppm", "--where", "use=fit", "--vary", "nodes=2,16"]
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0, text.output
+    assert "note: the profile's network is specified, not measured: its costs for the " \
+        "messages sent (3840 B–10861.2 B) have no calibrated range" in text.stdout
+    doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    assert doc["calibrated_message_sizes"] is None
+    assert not any("messages" in r["extrapolated_in"] for r in doc["front"])
+
+
+def test_a_saved_fit_keeps_the_problem_sizes_it_was_fitted_on(tmp_path: Path) -> None:
+    po = str(ROOT / "data/seeds/physical-optics.csv")
+    saved = tmp_path / "po.toml"
+    fit = ["predict", "physical-optics", "--fit", po, "--where", "table=2", "--where",
+           "machine=beowulf", "--nodes", "1", "--save", str(saved)]
+    assert runner.invoke(app, fit).exit_code == 0
+    doc = json.loads(runner.invoke(app, ["predict", "physical-optics", "--from", str(saved),
+                                         "--nodes", "1,4", "--size", "400", "--json"]).stdout)
+    assert doc["fitted_sizes"] == [4900.0, 4900.0]
+    assert [r["extrapolated_in"] for r in doc["rows"]] == [["problem size"]] * 2

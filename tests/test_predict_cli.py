@@ -26,7 +26,7 @@ MPICH = str(ROOT / "calibration" / "mpi4py-mpich.toml")
 KEYS = {"nodes", "time", "time_lo", "time_hi", "speedup", "efficiency", "overhead", "size",
         "mflops",
         "overhead_communication", "overhead_synchronisation", "overhead_serial",
-        "overhead_imbalance", "karp_flatt", "parts", "extrapolated"}
+        "overhead_imbalance", "karp_flatt", "parts", "extrapolated", "extrapolated_in"}
 BANDED = ("speedup", "efficiency", "overhead", "karp_flatt", "mflops", "overhead_communication",
           "overhead_synchronisation", "overhead_serial", "overhead_imbalance")
 KEYS |= {f"{k}_{end}" for k in BANDED for end in ("lo", "hi")}
@@ -99,7 +99,10 @@ def test_predict_takes_the_size_the_timings_were_taken_at() -> None:
     assert not [n for n in rows["notes"] if "size" in n]   # only the constants' own notes
     other = _json(["predict", "physical-optics", "--fit", PO, "--where", "table=2", "--where",
                    "machine=beowulf", "--nodes", "1", "--size", "400", "--json"])
-    assert any("outside 4900-4900" in n for n in other["notes"])
+    assert other["extrapolation"] == ["problem size 400 triangles (at 1 node) lies outside "
+                                      "4900 triangles, the sizes the constants were fitted on: "
+                                      "extrapolated"]
+    assert other["rows"][0]["extrapolated_in"] == ["problem size"]
 
 
 def test_machine_costs_communication_and_what_if_options_change_it(tmp_path: Path) -> None:

@@ -48,11 +48,12 @@ def _tree(machine: Machine, m: FloatArray, p: FloatArray,
         near = machine.inside(job, d) if xor else machine.inside(job)
         out = np.where(np.asarray(d) >= machine.box, machine.box, 1.0) if xor else 1.0
         args = (size(i), count(i), near, out)
+        machine.note(args[0], live & (np.asarray(args[1]) > 0))   # every level, cached or not
         # a level like the one before it (a barrier's, or any tree on a flat network) costs
         # the same: a sweep of a million configurations solves its queue once, not per level
         if last is None or not all(np.array_equal(a, b) for a, b in zip(args, last,
                                                                           strict=True)):
-            cost = machine.round(*args)
+            cost = machine.round(*args, live=False)
             last = args
         total = total + np.where(live, cost, 0.0)
     return total
@@ -107,7 +108,8 @@ def allgather(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "ri
     last sending what is left; recursive doubling for p not a power of two is costed so too."""
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
     if algorithm == "ring":
-        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp, machine.inside(pp)), 0.0)
+        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp, machine.inside(pp),
+                                                         live=pp > 1), 0.0)
     if algorithm in ("recursive-doubling", "bruck"):
         return _tree(machine, mm, pp, lambda i: mm * np.minimum(2.0 ** i, pp - 2.0 ** i),
                      lambda i: pp, xor=algorithm == "recursive-doubling")
@@ -123,14 +125,14 @@ def allreduce(machine: Machine, m: ArrayLike, p: ArrayLike,
     to a partner and get the result back at the end: two more rounds of r messages."""
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
     if algorithm == "ring":
-        return np.where(pp > 1, 2 * (pp - 1) * machine.round(mm / pp, pp, machine.inside(pp)),
-                        0.0)
+        return np.where(pp > 1, 2 * (pp - 1) * machine.round(mm / pp, pp, machine.inside(pp),
+                                                             live=pp > 1), 0.0)
     q = 2.0 ** np.floor(np.log2(np.maximum(pp, 1.0)))
     # for p not a power of two, ranks 2r and 2r + 1 (r < p − q) first pair up (XOR 1), then
     # the tree runs on renumbered ranks whose partners are not where XOR puts them: those
     # rounds stay inside only when the whole job does
     odd = pp > q
-    extra = np.where(odd, 2 * machine.round(mm, pp - q, machine.inside(pp, 1.0)), 0.0)
+    extra = np.where(odd, 2 * machine.round(mm, pp - q, machine.inside(pp, 1.0), live=odd), 0.0)
     far = np.where(odd, np.inf, 1.0)
     if algorithm == "recursive-doubling":
         return _tree(machine, mm, q, lambda i: mm, lambda i: q, lambda i: 2.0 ** i * far,
@@ -148,7 +150,8 @@ def alltoall(machine: Machine, m: ArrayLike, p: ArrayLike, algorithm: str = "pai
     ``bruck``: ⌈log2 p⌉ rounds of about m·p/2 bytes each."""
     mm, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64), np.asarray(p, dtype=np.float64))
     if algorithm == "pairwise":
-        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp, machine.inside(pp)), 0.0)
+        return np.where(pp > 1, (pp - 1) * machine.round(mm, pp, machine.inside(pp),
+                                                         live=pp > 1), 0.0)
     if algorithm == "bruck":
         return _tree(machine, mm, pp, lambda i: mm * pp / 2.0, lambda i: pp, xor=False)
     raise _unknown("alltoall", algorithm, ("pairwise", "bruck"))
@@ -160,7 +163,8 @@ def exchange(machine: Machine, m: ArrayLike, neighbours: ArrayLike, p: ArrayLike
     mm, nn, pp = np.broadcast_arrays(np.asarray(m, dtype=np.float64),
                                      np.asarray(neighbours, dtype=np.float64),
                                      np.asarray(p, dtype=np.float64))
-    return np.where(pp > 1, nn * machine.round(mm, pp, machine.inside(pp)), 0.0)
+    return np.where(pp > 1, nn * machine.round(mm, pp, machine.inside(pp),
+                                               live=(pp > 1) & (nn > 0)), 0.0)
 
 
 def _unknown(op: str, algorithm: str, known: tuple[str, ...]) -> Exception:
@@ -200,7 +204,8 @@ def call(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike,
     """Cost one of :data:`COMMUNICATION` on ``machine`` for ``p`` processes."""
     if name == "msg":
         near = machine.inside(p, args[1] if len(args) > 1 else None)
-        return np.where(np.asarray(p) > 1, machine.round(args[0], 1.0, near), 0.0)
+        return np.where(np.asarray(p) > 1, machine.round(args[0], 1.0, near,
+                                                         live=np.asarray(p) > 1), 0.0)
     if name == "exchange":
         return exchange(machine, args[0], args[1], p)
     if name == "ring":

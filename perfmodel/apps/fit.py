@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel, free_params
 from perfmodel.apps.timings import Timings
+from perfmodel.apps.trust import Extrapolation, problem_sizes
 from perfmodel.errors import FitError, InputError
 from perfmodel.network.fit import Estimate, ParamSet, fit_stats, log_ratio
 from perfmodel.network.predict import log_interval
@@ -42,6 +43,9 @@ class AppFit(ParamSet):
     fit: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     machine: Machine | None = None
+    sizes: tuple[float, float] = (0.0, math.inf)
+    """The problem sizes n the constants were fitted on (all, when nothing was fitted or the
+    model's time does not depend on n)."""
 
 
 @dataclass(frozen=True)
@@ -56,8 +60,14 @@ class AppPrediction:
     total_hi: FloatArray
     parts_lo: Mapping[str, FloatArray]
     parts_hi: Mapping[str, FloatArray]
-    extrapolated: NDArray[np.bool_]
+    outside: Extrapolation
+    """Which rows leave the node counts or problem sizes fitted on, or the message sizes the
+    machine profile was calibrated on."""
     level: float
+
+    @property
+    def extrapolated(self) -> NDArray[np.bool_]:
+        return self.outside.any
 
 
 def _rows(model: AppModel, processes: ArrayLike, times: ArrayLike,
@@ -290,8 +300,11 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
     k = len(varied)
     noise = math.sqrt(rss / (rows - k)) if rows > k else math.nan
     span = (float(p.min()), float(p.max())) if free else (1.0, math.inf)   # nothing fitted
+    at = sz if sz is not None else np.full(1, model.size.value if model.size else math.nan)
+    sizes = (float(at.min()), float(at.max())) if free and model.uses_size and \
+        np.all(np.isfinite(at)) else (0.0, math.inf)
     return AppFit(model, tuple(params), cov, rows - k, noise, span,
-                  fit_stats(fitted, t, rss, k), tuple(notes), machine)
+                  fit_stats(fitted, t, rss, k), tuple(notes), machine, sizes)
 
 
 def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
@@ -304,6 +317,8 @@ def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
     base = fit.values
     model = fit.model
     on = machine or fit.machine
+    if on is not None:
+        on = on.watched()
 
     def total(v: Mapping[str, float]) -> FloatArray:
         return np.asarray(sum(model.part_times(p, v, on, n).values(), np.zeros(p.shape)))
@@ -319,5 +334,11 @@ def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
 
         parts_lo[name], parts_hi[name] = log_interval(one, base, fit.fitted_names,
                                                       fit.covariance, fit.dof, fit.noise, level)
-    out = (p < fit.processes[0]) | (p > fit.processes[1])
-    return AppPrediction(p, parts, total(base), lo, hi, parts_lo, parts_hi, out, level)
+    outside = Extrapolation(
+        p, fit.processes,
+        problem_sizes(n if n is not None else (model.size.value if model.size else math.nan),
+                      model.uses_size, p.shape), fit.sizes,
+        model.size.unit if model.size else "",
+        on.messages(p.shape) if on is not None and model.uses_machine else None,
+        on.profile.name if on is not None else "")
+    return AppPrediction(p, parts, total(base), lo, hi, parts_lo, parts_hi, outside, level)

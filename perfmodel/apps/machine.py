@@ -13,7 +13,7 @@ Its computation is :meth:`Machine.kernel`, the roofline of the profile's ``[node
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +62,9 @@ class Machine:
     overhead: ArrayLike | None = None
     speed: ArrayLike | None = None
     memory_speed: ArrayLike | None = None
-    seen: list[float] = field(default_factory=list, compare=False, repr=False)
-    """The smallest and largest message sizes costed so far (kept by :meth:`message`): what
-    :meth:`outside` compares with the sizes the profile was calibrated on."""
+    log: SizeLog | None = field(default=None, compare=False, repr=False)
+    """Where the sizes of the messages costed are kept, per configuration (see
+    :meth:`watched`); None keeps nothing."""
 
     def calibrated(self) -> tuple[float, float] | None:
         """The message sizes the costs were calibrated on: the fabric's fitted span, else the
@@ -74,13 +74,23 @@ class Machine:
             return fab.ranges.get("size")
         return self.profile.network.size_range
 
-    def outside(self) -> tuple[float, float] | None:
-        """The span of message sizes costed so far, when it leaves :meth:`calibrated`."""
-        span = self.calibrated()
-        if not self.seen or span is None:
-            return None
-        lo, hi = self.seen
-        return (lo, hi) if lo < span[0] or hi > span[1] else None
+    def watched(self) -> Machine:
+        """This machine with a fresh :class:`SizeLog`: every message it costs from now on is
+        kept, for :meth:`messages` to compare with :meth:`calibrated`."""
+        return replace(self, log=SizeLog())
+
+    def messages(self, shape: tuple[int, ...]) -> MessageSpan:
+        """The messages costed so far (by a :meth:`watched` machine), one span per element of
+        ``shape`` (the configurations or process counts they were costed for)."""
+        lo, hi = self.log.spans(shape) if self.log is not None else \
+            (np.full(shape, np.inf), np.full(shape, -np.inf))
+        return MessageSpan(lo, hi, self.calibrated())
+
+    def note(self, size: ArrayLike, live: ArrayLike = True) -> None:
+        """Keep messages of ``size`` bytes, sent where ``live`` holds (a :meth:`watched`
+        machine; any other keeps nothing)."""
+        if self.log is not None:
+            self.log.note(size, live)
 
     @property
     def values(self) -> dict[str, Any]:
@@ -128,11 +138,13 @@ class Machine:
             values["domain_bandwidth"] = values["domain_bandwidth"] * k
         return kernel_seconds(values, flops, nbytes, processes, accesses)
 
-    def host(self, size: ArrayLike) -> FloatArray:
+    def host(self, size: ArrayLike, live: ArrayLike = True) -> FloatArray:
         """Host seconds to send or receive one message of ``size`` bytes, outside the wire:
         the fabric's per-message overhead and per-byte copy (without a fabric, which alone
-        separates host from wire, the whole one-way message time: an upper bound)."""
+        separates host from wire, the whole one-way message time: an upper bound).  ``live``:
+        where the message is really sent (what a :meth:`watched` machine keeps)."""
         m = np.asarray(size, dtype=np.float64)
+        self.note(m, live)
         fab = self.profile.fabric
         if fab is None:
             return self.message(m)
@@ -147,11 +159,6 @@ class Machine:
     def message(self, size: ArrayLike) -> FloatArray:
         """One message alone, one way, in seconds."""
         m = np.asarray(size, dtype=np.float64)
-        sent = m[np.isfinite(m) & (m > 0)]
-        if sent.size:
-            lo, hi = float(sent.min()), float(sent.max())
-            self.seen[:] = [min(lo, self.seen[0]), max(hi, self.seen[1])] if self.seen \
-                else [lo, hi]
         fab = self.profile.fabric
         if fab is None:
             return np.asarray(self.profile.network.time(m), dtype=np.float64)
@@ -160,7 +167,7 @@ class Machine:
                                self.line_rate)
 
     def round(self, size: ArrayLike, messages: ArrayLike, inside: ArrayLike = False,
-              leaving: ArrayLike = 1.0) -> FloatArray:
+              leaving: ArrayLike = 1.0, live: ArrayLike = True) -> FloatArray:
         """Seconds until ``messages`` messages of ``size`` bytes, sent at once between
         distinct pairs of ranks, have all arrived: one message's time on a network that does
         not share, the medium's or the switch's throughput when it does.  ``inside`` (see
@@ -168,11 +175,13 @@ class Machine:
         otherwise the slowest message crosses between boxes, and the ``leaving`` messages
         that leave one box (1 for a shift or a ring, where only a box's edge rank sends
         out; the whole box for partners a box or more apart) queue for its port.  0 for no
-        message."""
+        message.  ``live``: where the round is really run (its caller may cost it for every
+        configuration and keep only some), which is what a :meth:`watched` machine keeps."""
         m, k, local, out = np.broadcast_arrays(np.asarray(size, dtype=np.float64),
                                                np.asarray(messages, dtype=np.float64),
                                                np.asarray(inside, dtype=bool),
                                                np.asarray(leaving, dtype=np.float64))
+        self.note(m, np.asarray(live, dtype=bool) & (k > 0))
         fab = self.profile.fabric
         if fab is None:
             t = self.message(m)
@@ -197,6 +206,7 @@ class Machine:
         messages, one after the other."""
         m, p = np.broadcast_arrays(np.asarray(size, dtype=np.float64),
                                    np.asarray(processes, dtype=np.float64))
+        self.note(m, p > 1)
         fab = self.profile.fabric
         if fab is None:
             return np.asarray(np.where(p > 1, 2.0 * self.message(m), 0.0), dtype=np.float64)
@@ -205,3 +215,54 @@ class Machine:
                              placement=self.placement, channels=c,
                              line_rate=self.line_rate)
         return np.asarray(np.where(p > 1, t, 0.0), dtype=np.float64)
+
+
+class SizeLog:
+    """The smallest and largest message size a :meth:`Machine.watched` machine has costed,
+    element by element of the arrays it was given (one element per configuration of a sweep,
+    or per process count of a prediction); zero-byte messages, and those costed where the
+    caller keeps nothing (``live`` false), are left out.  Mutable, and only ever filled by
+    the one evaluation that owns it (a sweep's chunk, one prediction)."""
+
+    def __init__(self) -> None:
+        self.lo: FloatArray = np.asarray(np.inf)
+        self.hi: FloatArray = np.asarray(-np.inf)
+
+    def note(self, size: ArrayLike, live: ArrayLike = True) -> None:
+        m = np.asarray(size, dtype=np.float64)
+        sent = np.asarray(live, dtype=bool) & np.isfinite(m) & (m > 0)
+        self.lo = np.minimum(self.lo, np.where(sent, m, np.inf))
+        self.hi = np.maximum(self.hi, np.where(sent, m, -np.inf))
+
+    def spans(self, shape: tuple[int, ...]) -> tuple[FloatArray, FloatArray]:
+        """Each element's smallest and largest size (inf and -inf where none was sent)."""
+        return (np.broadcast_to(self.lo, shape).astype(np.float64),
+                np.broadcast_to(self.hi, shape).astype(np.float64))
+
+
+@dataclass(frozen=True)
+class MessageSpan:
+    """The messages an evaluation costed, per element: the smallest (``lo``; inf where none
+    was sent) and the largest (``hi``; -inf), and the sizes the machine profile was calibrated
+    on (None for a specified fabric, with no measurement to leave)."""
+
+    lo: FloatArray
+    hi: FloatArray
+    calibrated: tuple[float, float] | None
+
+    @property
+    def outside(self) -> NDArray[np.bool_]:
+        """Elements with a message outside the calibrated sizes: their network costs are
+        extrapolated."""
+        if self.calibrated is None:
+            return np.zeros(self.lo.shape, dtype=bool)
+        return np.asarray((self.lo < self.calibrated[0]) | (self.hi > self.calibrated[1]))
+
+    def span(self, where: ArrayLike | None = None) -> tuple[float, float] | None:
+        """The smallest and largest message over the elements ``where`` says (all by default);
+        None when none was sent there."""
+        pick = np.ones(self.lo.shape, dtype=bool) if where is None else \
+            np.asarray(where, dtype=bool)
+        lo, hi = self.lo[pick], self.hi[pick]
+        lo, hi = lo[np.isfinite(lo)], hi[np.isfinite(hi)]
+        return (float(lo.min()), float(hi.max())) if lo.size else None

@@ -134,6 +134,11 @@ class AppModel:
         return frozenset((part.name, t) for part in self.parts for t, node in part.terms.items()
                          if t in ("compute", "serial") and "kernel" not in calls_in(node))
 
+    @cached_property
+    def uses_size(self) -> bool:
+        """Whether a term's time depends on the problem size ``n``."""
+        return any("n" in names_in(node) for part in self.parts for node in part.terms.values())
+
     @property
     def uses_machine(self) -> bool:
         """Whether a formula costs communication or computation on a machine."""
@@ -254,8 +259,8 @@ def _call(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike
     if name == "kernel":
         return machine.kernel(args[0], args[1], p, *args[2:])
     if name == "host":
-        return np.asarray(np.where(np.asarray(p) > 1, machine.host(args[0]), 0.0),
-                          dtype=np.float64)
+        live = np.asarray(p) > 1
+        return np.asarray(np.where(live, machine.host(args[0], live), 0.0), dtype=np.float64)
     return call(name, machine, args, p, algorithms)
 
 
@@ -295,13 +300,14 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
                       "params", "parts", "algorithms", "size", "flops", "define"}, path, text)
     name = doc.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
-        raise fail(f"name is {name!r}", "give a name of letters, digits, - and _")
+        raise fail(f"name is {name!r}", "give a name of letters, digits, - and _", "name")
     texts = {k: doc.get(k, "") for k in ("description", "source")}
-    if not all(isinstance(v, str) for v in texts.values()):
-        raise fail("description and source must be text", 'write them in quotes')
+    odd = [k for k, v in texts.items() if not isinstance(v, str)]
+    if odd:
+        raise fail(f"{odd[0]} must be text", 'write it in quotes', odd[0])
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
-        raise fail("notes must be a list of text", 'notes = ["..."]')
+        raise fail("notes must be a list of text", 'notes = ["..."]', "notes")
     params = _params(doc.get("params", {}), fail)
     names = {p.name for p in params}
     defined = _defines(doc.get("define", {}), names, text, path, fail)
@@ -310,7 +316,8 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     spent: set[str] = set()   # definitions some formula uses
     raw_parts = doc.get("parts")
     if not isinstance(raw_parts, dict) or not raw_parts:
-        raise fail("the model has no [parts.NAME] tables", "give at least one part with terms")
+        raise fail("the model has no [parts.NAME] tables", "give at least one part with terms",
+                   "parts")
     parts = []
     for pname, entry in raw_parts.items():
         key = f"parts.{pname}"
@@ -344,12 +351,12 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
             # arithmetic only: the communication functions are not offered here
             raw = parse(doc["flops"], names | set(VARIABLES) | set(defined), where="flops")
         except InputError as exc:
-            raise exc.at(path) from None
+            raise exc.at(path, key_line(text, "flops")) from None
         spent |= names_in(raw) & set(defined)
-        flops = _expand(raw, defined, "flops", fail, None, budget)
+        flops = _expand(raw, defined, "flops", fail, "flops", budget)
         if calls_in(flops) & set(CALLS):
             raise fail("flops uses a definition that calls the machine",
-                       "count flops with arithmetic only", "define")
+                       "count flops with arithmetic only", "flops")
         used |= names_in(flops)
     size = _size(doc.get("size"), fail)
     if "n" in used and size is None:
@@ -365,14 +372,15 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     unspent = [d for d in defined if d not in spent]
     if unspent:
         raise fail(f"definition {unspent[0]!r} is used by no formula", "use it or remove it",
-                   "define")
+                   f"define.{unspent[0]}")
     algorithms = doc.get("algorithms", {})
     if not isinstance(algorithms, dict):
-        raise fail("algorithms is not a table", 'write [algorithms] with allreduce = "ring"')
+        raise fail("algorithms is not a table", 'write [algorithms] with allreduce = "ring"',
+                   "algorithms")
     for op, algo in algorithms.items():
         if op not in ALGORITHMS or not isinstance(algo, str) or algo not in ALGORITHMS[op]:
             known = ", ".join(f"{k}: {'/'.join(v)}" for k, v in ALGORITHMS.items())
-            raise fail(f"algorithms.{op} = {algo!r} is not known", known, "algorithms")
+            raise fail(f"algorithms.{op} = {algo!r} is not known", known, f"algorithms.{op}")
     return AppModel(name, texts["description"], params, tuple(parts), path, texts["source"],
                     tuple(notes), dict(algorithms), size, flops,
                     str(doc["flops"]) if flops is not None else "",
@@ -447,16 +455,17 @@ def _size(raw: object, fail: Callable[..., InputError]) -> Size | None:
     value, unit, desc = raw.get("value"), raw.get("unit", ""), raw.get("description", "")
     if isinstance(value, bool) or not isinstance(value, int | float) or not \
             (math.isfinite(value) and value > 0):
-        raise fail(f"size.value is {value!r}", "give a positive number", "size")
+        raise fail(f"size.value is {value!r}", "give a positive number", "size.value")
     if not isinstance(unit, str) or not isinstance(desc, str) or not desc:
+        odd = "size.unit" if not isinstance(unit, str) else "size.description"
         raise fail("size needs a description (and a unit), both text",
-                   'description = "tiles of 30 x 30 zones"', "size")
+                   'description = "tiles of 30 x 30 zones"', odd)
     return Size(float(value), unit, desc)
 
 
 def _params(raw: object, fail: Callable[..., InputError]) -> tuple[AppParam, ...]:
     if not isinstance(raw, dict):
-        raise fail("params is not a table", "write [params.NAME] tables")
+        raise fail("params is not a table", "write [params.NAME] tables", "params")
     out = []
     for name, entry in raw.items():
         key = f"params.{name}"
@@ -470,22 +479,25 @@ def _params(raw: object, fail: Callable[..., InputError]) -> tuple[AppParam, ...
         extra = sorted(set(entry) - {"unit", "description", "value", "source", "lower"})
         if extra:
             raise fail(f"{key} has an unknown key {extra[0]!r}",
-                       "known keys: unit, description, value, source, lower", key)
+                       "known keys: unit, description, value, source, lower",
+                       f"{key}.{extra[0]}")
         unit, desc = entry.get("unit", ""), entry.get("description", "")
         if not isinstance(unit, str) or not isinstance(desc, str) or not desc:
+            odd = "unit" if not isinstance(unit, str) else "description"
             raise fail(f"{key} needs a description (and a unit), both text",
-                       'description = "what it is", unit = "s"', key)
+                       'description = "what it is", unit = "s"', f"{key}.{odd}")
         value = entry.get("value")
         lower = entry.get("lower", 0.0)
         for what, v in (("value", value), ("lower", lower)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)
                                   or not math.isfinite(v)):
-                raise fail(f"{key}.{what} is {v!r}", "give a finite number", key)
+                raise fail(f"{key}.{what} is {v!r}", "give a finite number", f"{key}.{what}")
         if value is not None and value < lower:
-            raise fail(f"{key}.value is below its lower bound {lower}", "check the value", key)
+            raise fail(f"{key}.value is below its lower bound {lower}", "check the value",
+                       f"{key}.value")
         source = entry.get("source", "")
         if not isinstance(source, str):
-            raise fail(f"{key}.source must be text", "write it in quotes", key)
+            raise fail(f"{key}.source must be text", "write it in quotes", f"{key}.source")
         out.append(AppParam(name, unit, desc, None if value is None else float(value), source,
                             float(lower)))
     return tuple(out)

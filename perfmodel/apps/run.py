@@ -53,12 +53,8 @@ def constants(model: AppModel, on: Machine | None, timings: Path | None,
         fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
     except FitError as exc:   # the timings are what cannot determine the model: name them
         raise exc.at(timings) from None
-    if sizes is not None and model.size is not None and not weak:
-        size, note = size_from_rows(sizes, size, model.size.unit)
-        if note:
-            from dataclasses import replace
-
-            fit = replace(fit, notes=(*fit.notes, note))
+    if sizes is not None and size is None and not weak and min(sizes) == max(sizes):
+        size = sizes[0]   # the one size every timing row has (elsewhere: flagged, not moved)
     return fit, size
 
 
@@ -88,19 +84,6 @@ def parse_given(items: Sequence[str] | None, model: AppModel) -> dict[str, float
             raise InputError(f"--set {item!r} is not a finite number of at least {lower:g}",
                              fix="give a physical value")
     return out
-
-
-def size_from_rows(sizes: list[float], size: float | None, unit: str
-                    ) -> tuple[float | None, str]:
-    """The size to predict at: ``--size``, else the one size every timing row has; and a note
-    when ``--size`` lies outside the sizes the constants were fitted on."""
-    lo, hi = min(sizes), max(sizes)
-    if size is None:
-        return (lo, "") if lo == hi else (None, "")
-    if not lo <= size <= hi:
-        return size, (f"size {size:g} {unit} lies outside {lo:g}-{hi:g} {unit}, the sizes the "
-                      "constants were fitted on: extrapolated")
-    return size, ""
 
 
 def parse_where(items: Sequence[str]) -> dict[str, str]:

@@ -32,6 +32,7 @@ def to_dict(fit: AppFit, provenance: Mapping[str, str]) -> dict[str, Any]:
         "model": fit.model.name,
         "provenance": dict(provenance),
         "fit": {"dof": fit.dof, "noise": fit.noise, "processes": list(fit.processes),
+                "sizes": list(fit.sizes),
                 **{k: float(v) for k, v in fit.fit.items()}},
         "notes": list(fit.notes),
         "params": {p.name: {"value": p.value, "stderr": p.stderr, "unit": p.unit,
@@ -85,12 +86,17 @@ def load(path: str | Path, model: AppModel, machine: Machine | None = None) -> A
             all(isinstance(x, int | float) and not isinstance(x, bool) for x in span)
             and 1 <= span[0] <= span[1]):
         raise at.fail("processes", f"is {span!r}", "[smallest, largest] node count fitted")
+    sizes = info.get("sizes", [0.0, math.inf])
+    if not (isinstance(sizes, list) and len(sizes) == 2 and
+            all(isinstance(x, int | float) and not isinstance(x, bool) for x in sizes)
+            and 0 <= sizes[0] <= sizes[1]):
+        raise at.fail("sizes", f"is {sizes!r}", "[smallest, largest] problem size fitted")
     stats = {k: at.number(info, k, finite=False) for k in _STATS if k in info}
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise r.fail("notes", "is not a list of text", "give a list of quoted strings")
     return AppFit(model, params, cov, int(dof), noise, (float(span[0]), float(span[1])),
-                  stats, tuple(notes), machine)
+                  stats, tuple(notes), machine, (float(sizes[0]), float(sizes[1])))
 
 
 def _finite(name: str, value: float) -> str | None:

@@ -398,11 +398,14 @@ def predict(
             "machine": str(machine) if machine is not None else ""}), force=force)
     from perfmodel.cli import render
 
-    outside = on.outside() if on is not None else None
+    own = on.profile.fabric.values["line_rate"] if on is not None and on.profile.fabric \
+        else None
+    unmeasured = {"link_speed": [rate]} if on is not None and rate is not None and \
+        own is not None and not math.isclose(rate, own, rel_tol=1e-9) else {}
     if json_out:
-        _emit_json(render.scaling_doc(fit, result, outside))
+        _emit_json(render.scaling_doc(fit, result, unmeasured))
     else:
-        render.scaling(fit, result, str(machine) if machine else "", outside)
+        render.scaling(fit, result, str(machine) if machine else "", unmeasured, own)
 
 
 @app.command("scaling")

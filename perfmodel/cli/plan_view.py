@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from perfmodel.cli.render import console, jsonable
-from perfmodel.cli.whatif_view import LABELS, _spread_front, _value, extrapolation_warning, money
+from perfmodel.cli.whatif_view import LABELS, _spread_front, _value, extrapolation_warnings, money
 from perfmodel.units import format_time
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue, price_parts
@@ -51,6 +51,7 @@ def _config(p: Plan, i: int, cat: Catalogue) -> dict[str, Any]:
         "margin_at_band_end": p.margin(i, pessimistic=True) if banded else None,
         "meets_across_band": bool(p.sure_mask[i]) if p.banded else None,
         "extrapolated": bool(s.extrapolated[i]),
+        "extrapolated_in": s.extrapolation.why(i),
     })
     return out
 
@@ -67,6 +68,8 @@ def summary(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float
         "meets": int(np.sum(p.meets)), "meets_across_band": int(np.sum(p.sure_mask)),
         "banded": p.banded,
         "fitted_nodes": list(s.fitted),
+        "fitted_sizes": list(s.extrapolation.fitted_sizes),
+        "extrapolation": s.extrapolation.notes(),
         "chosen": _config(p, p.chosen, cat) if p.chosen is not None else None,
         "sure": p.sure if p.banded and p.target.kind != "budget" else None,
         "cheaper_unsure": _config(p, p.cheaper_unsure, cat)
@@ -142,10 +145,10 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
               f"{escape(c['network'])} with {c['channels']:g} channel"
               f"{'s' if c['channels'] != 1 else ''}, {money(c['price'], cat)}; meets the "
               f"target {how}")
-    if c["extrapolated"]:
-        lo, hi = p.sweep.fitted
-        out.print(f"  [yellow]extrapolated[/]: {c['nodes']:g} nodes lies outside the "
-                  f"{lo:g}–{hi:g} the model's constants were fitted on")
+    pick = np.zeros(n, dtype=bool)
+    pick[p.chosen] = True
+    for note in s.extrapolation.notes(pick):
+        out.print(f"  [yellow]extrapolated[/]: {escape(note)}")
     rng = "" if c["time_lo"] is None else \
         f" (band {format_time(c['time_lo'])} – {format_time(c['time_hi'])})"
     if p.target.kind == "budget":
@@ -169,9 +172,8 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
                                                    "hardware", cat))
     front = analysis.cost_front(s)
     out.print(_table(p, _spread_front(front), "front of time against price", cat))
-    warning = extrapolation_warning(s)
-    if warning:
-        out.print(warning)
+    for line in extrapolation_warnings(s):
+        out.print(line)
     if cat.notes:
         for note in cat.notes:
             out.print(f"[dim]catalogue note: {escape(note)}[/]")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,11 +20,20 @@ from perfmodel.network.fabric import Exchange, Fabric, Rates
 from perfmodel.network.fit import DERIVED_LABELS, Estimate
 from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
-from perfmodel.units import format_range, format_rate, format_size, format_time, format_value
+from perfmodel.units import (
+    format_counts,
+    format_line_rate,
+    format_range,
+    format_rate,
+    format_size,
+    format_time,
+    format_value,
+)
 
 if TYPE_CHECKING:   # the application packages load only when predict runs
     from perfmodel.apps.fit import AppFit
     from perfmodel.apps.metrics import Scaling
+    from perfmodel.apps.trust import Extrapolation
 
 
 
@@ -514,10 +523,11 @@ def _num(x: float, fmt: str) -> str | None:
 
 
 def scaling_doc(fit: AppFit, r: Scaling,
-                outside: tuple[float, float] | None = None) -> dict[str, Any]:
-    """One row per node count, SI units; NaN or non-positive times are null, never numbers.
-    ``outside``: the span of message sizes costed, when it leaves the profile's calibrated
-    sizes (null otherwise)."""
+                unmeasured: Mapping[str, list[float]] | None = None) -> dict[str, Any]:
+    """One row per node count, SI units; NaN or non-positive times are null, never numbers;
+    each row says whether (and why) it is extrapolated.  ``unmeasured``: a line rate asked
+    for that the profile's was not (``--link-speed``)."""
+    why = r.prediction.outside
     rows = []
     for i, p in enumerate(r.processes):
         t = float(r.time[i])
@@ -538,7 +548,8 @@ def scaling_doc(fit: AppFit, r: Scaling,
             else None,
             "parts": {k: float(v[i]) if math.isfinite(float(v[i])) and v[i] >= 0 else None
                       for k, v in r.prediction.parts.items()},
-            "extrapolated": bool(r.prediction.extrapolated[i])})
+            "extrapolated": bool(r.prediction.extrapolated[i]),
+            "extrapolated_in": why.why(i)})
     return {"model": fit.model.name, "level": r.prediction.level,
             "scaling": "weak" if r.weak else "strong",
             "size_unit": fit.model.size.unit if fit.model.size else None,
@@ -551,7 +562,12 @@ def scaling_doc(fit: AppFit, r: Scaling,
                             "unit": p.unit, "status": p.status, "source": p.source}
                            for p in fit.params],
             "fit": dict(fit.fit), "notes": list(fit.notes),
-            "message_sizes_outside_calibration": list(outside) if outside else None,
+            "extrapolation": why.notes(),
+            "fitted_nodes": list(fit.processes), "fitted_sizes": list(fit.sizes),
+            "calibrated_message_sizes": list(why.messages.calibrated)
+            if why.messages is not None and why.messages.calibrated is not None else None,
+            "message_sizes_outside_calibration": list(why.span() or ()) or None,
+            "unmeasured_hardware": dict(unmeasured or {}),
             "rows": rows}
 
 
@@ -581,23 +597,20 @@ def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: str, scale: float 
     return f"{value} ±{half}"
 
 
-def node_ranges(nodes: Iterable[float]) -> str:
-    """1,2,3,4,8,9 -> '1–4, 8–9' (runs of consecutive counts in the sweep's order)."""
-    vals = sorted(set(float(v) for v in nodes))
-    if not vals:
-        return "none"
-    out, start, prev = [], vals[0], vals[0]
-    for v in vals[1:]:
-        if v != prev + 1:
-            out.append(f"{start:g}" if start == prev else f"{start:g}–{prev:g}")
-            start = v
-        prev = v
-    out.append(f"{start:g}" if start == prev else f"{start:g}–{prev:g}")
-    return ", ".join(out) if len(out) <= 6 else f"{', '.join(out[:5])} … ({len(vals)} counts)"
+def _specified(outside: Extrapolation) -> None:
+    """A note when the profile's network was specified, not measured: no calibrated message
+    sizes to say its costs are extrapolated."""
+    m = outside.messages
+    span = m.span() if m is not None and m.calibrated is None else None
+    if span is not None:
+        console().print(f"[dim]note:[/dim] the profile's network is specified, not measured: "
+                        f"its costs for the messages sent ({format_size(span[0])}–"
+                        f"{format_size(span[1])}) have no calibrated range to be checked against")
 
 
 def scaling(fit: AppFit, r: Scaling, machine: str,
-            outside: tuple[float, float] | None = None) -> None:
+            unmeasured: Mapping[str, list[float]] | None = None,
+            own_rate: float | None = None) -> None:
     out = console()
     on = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""
     out.print(f"[bold]{fit.model.name}[/bold]{on}: {escape(fit.model.description)}")
@@ -644,23 +657,21 @@ def scaling(fit: AppFit, r: Scaling, machine: str,
     if any(np.any(np.isfinite(lo)) for lo, _ in r.bands.values()):
         out.print(f"[dim]±: the {lvl} band a figure inherits from the fitted constants; "
                   "--json gives every figure's band[/dim]")
-    if np.any(r.prediction.extrapolated):
-        lo, hi = fit.processes
-        out.print(f"[yellow]warning:[/yellow] node counts outside {lo:g}–{hi:g}, the range "
-                  "the constants were fitted on, are extrapolated")
-    if outside is not None and fit.machine is not None:
-        span = fit.machine.calibrated() or (math.nan, math.nan)
-        out.print(f"[yellow]warning:[/yellow] the model's messages span "
-                  f"{format_size(outside[0])}–{format_size(outside[1])}, outside the "
-                  f"{format_size(span[0])}–{format_size(span[1])} the profile was calibrated "
-                  "on: their network costs are extrapolated")
+    for note in r.prediction.outside.notes():
+        out.print(f"[yellow]warning:[/yellow] {escape(note)}")
+    _specified(r.prediction.outside)
+    if unmeasured and own_rate is not None:
+        rate = format_line_rate(unmeasured["link_speed"][0])
+        out.print(f"[dim]note:[/dim] link speed {rate} (the profile's "
+                  f"{format_line_rate(own_rate)}) was not measured: there the fabric's laws "
+                  "carry its calibrated costs to hardware it does not have")
     zero = r.time == 0
     if np.any(zero):
-        out.print(f"[dim]note:[/dim] the model gives 0 s at {node_ranges(r.processes[zero])} "
+        out.print(f"[dim]note:[/dim] the model gives 0 s at {format_counts(r.processes[zero])} "
                   "node(s): nothing to do there, so no speedup or efficiency")
     broken = ~np.isfinite(r.time) | (r.time < 0)
     if np.any(broken):
         out.print(f"[yellow]warning:[/yellow] no valid prediction at "
-                  f"{node_ranges(r.processes[broken])} node(s): a term of the model is negative or "
-                  "not a number there, so the model does not hold (check its formulas and "
-                  "constants)")
+                  f"{format_counts(r.processes[broken])} node(s): a term of the model is "
+                  "negative or not a number there, so the model does not hold (check its "
+                  "formulas and constants)")

@@ -10,8 +10,14 @@ import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
-from perfmodel.cli.render import console, jsonable, node_ranges
-from perfmodel.units import format_line_rate, format_share, format_time
+from perfmodel.cli.render import console, jsonable
+from perfmodel.units import (
+    format_counts,
+    format_line_rate,
+    format_share,
+    format_size,
+    format_time,
+)
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue
 from perfmodel.whatif.sweep import Sweep
@@ -57,6 +63,7 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
     nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
 
     cat = sweep.grid.catalogue
+    why = sweep.extrapolation
 
     def row(i: int) -> dict[str, Any]:
         d: dict[str, Any] = dict(analysis.describe(sweep, i))
@@ -70,7 +77,8 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
                 "time_lo": sweep.lo[i], "time_hi": sweep.hi[i], "speedup": sweep.speedup[i],
                 "comm_share": sweep.comm_share[i],
                 "sync_share": sweep.terms["synchronisation"][i] / sweep.time[i],
-                "extrapolated": bool(sweep.extrapolated[i])}
+                "extrapolated": bool(sweep.extrapolated[i]),
+                "extrapolated_in": why.why(i)}
 
     counts, rates = analysis.unbottlenecked(sweep, rows, wire, share)
     return jsonable({
@@ -99,6 +107,12 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
         "currency": cat.currency if cat is not None else None,
         "nodes_range": [float(nodes.min()), float(nodes.max())],
         "fitted_nodes": list(sweep.fitted),
+        "fitted_sizes": list(why.fitted_sizes),
+        "calibrated_message_sizes": list(why.messages.calibrated)
+        if why.messages is not None and why.messages.calibrated is not None else None,
+        "message_sizes_outside_calibration": list(why.span() or ()) or None,
+        "extrapolation": why.notes(),
+        "unmeasured_hardware": {k: v.tolist() for k, v in sweep.unmeasured.items()},
     })
 
 
@@ -173,14 +187,29 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
     return t
 
 
-def extrapolation_warning(sweep: Sweep) -> str | None:
-    """The line that says which node counts lie outside the fitted ones, or None."""
-    if not np.any(sweep.extrapolated):
-        return None
-    lo, hi = sweep.fitted
-    return (f"[yellow]warning:[/] node counts outside {lo:g}–{hi:g}, the range the constants "
-            "were fitted on, are extrapolated (marked in the tables; a change's gain at those "
-            "counts is extrapolated too)")
+def extrapolation_warnings(sweep: Sweep) -> list[str]:
+    """The lines that say which configurations leave what was fitted or calibrated, and why;
+    a note when the profile's network was specified (nothing calibrated to leave)."""
+    why = sweep.extrapolation
+    out = [f"[yellow]warning:[/] {escape(note)}" for note in why.notes()]
+    if out:
+        out.append("[dim]extrapolated rows are marked in the tables; a change's gain there is "
+                   "extrapolated too[/]")
+    other = sweep.unmeasured
+    if other:
+        shown = {"link_speed": ("link speeds", format_line_rate),
+                 "latency": ("latencies", format_time)}
+        said = [f"{shown[k][0]} {', '.join(shown[k][1](float(x)) for x in v)} (the profile's "
+                f"{shown[k][1](sweep.baseline[k])})" for k, v in other.items()]
+        out.append(f"[dim]note:[/dim] {' and '.join(said)} were not measured: there the "
+                   "fabric's laws carry its calibrated costs to hardware it does not have")
+    m = why.messages
+    span = m.span() if m is not None and m.calibrated is None else None
+    if span is not None:
+        out.append(f"[dim]note:[/dim] the profile's network is specified, not measured: its "
+                   f"costs for the messages sent ({format_size(span[0])}–"
+                   f"{format_size(span[1])}) have no calibrated range to be checked against")
+    return out
 
 
 def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, share: float,
@@ -231,7 +260,7 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
             k = int(np.nanargmax(s.gain))
             t.add_row(f"{LABELS[s.axis]} {_value(s.axis, s.before, cat)} → "
                       f"{_value(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}", f"{s.gain[-1]:.3f}",
-                      f"{s.gain[k]:.3f} ({s.nodes[k]:g})", node_ranges(s.pays))
+                      f"{s.gain[k]:.3f} ({s.nodes[k]:g})", format_counts(s.pays))
         out.print(t)
     counts, rates = analysis.unbottlenecked(sweep, rows, wire, share)
     if counts.size:
@@ -239,7 +268,7 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         for q, r in zip(counts, rates, strict=True):
             key = _value("link_speed", r) if math.isfinite(r) else "none of the speeds swept"
             groups.setdefault(key, []).append(float(q))
-        lines = [f"{k} at {node_ranges(v)} nodes" for k, v in groups.items()]
+        lines = [f"{k} at {format_counts(v)} nodes" for k, v in groups.items()]
         out.print(f"the link no longer the bottleneck (a free wire would save under "
                   f"{100 * share:g} % of the time), slowest line rate swept: " + "; ".join(lines))
     f = analysis.front(sweep)
@@ -253,6 +282,5 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         out.print("[yellow]note:[/] no prices: a link speed or latency swept freely, or a "
                   "profile's network the catalogue does not list, has no price (vary "
                   "network=NAME,... instead)")
-    warning = extrapolation_warning(sweep)
-    if warning:
-        out.print(warning)
+    for line in extrapolation_warnings(sweep):
+        out.print(line)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +17,10 @@ from perfmodel.report.doc import Block, Figure, Section, bullets, formula, slug,
 from perfmodel.report.network import _params_rows, _pct, fit_line
 from perfmodel.report.spec import Run, SectionSpec
 from perfmodel.units import format_line_rate, format_share, format_time
+
+if TYPE_CHECKING:
+    from perfmodel.apps.trust import Extrapolation
+    from perfmodel.whatif.sweep import Sweep
 
 CAUSE_STYLE = {"communication": "--", "synchronisation": ":", "serial": "-.", "imbalance": (
     0, (1, 1, 4, 1))}
@@ -255,20 +259,37 @@ def _run_blocks(d: Done) -> list[Block]:
 
     out.append("**Predicted** (time with its 95 % interval; the overhead, 1 − efficiency, "
                "split by cause: comm. is communication, sync. synchronisation"
-               f"{_span(fit.processes)}):")
+               f"{_span(r.prediction.outside)}):")
     short = {"communication": "comm.", "synchronisation": "sync."}
     head = ["nodes", "time", "interval", "speedup", "efficiency", "overhead",
             *(short.get(CAUSES[c], CAUSES[c]) for c in r.shares)]
     head += ["Mflop/s"] if rated else []
     out.append(_noted(head, rows))
-    return out
+    return out + _why(r.prediction.outside)
 
 
-def _span(processes: tuple[float, float]) -> str:
-    """How a caption explains the word extrapolated, when constants were fitted on a range."""
-    lo, hi = processes
-    return f"; extrapolated: outside the {lo:g}–{hi:g} nodes the constants were fitted on" \
-        if math.isfinite(hi) else ""
+def _span(outside: Extrapolation) -> str:
+    """How a caption explains the word extrapolated, when some row is."""
+    return "; extrapolated: outside what the constants were fitted on or the profile was " \
+        "calibrated on, as said below the table" if np.any(outside.any) else ""
+
+
+def _why(outside: Extrapolation) -> list[Block]:
+    """Below a table: why its extrapolated rows are."""
+    notes = [f"{n[0].upper()}{n[1:]}." for n in outside.notes()]
+    return [bullets(notes)] if notes else []
+
+
+def _unmeasured(s: Sweep) -> list[Block]:
+    """Below a what-if table: the line rates and latencies it tries that nothing measured."""
+    shown = {"link_speed": ("line rates", format_line_rate), "latency": ("latencies", format_time)}
+    said = [f"{shown[k][0]} {', '.join(shown[k][1](float(x)) for x in v)} (the profile's "
+            f"{shown[k][1](s.baseline[k])})" for k, v in s.unmeasured.items()]
+    if not said:
+        return []
+    text = " and ".join(said)
+    return [f"{text[0].upper()}{text[1:]} were not measured: there the fabric's laws carry its "
+            "calibrated costs to hardware it does not have."]
 
 
 def _noted(head: list[str], rows: list[list[str]]) -> Block:
@@ -507,7 +528,7 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
                         f"Every configuration of `{run.model}` on `{ctx.show(run.machine)}` "
                         "(" + "; ".join(f"{k}: {v}" for k, v in sec.options["vary"].items())
                         + "); the gain is the time at the profile's own hardware and the same "
-                        f"node count over this one's{_span(d.fit.processes)}:",
-                        _noted(head, rows)]
+                        f"node count over this one's{_span(s.extrapolation)}:",
+                        _noted(head, rows), *_why(s.extrapolation), *_unmeasured(s)]
     return Section(sec.title or f"What if: {run.label}", tuple(out))
 

@@ -207,7 +207,8 @@ def _section(raw: Any, path: Path, head: int | None,
                                  fix=f"give one of {', '.join(METRICS)}")
             opts[key] = value
         elif key == "mark":
-            opts[key] = tuple(_mark(m, path, place(f"mark[{j}]") or line)
+            opts[key] = tuple(_mark(m, path, place(f"mark[{j}]") or line,
+                                    _within(place, f"mark[{j}]"))
                               for j, m in enumerate(_tables(value, path, line, where)))
         elif key == "run":
             runs = _tables(value, path, line, where)
@@ -291,18 +292,23 @@ def _labels(value: Any, path: Path, line: int | None, where: str) -> dict[str, s
     return {str(k): str(v) for k, v in value.items()}
 
 
-def _mark(raw: Mapping[str, Any], path: Path, line: int | None) -> Mark:
+def _mark(raw: Mapping[str, Any], path: Path, head: int | None,
+          place: Callable[[str], int | None]) -> Mark:
+    """One ``[[section.mark]]`` (its header on line ``head``); the Mark keeps the line of its
+    ``at``, where a later check of the axis points."""
     unknown = sorted(set(raw) - _MARK)
     if unknown:
-        raise InputError(f"a mark has no key {unknown[0]!r}", file=path, line=line,
-                         fix="its keys: at, text, source")
+        raise InputError(f"a mark has no key {unknown[0]!r}", file=path,
+                         line=place(unknown[0]) or head, fix="its keys: at, text, source")
+    line = place("at") or head
     at = raw.get("at")
     if isinstance(at, int) and not isinstance(at, bool) and at > 0:
         at = str(at)
     if not isinstance(at, str) or not at.strip():
         raise InputError(f"mark at is {at!r}", file=path, line=line,
                          fix='give where on the x axis: at = "256B" (or a count: at = 3)')
-    text, source = (_text(raw, k, path, line, required=True) for k in ("text", "source"))
+    text, source = (_text(raw, k, path, place(k) or head, required=True)
+                    for k in ("text", "source"))
     return Mark(at.strip(), text, source, line)
 
 

@@ -22,9 +22,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from perfmodel.apps.fit import AppFit
-from perfmodel.apps.machine import Machine
+from perfmodel.apps.machine import Machine, MessageSpan
 from perfmodel.apps.metrics import by_term
 from perfmodel.apps.model import AppModel
+from perfmodel.apps.trust import Extrapolation, problem_sizes
 from perfmodel.errors import InputError
 from perfmodel.profile import Profile
 from perfmodel.whatif.catalogue import Catalogue, price
@@ -135,12 +136,39 @@ class Sweep:
     a catalogue."""
     fitted: tuple[float, float] = (1.0, math.inf)
     """The node counts the model's constants were fitted on (all of them when given)."""
+    outside: Extrapolation | None = None
+    """Which configurations leave the node counts or problem sizes fitted on, or the message
+    sizes the profile was calibrated on (None: only the node counts are known)."""
+
+    @property
+    def extrapolation(self) -> Extrapolation:
+        if self.outside is not None:
+            return self.outside
+        p = self.config.get("nodes", np.ones(len(self.time)))
+        return Extrapolation(p, self.fitted, np.full(p.shape, math.nan), (0.0, math.inf))
 
     @property
     def extrapolated(self) -> NDArray[np.bool_]:
-        """Configurations whose node count lies outside :attr:`fitted`."""
-        p = self.config.get("nodes", np.ones(len(self.time)))
-        return np.asarray((p < self.fitted[0]) | (p > self.fitted[1]))
+        """Configurations extrapolated for any reason (:attr:`outside`)."""
+        return self.extrapolation.any
+
+    @property
+    def unmeasured(self) -> dict[str, FloatArray]:
+        """The line rates and host latencies swept (as themselves, or as a catalogue's network
+        options) other than the profile's own: no measurement was made there, the fabric's
+        laws carry its calibrated costs to them."""
+        rate, lat = self.config.get("link_speed"), self.config.get("latency")
+        cat = self.grid.catalogue
+        if cat is not None and "network" in self.config:
+            rate, lat = cat.network_values(self.config["network"])
+            lat = lat[np.isfinite(lat)]   # NaN: the option keeps the profile's latency
+        out = {}
+        for name, v in (("link_speed", rate), ("latency", lat)):
+            if v is not None and name in self.baseline:
+                other = np.unique(v[~np.isclose(v, self.baseline[name], rtol=1e-9)])
+                if other.size:
+                    out[name] = other
+        return out
 
     @property
     def rank_time(self) -> FloatArray:
@@ -214,17 +242,24 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
     base = baseline_values(profile, grid.catalogue)
     from scipy.special import stdtrit
 
+    msg_lo, msg_hi = np.empty(n_cfg), np.empty(n_cfg)
     usable = band and bool(fit.fitted_names) and fit.dof > 0 and math.isfinite(fit.noise) and \
         bool(np.all(np.isfinite(fit.covariance)))
     scale = float(stdtrit(fit.dof, 0.5 + level / 2)) if usable else math.nan
     with np.errstate(all="ignore"):
         t1_of = _one_node_times(fit, profile, grid, n1)
         _passes(fit, profile, grid, cfg_all, n1, weak, usable, scale, t1_of, time, lo, hi, speed,
-                terms, progress)
+                terms, (msg_lo, msg_hi), progress)
     bad = ~(np.isfinite(time) & (time > 0))
     time[bad] = np.nan
+    p = cfg_all.get("nodes", np.ones(n_cfg))
+    outside = Extrapolation(p, fit.processes,
+                            problem_sizes(n1 * p if weak else n1, model.uses_size, p.shape),
+                            fit.sizes, model.size.unit if model.size else "",
+                            MessageSpan(msg_lo, msg_hi, Machine(profile).calibrated())
+                            if model.uses_machine else None, profile.name)
     return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base, weak,
-                 prices(grid, base, cfg_all), fit.processes)
+                 prices(grid, base, cfg_all), fit.processes, outside)
 
 
 def prices(grid: Grid, base: Mapping[str, float], cfg: Mapping[str, FloatArray]
@@ -247,6 +282,7 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
             n1: float, weak: bool, usable: bool, scale: float,
             t1_of: Callable[[int, int], FloatArray], time: FloatArray, lo: FloatArray,
             hi: FloatArray, speed: FloatArray, terms: Mapping[str, FloatArray],
+            sent: tuple[FloatArray, FloatArray],
             progress: Callable[[int, int], None] | None) -> None:
     """The chunked passes of :func:`sweep`, filling its arrays: the chunks run on the
     machine's cores at once (NumPy and SciPy's special functions release the interpreter
@@ -261,8 +297,11 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
             cfg = {k: v[start:stop] for k, v in cfg_all.items()}
             p = cfg.get("nodes", np.ones(stop - start))
             n = n1 * p if weak else np.full_like(p, n1)
-            on = _machine(profile, cfg, grid.catalogue)
+            on = _machine(profile, cfg, grid.catalogue).watched()
             split = _split(model, fit.values, on, p, n)
+            seen = on.messages(p.shape)
+            sent[0][start:stop], sent[1][start:stop] = seen.lo, seen.hi
+            on = replace(on, log=None)   # the band's passes send the same messages
             t = sum(split.values(), np.zeros_like(p))
             t1 = t1_of(start, stop) * (p if weak else 1.0)
             time[start:stop] = t

@@ -1,0 +1,121 @@
+"""Which predicted rows leave what the model was fitted or calibrated on, and why.
+
+A prediction of an application (``predict``, a what-if sweep, a plan, a report) is
+extrapolated in a row when any of three things lies outside what was measured:
+
+- the **node count**, outside the counts the model's constants were fitted on;
+- the **problem size** n, outside the sizes they were fitted on (a weak-scaling sweep grows n
+  with the nodes; ``--size`` moves it);
+- a **message**, smaller or larger than the sizes the machine profile's network costs were
+  calibrated on (a specified fabric was never measured, so it has nothing to leave).
+
+:class:`Extrapolation` holds the three masks with what they were compared against, and says
+it in plain sentences; the command line and the reports show them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from perfmodel.apps.machine import MessageSpan
+from perfmodel.units import format_counts, format_size
+
+FloatArray = NDArray[np.float64]
+REASONS = ("nodes", "problem size", "messages")
+
+
+@dataclass(frozen=True)
+class Extrapolation:
+    """Per row: its node count and problem size (NaN when the model's time does not depend
+    on one), and the messages it costs; with the spans they were fitted or calibrated on."""
+
+    nodes: FloatArray
+    fitted_nodes: tuple[float, float]
+    sizes: FloatArray
+    fitted_sizes: tuple[float, float]
+    size_unit: str = ""
+    messages: MessageSpan | None = None
+    profile: str = ""
+
+    @property
+    def nodes_outside(self) -> NDArray[np.bool_]:
+        lo, hi = self.fitted_nodes
+        return np.asarray((self.nodes < lo) | (self.nodes > hi))
+
+    @property
+    def size_outside(self) -> NDArray[np.bool_]:
+        lo, hi = self.fitted_sizes
+        return np.asarray((self.sizes < lo * (1 - 1e-12)) | (self.sizes > hi * (1 + 1e-12)))
+
+    @property
+    def messages_outside(self) -> NDArray[np.bool_]:
+        if self.messages is None:
+            return np.zeros(self.nodes.shape, dtype=bool)
+        return self.messages.outside
+
+    @property
+    def any(self) -> NDArray[np.bool_]:
+        """Rows extrapolated for any reason."""
+        return np.asarray(self.nodes_outside | self.size_outside | self.messages_outside)
+
+    def why(self, i: int) -> list[str]:
+        """Row ``i``'s reasons, from :data:`REASONS`."""
+        masks = (self.nodes_outside, self.size_outside, self.messages_outside)
+        return [r for r, m in zip(REASONS, masks, strict=True) if m[i]]
+
+    def notes(self, where: NDArray[np.bool_] | None = None) -> list[str]:
+        """One sentence per reason that holds in some row (of those ``where`` picks)."""
+        pick = np.ones(self.nodes.shape, dtype=bool) if where is None else where
+        out = []
+        nodes = pick & self.nodes_outside
+        if np.any(nodes):
+            lo, hi = self.fitted_nodes
+            many = len(np.unique(self.nodes[nodes])) > 1
+            out.append(f"node count{'s' if many else ''} {format_counts(self.nodes[nodes])} "
+                       f"lie{'' if many else 's'} outside {lo:g}–{hi:g}, the range the "
+                       "constants were fitted on: extrapolated")
+        sized = pick & self.size_outside
+        if np.any(sized):
+            lo, hi = self.fitted_sizes
+            unit = f" {self.size_unit}" if self.size_unit else ""
+            a, b = float(self.sizes[sized].min()), float(self.sizes[sized].max())
+            span = f"{a:g}{unit}" if a == b else f"{a:g}–{b:g}{unit}"
+            fitted = f"{lo:g}{unit}" if lo == hi else f"{lo:g}–{hi:g}{unit}"
+            out.append(f"problem size{'s' if a != b else ''} {span} "
+                       f"({_at(self.nodes[sized])}) lie{'' if a != b else 's'} outside "
+                       f"{fitted}, the sizes the constants were fitted on: extrapolated")
+        sent = pick & self.messages_outside
+        if np.any(sent) and self.messages is not None and self.messages.calibrated is not None:
+            spent = self.messages.span(sent)
+            lo, hi = self.messages.calibrated
+            of = f" {self.profile}" if self.profile else ""
+            if spent is not None:
+                sizes = format_size(spent[0]) if spent[0] == spent[1] else \
+                    f"{format_size(spent[0])}–{format_size(spent[1])}"
+                out.append(f"messages of {sizes} ({_at(self.nodes[sent])}) reach outside the "
+                           f"{format_size(lo)}–{format_size(hi)} the profile{of} was "
+                           "calibrated on: their network costs are extrapolated")
+        return out
+
+    def span(self) -> tuple[float, float] | None:
+        """The messages outside the calibrated sizes, smallest to largest (None: none)."""
+        if self.messages is None or not np.any(self.messages.outside):
+            return None
+        return self.messages.span(self.messages.outside)
+
+
+def _at(nodes: FloatArray) -> str:
+    """``at 2 nodes``, ``at 1 node``, ``at 1–4, 8 nodes``."""
+    one = len(np.unique(nodes)) == 1 and float(nodes[0]) == 1.0
+    return f"at {format_counts(nodes)} node{'' if one else 's'}"
+
+
+def problem_sizes(n: ArrayLike, uses_size: bool, shape: tuple[int, ...]) -> FloatArray:
+    """The problem size of each row, NaN throughout when the model's time does not use it."""
+    if not uses_size:
+        return np.full(shape, math.nan)
+    return np.broadcast_to(np.asarray(n, dtype=np.float64), shape).astype(np.float64)
