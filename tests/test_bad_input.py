@@ -178,6 +178,7 @@ KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
                         "unknown_part.csv": (None, "the runs hold 2 values of part")},
     "saved": {
         "bad_span.toml": (13, "fit.processes: is [8.0, 1.0]"),
+        "bad_sizes.toml": (14, "fit.sizes: is [16.0, 'big']"),
         "missing_constant.toml": (15, "params: has work; the model's constants are work, hop"),
         "nan_value.toml": (16, "params.work.value: is nan"),
         "newer_schema.toml": (3, "schema_version 2 is newer than this perfmodel reads"),

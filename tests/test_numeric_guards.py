@@ -208,11 +208,12 @@ def test_messages_beyond_the_calibrated_sizes_are_flagged() -> None:
             "--where", "use=fit", "--nodes", "2,16"]
     text = runner.invoke(app, args)
     assert text.exit_code == 0, text.output
-    assert ("warning: messages of 10861.2 B (at 2 nodes) reach outside the 1 KiB–8 KiB the "
-            "profile beowulf-1995 was calibrated on: their network costs are extrapolated") \
-        in text.stdout
+    assert ("warning: messages up to 10861.2 B (at 2 nodes) reach outside the 1 KiB–8 KiB the "
+            "profile beowulf-1995 was calibrated on, and the time depends on them: their "
+            "network costs are extrapolated") in text.stdout
     doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
-    assert doc["message_sizes_outside_calibration"] == pytest.approx([10861.2, 10861.2], rel=1e-4)
+    below, above = doc["message_sizes_outside_calibration"]   # none below 1 KiB
+    assert below is None and above == pytest.approx(10861.2, rel=1e-4)
     assert doc["calibrated_message_sizes"] == [1024.0, 8192.0]
     assert [r["extrapolated_in"] for r in doc["rows"]] == [["messages"], []]
     assert doc["unmeasured_hardware"] == {}
@@ -269,12 +270,12 @@ def test_sweeps_flag_messages_and_problem_sizes_beyond_what_was_measured() -> No
     doc = json.loads(runner.invoke(app, [*base, "--json"]).stdout)
     assert {r["nodes"]: r["extrapolated_in"] for r in doc["front"]} == {8: ["messages"], 16: []}
     assert doc["calibrated_message_sizes"] == [1024.0, 8192.0]
-    assert doc["extrapolation"] == ["messages of 1280 B–14 KiB (at 8 nodes) reach outside the "
-                                    "1 KiB–8 KiB the profile beowulf-1995 was calibrated on: "
-                                    "their network costs are extrapolated"]
+    assert doc["extrapolation"] == ["messages up to 14 KiB (at 8 nodes) reach outside the 1 KiB–"
+                                    "8 KiB the profile beowulf-1995 was calibrated on, and the "
+                                    "time depends on them: their network costs are extrapolated"]
     assert doc["unmeasured_hardware"] == {}
     faster = runner.invoke(app, [*base, "--vary", "link_speed=10Mbps,100Mbps"])
-    assert "note: link speeds 100 Mb/s (the profile's 10 Mb/s) were not measured: there the " \
+    assert "note: link speed 100 Mb/s (the profile's 10 Mb/s) was not measured: there the " \
         "fabric's laws carry its calibrated costs" in faster.stdout
     assert json.loads(runner.invoke(app, [*base, "--vary", "link_speed=10Mbps,100Mbps",
                                           "--json"]).stdout)["unmeasured_hardware"] == \
@@ -302,6 +303,9 @@ def test_a_specified_network_is_said_to_have_nothing_to_check_against() -> None:
     assert text.exit_code == 0, text.output
     assert "note: the profile's network is specified, not measured: its costs for the " \
         "messages sent (3840 B–10861.2 B) have no calibrated range" in text.stdout
+    one = runner.invoke(app, [*args[:4], "--set", "end_wait=0.05", "--vary", "nodes=2"])
+    assert one.exit_code == 0, one.output
+    assert "messages sent (10861.2 B) have" in one.stdout   # one size, said once
     doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
     assert doc["calibrated_message_sizes"] is None
     assert not any("messages" in r["extrapolated_in"] for r in doc["front"])
@@ -317,3 +321,56 @@ def test_a_saved_fit_keeps_the_problem_sizes_it_was_fitted_on(tmp_path: Path) ->
                                          "--nodes", "1,4", "--size", "400", "--json"]).stdout)
     assert doc["fitted_sizes"] == [4900.0, 4900.0]
     assert [r["extrapolated_in"] for r in doc["rows"]] == [["problem size"]] * 2
+
+
+SWITCH = """kind = "perfmodel application model"
+schema_version = 1
+name = "switch"
+description = "a 64 KiB message from 8 processes on, a 2 KiB one always"
+[parts.main]
+communication = "max(0, min(1, p - 7)) * msg(65536) + msg(2048)"
+"""
+
+
+def test_a_message_switched_off_by_its_factor_is_not_counted(tmp_path: Path) -> None:
+    """Below 8 processes the 64 KiB message is costed but multiplied by 0: the time does not
+    depend on it, so only 8 processes are extrapolated (2 KiB lies inside 1–8 KiB)."""
+    model = tmp_path / "switch.toml"
+    model.write_text(SWITCH)
+    doc = json.loads(runner.invoke(app, ["predict", str(model), "--machine", BEOWULF,
+                                         "--nodes", "2,4,8", "--json"]).stdout)
+    assert [r["extrapolated_in"] for r in doc["rows"]] == [[], [], ["messages"]]
+    assert doc["message_sizes_outside_calibration"] == [None, 65536.0]
+    sweep = json.loads(runner.invoke(app, ["whatif", str(model), "--machine", BEOWULF,
+                                           "--vary", "nodes=2,4,8", "--json"]).stdout)
+    assert sweep["extrapolation"] == ["messages up to 64 KiB (at 8 nodes) reach outside the "
+                                      "1 KiB–8 KiB the profile beowulf-1995 was calibrated on, "
+                                      "and the time depends on them: their network costs are "
+                                      "extrapolated"]
+
+
+def test_an_old_saved_fit_says_it_cannot_check_problem_sizes(tmp_path: Path) -> None:
+    po = str(ROOT / "data/seeds/physical-optics.csv")
+    saved = tmp_path / "po.toml"
+    assert runner.invoke(app, ["predict", "physical-optics", "--fit", po, "--where", "table=2",
+                               "--where", "machine=beowulf", "--save", str(saved)]).exit_code == 0
+    old = tmp_path / "old.toml"
+    old.write_text("\n".join(ln for ln in saved.read_text().splitlines()
+                             if not ln.startswith("sizes =")) + "\n")
+    doc = json.loads(runner.invoke(app, ["predict", "physical-optics", "--from", str(old),
+                                         "--nodes", "1", "--size", "400", "--json"]).stdout)
+    assert any("does not record the problem sizes" in n for n in doc["notes"])
+    assert doc["rows"][0]["extrapolated_in"] == []
+
+
+def test_the_unmeasured_hardware_note_counts_what_it_names() -> None:
+    from perfmodel.apps.trust import unmeasured_note
+
+    own = {"link_speed": 1.25e6, "latency": 1e-4}
+    assert unmeasured_note({}, own, False) is None
+    assert unmeasured_note({"link_speed": [12.5e6, 125e6]}, own, False) == (
+        "link speeds 100 Mb/s, 1 Gb/s (the profile's 10 Mb/s) were not measured: there the "
+        "fabric's laws carry its calibrated costs to hardware it does not have")
+    assert unmeasured_note({"latency": [5e-5]}, own, True).startswith(
+        "latency 50 µs (the profile's 100 µs) was not measured: there the fabric's laws carry "
+        "its specified costs")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from perfmodel.apps.machine import Machine
+from perfmodel.apps.machine import Machine, message_span
 from perfmodel.apps.model import AppModel, free_params
 from perfmodel.apps.timings import Timings
 from perfmodel.apps.trust import Extrapolation, problem_sizes
@@ -317,13 +317,13 @@ def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
     base = fit.values
     model = fit.model
     on = machine or fit.machine
-    if on is not None:
-        on = on.watched()
 
-    def total(v: Mapping[str, float]) -> FloatArray:
-        return np.asarray(sum(model.part_times(p, v, on, n).values(), np.zeros(p.shape)))
+    def total(v: Mapping[str, float], machine: Machine | None = on) -> FloatArray:
+        return np.asarray(sum(model.part_times(p, v, machine, n).values(), np.zeros(p.shape)))
 
-    parts = model.part_times(p, base, on, n)
+    watched = on.watched() if on is not None and model.uses_machine else None
+    parts = model.part_times(p, base, watched or on, n)
+    time = np.asarray(sum(parts.values(), np.zeros(p.shape)))
     lo, hi = log_interval(total, base, fit.fitted_names, fit.covariance, fit.dof, fit.noise,
                           level)
     parts_lo, parts_hi = {}, {}
@@ -339,6 +339,7 @@ def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
         problem_sizes(n if n is not None else (model.size.value if model.size else math.nan),
                       model.uses_size, p.shape), fit.sizes,
         model.size.unit if model.size else "",
-        on.messages(p.shape) if on is not None and model.uses_machine else None,
+        message_span(watched, p.shape, time, lambda m: total(base, m))
+        if watched is not None else None,
         on.profile.name if on is not None else "")
-    return AppPrediction(p, parts, total(base), lo, hi, parts_lo, parts_hi, outside, level)
+    return AppPrediction(p, parts, time, lo, hi, parts_lo, parts_hi, outside, level)

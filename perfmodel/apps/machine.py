@@ -13,6 +13,8 @@ Its computation is :meth:`Machine.kernel`, the roofline of the profile's ``[node
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -86,6 +88,23 @@ class Machine:
             (np.full(shape, np.inf), np.full(shape, -np.inf))
         return MessageSpan(lo, hi, self.calibrated())
 
+    def probing(self) -> Machine:
+        """This machine costing every message outside :meth:`calibrated` twice over: what
+        :func:`message_span` compares a prediction with, to find the rows whose time depends
+        on such a message (a message switched off by a factor of 0, or hidden by a ``max``,
+        leaves it unchanged)."""
+        return replace(self, log=SizeLog(self.calibrated()))
+
+    def probed(self, cost: FloatArray, size: ArrayLike) -> FloatArray:
+        """``cost`` of messages of ``size`` bytes, doubled where a :meth:`probing` machine
+        finds the size outside the calibrated ones."""
+        span = self.log.probe if self.log is not None else None
+        if span is None:
+            return cost
+        m = np.asarray(size, dtype=np.float64)
+        out = np.isfinite(m) & (m > 0) & ((m < span[0]) | (m > span[1]))
+        return np.asarray(cost * np.where(out, 2.0, 1.0), dtype=np.float64)
+
     def note(self, size: ArrayLike, live: ArrayLike = True) -> None:
         """Keep messages of ``size`` bytes, sent where ``live`` holds (a :meth:`watched`
         machine; any other keeps nothing)."""
@@ -147,9 +166,9 @@ class Machine:
         self.note(m, live)
         fab = self.profile.fabric
         if fab is None:
-            return self.message(m)
+            return self.probed(self.message(m), m)
         v = pipeline(self.values)
-        return np.asarray(v["overhead"] + v["copy"] * m, dtype=np.float64)
+        return self.probed(np.asarray(v["overhead"] + v["copy"] * m, dtype=np.float64), m)
 
     @property
     def contention(self) -> bool:
@@ -196,7 +215,7 @@ class Machine:
                                                                  self.line_rate)
                 t = np.where(local, v["intra_latency"] + m / v["intra_rate"],
                              np.maximum(t, port))
-        return np.asarray(np.where(k > 0, t, 0.0), dtype=np.float64)
+        return np.asarray(np.where(k > 0, self.probed(t, m), 0.0), dtype=np.float64)
 
     def ring(self, size: ArrayLike, processes: ArrayLike) -> FloatArray:
         """One iteration of the Exchange ring (IMB/Pallas Exchange): every process sends
@@ -209,12 +228,13 @@ class Machine:
         self.note(m, p > 1)
         fab = self.profile.fabric
         if fab is None:
-            return np.asarray(np.where(p > 1, 2.0 * self.message(m), 0.0), dtype=np.float64)
+            return np.asarray(np.where(p > 1, self.probed(2.0 * self.message(m), m), 0.0),
+                              dtype=np.float64)
         c = fab.channels if self.channels is None else self.channels
         t = exchange_seconds(fab.topology, self.values, m, np.maximum(p, 2.0), box=fab.box,
                              placement=self.placement, channels=c,
                              line_rate=self.line_rate)
-        return np.asarray(np.where(p > 1, t, 0.0), dtype=np.float64)
+        return np.asarray(np.where(p > 1, self.probed(t, m), 0.0), dtype=np.float64)
 
 
 class SizeLog:
@@ -224,11 +244,16 @@ class SizeLog:
     caller keeps nothing (``live`` false), are left out.  Mutable, and only ever filled by
     the one evaluation that owns it (a sweep's chunk, one prediction)."""
 
-    def __init__(self) -> None:
+    def __init__(self, probe: tuple[float, float] | None = None) -> None:
         self.lo: FloatArray = np.asarray(np.inf)
         self.hi: FloatArray = np.asarray(-np.inf)
+        self.probe = probe
+        """Set on a :meth:`Machine.probing` machine: the calibrated sizes outside which it
+        costs messages twice over (it keeps no sizes)."""
 
     def note(self, size: ArrayLike, live: ArrayLike = True) -> None:
+        if self.probe is not None:
+            return
         m = np.asarray(size, dtype=np.float64)
         sent = np.asarray(live, dtype=bool) & np.isfinite(m) & (m > 0)
         self.lo = np.minimum(self.lo, np.where(sent, m, np.inf))
@@ -249,14 +274,22 @@ class MessageSpan:
     lo: FloatArray
     hi: FloatArray
     calibrated: tuple[float, float] | None
+    used: NDArray[np.bool_] | None = None
+    """Elements whose time depends on the cost of a message outside the calibrated sizes
+    (:func:`message_span`); None: not looked at, every element that sends one counts."""
 
-    @property
-    def outside(self) -> NDArray[np.bool_]:
-        """Elements with a message outside the calibrated sizes: their network costs are
-        extrapolated."""
+    @functools.cached_property
+    def sent_outside(self) -> NDArray[np.bool_]:
+        """Elements that cost a message outside the calibrated sizes."""
         if self.calibrated is None:
             return np.zeros(self.lo.shape, dtype=bool)
         return np.asarray((self.lo < self.calibrated[0]) | (self.hi > self.calibrated[1]))
+
+    @functools.cached_property
+    def outside(self) -> NDArray[np.bool_]:
+        """Elements whose time depends on a message outside the calibrated sizes: their
+        network costs are extrapolated."""
+        return self.sent_outside if self.used is None else self.sent_outside & self.used
 
     def span(self, where: ArrayLike | None = None) -> tuple[float, float] | None:
         """The smallest and largest message over the elements ``where`` says (all by default);
@@ -266,3 +299,29 @@ class MessageSpan:
         lo, hi = self.lo[pick], self.hi[pick]
         lo, hi = lo[np.isfinite(lo)], hi[np.isfinite(hi)]
         return (float(lo.min()), float(hi.max())) if lo.size else None
+
+    def beyond(self, where: ArrayLike | None = None) -> tuple[float | None, float | None]:
+        """Over the elements ``where`` says (default: :attr:`outside`), the smallest message
+        below the calibrated sizes and the largest above them (None where there is none)."""
+        if self.calibrated is None:
+            return None, None
+        pick = self.outside if where is None else np.asarray(where, dtype=bool)
+        lo, hi = self.lo[pick], self.hi[pick]
+        low, high = lo[lo < self.calibrated[0]], hi[hi > self.calibrated[1]]
+        return (float(low.min()) if low.size else None,
+                float(high.max()) if high.size else None)
+
+
+def message_span(watched: Machine, shape: tuple[int, ...], time: FloatArray,
+                 again: Callable[[Machine], FloatArray]) -> MessageSpan:
+    """The messages a :meth:`Machine.watched` machine costed for ``time`` (one element per
+    configuration or process count), with the elements whose time depends on one outside the
+    calibrated sizes: where some was sent, ``again`` evaluates the same prediction on a
+    :meth:`Machine.probing` machine, and a time that moves depends on it."""
+    seen = watched.messages(shape)
+    if not np.any(seen.sent_outside):
+        return seen
+    with np.errstate(all="ignore"):
+        moved = np.broadcast_to(np.asarray(again(watched.probing()), dtype=np.float64), shape)
+    same = np.isclose(moved, time, rtol=1e-9, atol=0.0, equal_nan=True)
+    return replace(seen, used=np.asarray(~same))

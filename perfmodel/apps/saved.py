@@ -95,6 +95,10 @@ def load(path: str | Path, model: AppModel, machine: Machine | None = None) -> A
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise r.fail("notes", "is not a list of text", "give a list of quoted strings")
+    if "sizes" not in info and model.uses_size and any(p.status == "fitted" for p in params):
+        notes = [*notes, "the saved fit does not record the problem sizes it was fitted on "
+                         "(saved by an older perfmodel), so sizes are not checked for "
+                         "extrapolation: save it again"]
     return AppFit(model, params, cov, int(dof), noise, (float(span[0]), float(span[1])),
                   stats, tuple(notes), machine, (float(sizes[0]), float(sizes[1])))
 

@@ -15,14 +15,16 @@ it in plain sentences; the command line and the reports show them.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.apps.machine import MessageSpan
-from perfmodel.units import format_counts, format_size
+from perfmodel.units import format_counts, format_line_rate, format_size, format_time
 
 FloatArray = NDArray[np.float64]
 REASONS = ("nodes", "problem size", "messages")
@@ -41,23 +43,23 @@ class Extrapolation:
     messages: MessageSpan | None = None
     profile: str = ""
 
-    @property
+    @functools.cached_property
     def nodes_outside(self) -> NDArray[np.bool_]:
         lo, hi = self.fitted_nodes
         return np.asarray((self.nodes < lo) | (self.nodes > hi))
 
-    @property
+    @functools.cached_property
     def size_outside(self) -> NDArray[np.bool_]:
         lo, hi = self.fitted_sizes
         return np.asarray((self.sizes < lo * (1 - 1e-12)) | (self.sizes > hi * (1 + 1e-12)))
 
-    @property
+    @functools.cached_property
     def messages_outside(self) -> NDArray[np.bool_]:
         if self.messages is None:
             return np.zeros(self.nodes.shape, dtype=bool)
         return self.messages.outside
 
-    @property
+    @functools.cached_property
     def any(self) -> NDArray[np.bool_]:
         """Rows extrapolated for any reason."""
         return np.asarray(self.nodes_outside | self.size_outside | self.messages_outside)
@@ -90,22 +92,64 @@ class Extrapolation:
                        f"{fitted}, the sizes the constants were fitted on: extrapolated")
         sent = pick & self.messages_outside
         if np.any(sent) and self.messages is not None and self.messages.calibrated is not None:
-            spent = self.messages.span(sent)
+            below, above = self.messages.beyond(sent)
             lo, hi = self.messages.calibrated
             of = f" {self.profile}" if self.profile else ""
-            if spent is not None:
-                sizes = format_size(spent[0]) if spent[0] == spent[1] else \
-                    f"{format_size(spent[0])}–{format_size(spent[1])}"
-                out.append(f"messages of {sizes} ({_at(self.nodes[sent])}) reach outside the "
-                           f"{format_size(lo)}–{format_size(hi)} the profile{of} was "
-                           "calibrated on: their network costs are extrapolated")
+            reach = " and ".join([*([f"down to {format_size(below)}"] if below else []),
+                                  *([f"up to {format_size(above)}"] if above else [])])
+            out.append(f"messages {reach} ({_at(self.nodes[sent])}) reach outside the "
+                       f"{format_size(lo)}–{format_size(hi)} the profile{of} was calibrated "
+                       "on, and the time depends on them: their network costs are "
+                       "extrapolated")
         return out
 
-    def span(self) -> tuple[float, float] | None:
-        """The messages outside the calibrated sizes, smallest to largest (None: none)."""
+    def beyond(self) -> list[float | None] | None:
+        """The smallest message below the calibrated sizes and the largest above them, over
+        the rows whose time depends on such a message (None: no row does)."""
         if self.messages is None or not np.any(self.messages.outside):
             return None
-        return self.messages.span(self.messages.outside)
+        return list(self.messages.beyond())
+
+
+def specified_note(outside: Extrapolation) -> str | None:
+    """The sentence for a profile whose network was specified, not measured, when the
+    prediction sends messages on it (None otherwise)."""
+    m = outside.messages
+    span = m.span() if m is not None and m.calibrated is None else None
+    if span is None:
+        return None
+    return (f"the profile's network is specified, not measured: its costs for the messages sent "
+            f"({size_span(*span)}) have no calibrated range to be checked against")
+
+
+def unmeasured_note(other: Mapping[str, ArrayLike], own: Mapping[str, float],
+                    specified: bool) -> str | None:
+    """The sentence for line rates (``link_speed``) and host latencies (``latency``) asked
+    for that differ from the profile's ``own``: nothing measured them (None: there are none).
+    ``specified``: the profile's network was itself specified, not calibrated."""
+    shown: dict[str, tuple[str, str, Callable[[float], str]]] = {
+        "link_speed": ("link speed", "link speeds", format_line_rate),
+        "latency": ("latency", "latencies", format_time)}
+    said, count = [], 0
+    for key, values in other.items():
+        v = [float(x) for x in np.atleast_1d(np.asarray(values, dtype=np.float64))]
+        if not v or key not in own:
+            continue
+        one, many, fmt = shown[key]
+        count += len(v)
+        said.append(f"{one if len(v) == 1 else many} {', '.join(fmt(x) for x in v)} (the "
+                    f"profile's {fmt(own[key])})")
+    if not said:
+        return None
+    costs = "specified" if specified else "calibrated"
+    return (f"{' and '.join(said)} {'was' if count == 1 else 'were'} "
+            f"not measured: there the fabric's laws carry its {costs} costs to hardware it "
+            "does not have")
+
+
+def size_span(lo: float, hi: float) -> str:
+    """``1 KiB–8 KiB``, or one size when both ends are the same."""
+    return format_size(lo) if lo == hi else f"{format_size(lo)}–{format_size(hi)}"
 
 
 def _at(nodes: FloatArray) -> str:

@@ -22,7 +22,6 @@ from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
 from perfmodel.units import (
     format_counts,
-    format_line_rate,
     format_range,
     format_rate,
     format_size,
@@ -33,7 +32,6 @@ from perfmodel.units import (
 if TYPE_CHECKING:   # the application packages load only when predict runs
     from perfmodel.apps.fit import AppFit
     from perfmodel.apps.metrics import Scaling
-    from perfmodel.apps.trust import Extrapolation
 
 
 
@@ -566,7 +564,7 @@ def scaling_doc(fit: AppFit, r: Scaling,
             "fitted_nodes": list(fit.processes), "fitted_sizes": list(fit.sizes),
             "calibrated_message_sizes": list(why.messages.calibrated)
             if why.messages is not None and why.messages.calibrated is not None else None,
-            "message_sizes_outside_calibration": list(why.span() or ()) or None,
+            "message_sizes_outside_calibration": why.beyond(),
             "unmeasured_hardware": dict(unmeasured or {}),
             "rows": rows}
 
@@ -595,17 +593,6 @@ def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: str, scale: float 
     if value.endswith(" %"):
         return f"{value.removesuffix(' %')} ±{half} %"
     return f"{value} ±{half}"
-
-
-def _specified(outside: Extrapolation) -> None:
-    """A note when the profile's network was specified, not measured: no calibrated message
-    sizes to say its costs are extrapolated."""
-    m = outside.messages
-    span = m.span() if m is not None and m.calibrated is None else None
-    if span is not None:
-        console().print(f"[dim]note:[/dim] the profile's network is specified, not measured: "
-                        f"its costs for the messages sent ({format_size(span[0])}–"
-                        f"{format_size(span[1])}) have no calibrated range to be checked against")
 
 
 def scaling(fit: AppFit, r: Scaling, machine: str,
@@ -659,12 +646,15 @@ def scaling(fit: AppFit, r: Scaling, machine: str,
                   "--json gives every figure's band[/dim]")
     for note in r.prediction.outside.notes():
         out.print(f"[yellow]warning:[/yellow] {escape(note)}")
-    _specified(r.prediction.outside)
-    if unmeasured and own_rate is not None:
-        rate = format_line_rate(unmeasured["link_speed"][0])
-        out.print(f"[dim]note:[/dim] link speed {rate} (the profile's "
-                  f"{format_line_rate(own_rate)}) was not measured: there the fabric's laws "
-                  "carry its calibrated costs to hardware it does not have")
+    from perfmodel.apps.trust import specified_note, unmeasured_note
+
+    said = specified_note(r.prediction.outside)
+    other = unmeasured_note(unmeasured or {}, {"link_speed": own_rate or math.nan},
+                            r.prediction.outside.messages is not None
+                            and r.prediction.outside.messages.calibrated is None)
+    for line in (said, other):
+        if line:
+            out.print(f"[dim]note:[/dim] {escape(line)}")
     zero = r.time == 0
     if np.any(zero):
         out.print(f"[dim]note:[/dim] the model gives 0 s at {format_counts(r.processes[zero])} "

@@ -15,7 +15,6 @@ from perfmodel.units import (
     format_counts,
     format_line_rate,
     format_share,
-    format_size,
     format_time,
 )
 from perfmodel.whatif import analysis
@@ -110,7 +109,7 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
         "fitted_sizes": list(why.fitted_sizes),
         "calibrated_message_sizes": list(why.messages.calibrated)
         if why.messages is not None and why.messages.calibrated is not None else None,
-        "message_sizes_outside_calibration": list(why.span() or ()) or None,
+        "message_sizes_outside_calibration": why.beyond(),
         "extrapolation": why.notes(),
         "unmeasured_hardware": {k: v.tolist() for k, v in sweep.unmeasured.items()},
     })
@@ -189,26 +188,21 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
 
 def extrapolation_warnings(sweep: Sweep) -> list[str]:
     """The lines that say which configurations leave what was fitted or calibrated, and why;
-    a note when the profile's network was specified (nothing calibrated to leave)."""
+    a note when the profile's network was specified (nothing calibrated to leave), and one
+    for line rates and latencies nothing measured."""
+    from perfmodel.apps.trust import specified_note, unmeasured_note
+
     why = sweep.extrapolation
     out = [f"[yellow]warning:[/] {escape(note)}" for note in why.notes()]
     if out:
         out.append("[dim]extrapolated rows are marked in the tables; a change's gain there is "
                    "extrapolated too[/]")
-    other = sweep.unmeasured
-    if other:
-        shown = {"link_speed": ("link speeds", format_line_rate),
-                 "latency": ("latencies", format_time)}
-        said = [f"{shown[k][0]} {', '.join(shown[k][1](float(x)) for x in v)} (the profile's "
-                f"{shown[k][1](sweep.baseline[k])})" for k, v in other.items()]
-        out.append(f"[dim]note:[/dim] {' and '.join(said)} were not measured: there the "
-                   "fabric's laws carry its calibrated costs to hardware it does not have")
     m = why.messages
-    span = m.span() if m is not None and m.calibrated is None else None
-    if span is not None:
-        out.append(f"[dim]note:[/dim] the profile's network is specified, not measured: its "
-                   f"costs for the messages sent ({format_size(span[0])}–"
-                   f"{format_size(span[1])}) have no calibrated range to be checked against")
+    specified = m is not None and m.calibrated is None
+    for note in (specified_note(why), unmeasured_note(sweep.unmeasured, sweep.baseline,
+                                                      specified)):
+        if note:
+            out.append(f"[dim]note:[/dim] {escape(note)}")
     return out
 
 

@@ -282,14 +282,11 @@ def _why(outside: Extrapolation) -> list[Block]:
 
 def _unmeasured(s: Sweep) -> list[Block]:
     """Below a what-if table: the line rates and latencies it tries that nothing measured."""
-    shown = {"link_speed": ("line rates", format_line_rate), "latency": ("latencies", format_time)}
-    said = [f"{shown[k][0]} {', '.join(shown[k][1](float(x)) for x in v)} (the profile's "
-            f"{shown[k][1](s.baseline[k])})" for k, v in s.unmeasured.items()]
-    if not said:
-        return []
-    text = " and ".join(said)
-    return [f"{text[0].upper()}{text[1:]} were not measured: there the fabric's laws carry its "
-            "calibrated costs to hardware it does not have."]
+    from perfmodel.apps.trust import unmeasured_note
+
+    m = s.extrapolation.messages
+    note = unmeasured_note(s.unmeasured, s.baseline, m is not None and m.calibrated is None)
+    return [f"{note[0].upper()}{note[1:]}."] if note else []
 
 
 def _noted(head: list[str], rows: list[list[str]]) -> Block:

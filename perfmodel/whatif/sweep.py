@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from perfmodel.apps.fit import AppFit
-from perfmodel.apps.machine import Machine, MessageSpan
+from perfmodel.apps.machine import Machine, MessageSpan, message_span
 from perfmodel.apps.metrics import by_term
 from perfmodel.apps.model import AppModel
 from perfmodel.apps.trust import Extrapolation, problem_sizes
@@ -242,21 +242,21 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
     base = baseline_values(profile, grid.catalogue)
     from scipy.special import stdtrit
 
-    msg_lo, msg_hi = np.empty(n_cfg), np.empty(n_cfg)
+    msg_lo, msg_hi, msg_used = np.empty(n_cfg), np.empty(n_cfg), np.empty(n_cfg, dtype=bool)
     usable = band and bool(fit.fitted_names) and fit.dof > 0 and math.isfinite(fit.noise) and \
         bool(np.all(np.isfinite(fit.covariance)))
     scale = float(stdtrit(fit.dof, 0.5 + level / 2)) if usable else math.nan
     with np.errstate(all="ignore"):
         t1_of = _one_node_times(fit, profile, grid, n1)
         _passes(fit, profile, grid, cfg_all, n1, weak, usable, scale, t1_of, time, lo, hi, speed,
-                terms, (msg_lo, msg_hi), progress)
+                terms, (msg_lo, msg_hi, msg_used), progress)
     bad = ~(np.isfinite(time) & (time > 0))
     time[bad] = np.nan
     p = cfg_all.get("nodes", np.ones(n_cfg))
     outside = Extrapolation(p, fit.processes,
                             problem_sizes(n1 * p if weak else n1, model.uses_size, p.shape),
                             fit.sizes, model.size.unit if model.size else "",
-                            MessageSpan(msg_lo, msg_hi, Machine(profile).calibrated())
+                            MessageSpan(msg_lo, msg_hi, Machine(profile).calibrated(), msg_used)
                             if model.uses_machine else None, profile.name)
     return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base, weak,
                  prices(grid, base, cfg_all), fit.processes, outside)
@@ -282,7 +282,7 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
             n1: float, weak: bool, usable: bool, scale: float,
             t1_of: Callable[[int, int], FloatArray], time: FloatArray, lo: FloatArray,
             hi: FloatArray, speed: FloatArray, terms: Mapping[str, FloatArray],
-            sent: tuple[FloatArray, FloatArray],
+            sent: tuple[FloatArray, FloatArray, NDArray[np.bool_]],
             progress: Callable[[int, int], None] | None) -> None:
     """The chunked passes of :func:`sweep`, filling its arrays: the chunks run on the
     machine's cores at once (NumPy and SciPy's special functions release the interpreter
@@ -297,12 +297,14 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
             cfg = {k: v[start:stop] for k, v in cfg_all.items()}
             p = cfg.get("nodes", np.ones(stop - start))
             n = n1 * p if weak else np.full_like(p, n1)
-            on = _machine(profile, cfg, grid.catalogue).watched()
-            split = _split(model, fit.values, on, p, n)
-            seen = on.messages(p.shape)
-            sent[0][start:stop], sent[1][start:stop] = seen.lo, seen.hi
-            on = replace(on, log=None)   # the band's passes send the same messages
+            watched = _machine(profile, cfg, grid.catalogue).watched()
+            split = _split(model, fit.values, watched, p, n)
+            on = replace(watched, log=None)   # the band's passes send the same messages
             t = sum(split.values(), np.zeros_like(p))
+            seen = message_span(watched, p.shape, t,
+                                lambda m: _total(model, fit.values, m, p, n))
+            sent[0][start:stop], sent[1][start:stop] = seen.lo, seen.hi
+            sent[2][start:stop] = seen.outside
             t1 = t1_of(start, stop) * (p if weak else 1.0)
             time[start:stop] = t
             valid = np.isfinite(t) & (t > 0) & np.isfinite(t1) & (t1 > 0)
