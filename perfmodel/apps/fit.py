@@ -339,7 +339,7 @@ def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
         problem_sizes(n if n is not None else (model.size.value if model.size else math.nan),
                       model.uses_size, p.shape), fit.sizes,
         model.size.unit if model.size else "",
-        message_span(watched, p.shape, time, lambda m: total(base, m))
+        message_span(watched, p.shape, time, lambda rows: total(base, watched.probing())[rows])
         if watched is not None else None,
         on.profile.name if on is not None else "")
     return AppPrediction(p, parts, time, lo, hi, parts_lo, parts_hi, outside, level)

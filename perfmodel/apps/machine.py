@@ -313,15 +313,19 @@ class MessageSpan:
 
 
 def message_span(watched: Machine, shape: tuple[int, ...], time: FloatArray,
-                 again: Callable[[Machine], FloatArray]) -> MessageSpan:
+                 again: Callable[[NDArray[np.bool_]], FloatArray]) -> MessageSpan:
     """The messages a :meth:`Machine.watched` machine costed for ``time`` (one element per
     configuration or process count), with the elements whose time depends on one outside the
-    calibrated sizes: where some was sent, ``again`` evaluates the same prediction on a
-    :meth:`Machine.probing` machine, and a time that moves depends on it."""
+    calibrated sizes.  ``again(rows)`` evaluates the same prediction at the elements ``rows``
+    picks (those that sent such a message) on a :meth:`Machine.probing` machine: a time that
+    moves depends on one."""
     seen = watched.messages(shape)
-    if not np.any(seen.sent_outside):
+    rows = seen.sent_outside
+    if not np.any(rows):
         return seen
     with np.errstate(all="ignore"):
-        moved = np.broadcast_to(np.asarray(again(watched.probing()), dtype=np.float64), shape)
-    same = np.isclose(moved, time, rtol=1e-9, atol=0.0, equal_nan=True)
-    return replace(seen, used=np.asarray(~same))
+        moved = np.asarray(again(rows), dtype=np.float64)
+    used = np.zeros(shape, dtype=bool)
+    used[rows] = ~np.isclose(moved, np.asarray(time)[rows], rtol=1e-9, atol=0.0,
+                             equal_nan=True)
+    return replace(seen, used=used)

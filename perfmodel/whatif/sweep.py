@@ -301,8 +301,9 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
             split = _split(model, fit.values, watched, p, n)
             on = replace(watched, log=None)   # the band's passes send the same messages
             t = sum(split.values(), np.zeros_like(p))
-            seen = message_span(watched, p.shape, t,
-                                lambda m: _total(model, fit.values, m, p, n))
+            seen = message_span(watched, p.shape, t, lambda rows: _total(
+                model, fit.values, _machine(profile, {k: v[rows] for k, v in cfg.items()},
+                                            grid.catalogue).probing(), p[rows], n[rows]))
             sent[0][start:stop], sent[1][start:stop] = seen.lo, seen.hi
             sent[2][start:stop] = seen.outside
             t1 = t1_of(start, stop) * (p if weak else 1.0)
