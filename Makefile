@@ -13,7 +13,7 @@ help:
 	@echo "make lint         ruff and mypy"
 	@echo "make calibration  regenerate every profile in calibration/ from data/"
 	@echo "make reports      regenerate every report in reports/ (markdown and figures)"
-	@echo "make bench        sweep throughput and scaling accuracy beside Extra-P (not part of test)"
+	@echo "make bench        speed (start-up, calibrate, sweep, reports) and accuracy (point-to-point held-out sizes, scaling beside Extra-P); not part of test"
 	@echo "make measure-local  measure this machine over MPI into data/local/ (replaces the files)"
 
 $(STAMP): pyproject.toml
@@ -59,7 +59,9 @@ reports: $(STAMP)
 # Benchmarks (bench/README.md): not part of make test. The accuracy run creates Extra-P's own
 # virtual environment in build/extrap-venv on first use (needs the network).
 bench: $(STAMP)
+	$(BIN)/python bench/speed.py
 	$(BIN)/python bench/sweep_throughput.py
+	$(BIN)/python bench/p2p_accuracy.py --markdown
 	$(BIN)/python bench/scaling_accuracy.py --markdown
 
 # Real measurements of this machine (data/local/README.md), with mpi4py's own ping-pong run beside

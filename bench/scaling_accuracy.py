@@ -26,6 +26,7 @@ afterwards and scored once with the method fixed; the summary lines are printed 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -98,6 +99,18 @@ def perfmodel_predict(p: np.ndarray, t: np.ndarray, targets: list[float],
                    "trust": [r["trust"] for r in rows]}, took
 
 
+def perfmodel_inprocess(p: np.ndarray, t: np.ndarray, targets: list[float]) -> float:
+    """Seconds perfmodel takes to choose and fit a form and predict ``targets`` in this
+    process (what the CLI does after start-up): the figure to set beside Extra-P's modelling
+    time, which is measured the same way."""
+    from perfmodel.empirical.fit import fit_scaling, predict_scaling
+
+    start = time.perf_counter()
+    with contextlib.suppress(Exception):   # the CLI's error is in the row; time what was done
+        predict_scaling(fit_scaling(p, t, "strong"), targets, force=True)
+    return time.perf_counter() - start
+
+
 def baseline_form(terms: tuple[str, ...], p: np.ndarray, t: np.ndarray,
                   q: np.ndarray) -> np.ndarray:
     """One fixed form (Amdahl's work + serial, or the USL's work + contention + linear) fitted
@@ -136,6 +149,15 @@ def extrap(python: Path, series: list[dict[str, object]], mode: str) -> dict[str
     return doc
 
 
+def _ms(secs: object) -> str:
+    return "—" if secs is None else f"{1000 * float(secs):.1f}"   # type: ignore[arg-type]
+
+
+def _ratio(theirs: float, ours: float) -> str:
+    """Extra-P's median error over perfmodel's; — when perfmodel's is under 0.05 %."""
+    return "—" if ours < 0.05 else f"{theirs / ours:.2f}"
+
+
 def held(row: dict[str, object]) -> bool:
     return row["name"] in HELD_OUT
 
@@ -157,6 +179,8 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     xp_in = []
+    warm = load(specs()[0])   # the first in-process fit pays for SciPy's and lmfit's imports
+    perfmodel_inprocess(warm[0], warm[1], [64.0])
     for spec in specs():
         p, t = load(spec)
         counts = np.unique(p)
@@ -171,6 +195,7 @@ def main() -> None:
         rows.append({"name": spec.name, "fit": [float(c) for c in counts[:FIT_COUNTS]],
                      "targets": targets, "measured": measured, "perfmodel": pm,
                      "perfmodel_info": info, "perfmodel_seconds": took,
+                     "perfmodel_model_seconds": perfmodel_inprocess(p[fit], t[fit], targets),
                      "amdahl": amdahl(p[fit], t[fit], q).tolist(),
                      "usl": usl(p[fit], t[fit], q).tolist()})
         xp_in.append({"name": spec.name, "p": [float(c) for c in counts[:FIT_COUNTS]],
@@ -200,15 +225,24 @@ def main() -> None:
     inside_held = [x for r in rows if held(r) for x in r["perfmodel_info"].get("inside", [])]
     head = {"perfmodel": "perfmodel", "amdahl": "Amdahl", "usl": "USL",
             "extrap": "Extra-P", "extrap_tp": "Extra-P t×p"}
+    timed = [k for k in ("perfmodel", "extrap", "extrap_tp") if k in tools]
     if args.markdown:
         print("| series | fitted on | predicted | perfmodel form | "
-              + " | ".join(head[k] for k in tools) + " |")
-        print("|---|---|---|---|" + "---|" * len(tools))
+              + " | ".join(head[k] for k in tools) + " | "
+              + " | ".join(f"{head[k]} ms" for k in timed)
+              + (" | error ratio Extra-P t×p / perfmodel |" if "extrap" in tools else " |"))
+        print("|---|---|---|---|" + "---|" * (len(tools) + len(timed))
+              + ("---|" if "extrap" in tools else ""))
         for r in rows:
             cells = [f"{np.median(r[k + '_err']):.1f} ({max(r[k + '_err']):.0f})" for k in tools]
+            secs = [_ms(r.get(f"{k}_model_seconds" if k == "perfmodel" else f"{k}_seconds"))
+                    for k in timed]
+            ratio = [_ratio(float(np.median(r["extrap_tp_err"])),
+                            float(np.median(r["perfmodel_err"])))] if "extrap" in tools else []
             print(f"| {r['name']} | {','.join(f'{c:g}' for c in r['fit'])} | "
                   f"{','.join(f'{c:g}' for c in r['targets'])} | "
-                  f"{r['perfmodel_info'].get('form', 'error')} | " + " | ".join(cells) + " |")
+                  f"{r['perfmodel_info'].get('form', 'error')} | "
+                  + " | ".join([*cells, *secs, *ratio]) + " |")
         sets = {"first 21 (form choice made on them)": [not held(r) for r in rows],
                 "held out (added after)": [held(r) for r in rows],
                 "all": [True] * len(rows)}
@@ -228,6 +262,29 @@ def main() -> None:
               + " | ".join(str(sum(1 for v in summary[k] if v > 20)) for k in tools) + " |")
         print("| negative or missing predictions (all) | | | | "
               + " | ".join(str(negative[k]) for k in tools) + " |")
+        if "extrap" in tools:
+            print("\nError ratios, Extra-P's median error over perfmodel's, per series (series "
+                  "where perfmodel's median error is under 0.05 % left out):\n")
+            print("| Extra-P mode | median ratio | series where Extra-P's error is smaller |")
+            print("|---|---:|---:|")
+            for k in ("extrap", "extrap_tp"):
+                pairs = [(summary[k][i], summary["perfmodel"][i]) for i in range(len(rows))]
+                got = [a / b for a, b in pairs if b >= 0.05]
+                print(f"| {head[k]} | {np.median(got):.2f} | "
+                      f"{sum(1 for a, b in pairs if a < b)} of {len(pairs)} |")
+        print("\nTimes per series, median (min–max) over the series, in ms: each tool's "
+              "modelling in its own process after start-up:\n")
+        print("| tool | modelling time per series | ratio to perfmodel |")
+        print("|---|---:|---:|")
+        mine = [r["perfmodel_model_seconds"] for r in rows]
+        for k in timed:
+            got = [r.get(f"{k}_model_seconds" if k == "perfmodel" else f"{k}_seconds")
+                   for r in rows]
+            vals = [float(v) for v in got if v is not None]
+            print(f"| {head[k]} | {_ms(float(np.median(vals)))} ({_ms(min(vals))}–"
+                  f"{_ms(max(vals))}) | {np.median(vals) / np.median(mine):.2f} |")
+        print(f"| perfmodel, the whole command (start-up included) | "
+              f"{_ms(float(np.median([r['perfmodel_seconds'] for r in rows])))} | |")
     else:
         print(json.dumps({"rows": rows, "median_of_medians":
                           {k: float(np.median(v)) for k, v in summary.items()},
