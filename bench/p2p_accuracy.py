@@ -82,16 +82,12 @@ def run(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _size(x: float) -> str:
-    from perfmodel.units import format_size
-
-    return format_size(x)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
     args = ap.parse_args()
+    from perfmodel.units import format_size
+
     run(ROOT / DATASETS[-1][1])   # warm-up: the first fit pays for lmfit's and SciPy's imports
     results: list[dict[str, Any]] = []
     for label, rel in DATASETS:
@@ -122,7 +118,8 @@ def main() -> None:
                 f"{got['median']:.1f}", f"{got['max']:.1f}"]
         auto = r["auto"]
         took = f"{1000 * auto['seconds']:.0f} ms" if "seconds" in auto else ""
-        print(head + f"{r['fitted_sizes']} → {r['scored_sizes']} ({_size(lo)}–{_size(hi)}) | "
+        scored = f"{format_size(lo)}–{format_size(hi)}"
+        print(head + f"{r['fitted_sizes']} → {r['scored_sizes']} ({scored}) | "
               + " | ".join(cells) + f" | {took} |")
     print("| **median over the scored splits** | | | | "
           f"**{np.median(done['auto']):.1f}** | | **{np.median(done['hockney']):.1f}** | | |"

@@ -43,6 +43,12 @@ class Extrapolation:
     messages: MessageSpan | None = None
     profile: str = ""
 
+    @property
+    def specified(self) -> bool:
+        """Whether the profile's network was specified, not calibrated: no message sizes to
+        leave."""
+        return self.messages is not None and self.messages.calibrated is None
+
     @functools.cached_property
     def nodes_outside(self) -> NDArray[np.bool_]:
         lo, hi = self.fitted_nodes
@@ -114,12 +120,27 @@ class Extrapolation:
 def specified_note(outside: Extrapolation) -> str | None:
     """The sentence for a profile whose network was specified, not measured, when the
     prediction sends messages on it (None otherwise)."""
-    m = outside.messages
-    span = m.span() if m is not None and m.calibrated is None else None
+    span = outside.messages.span() if outside.messages is not None and outside.specified \
+        else None
     if span is None:
         return None
     return (f"the profile's network is specified, not measured: its costs for the messages sent "
             f"({size_span(*span)}) have no calibrated range to be checked against")
+
+
+def unmeasured(asked: Mapping[str, ArrayLike | None], own: Mapping[str, float]
+               ) -> dict[str, FloatArray]:
+    """Of the line rates (``link_speed``) and host latencies (``latency``) ``asked`` for, those
+    other than the profile's ``own`` (distinct, sorted): nothing measured them."""
+    out = {}
+    for name, values in asked.items():
+        if values is None or name not in own:
+            continue
+        v = np.atleast_1d(np.asarray(values, dtype=np.float64))
+        other = np.unique(v[~np.isclose(v, own[name], rtol=1e-9)])
+        if other.size:
+            out[name] = other
+    return out
 
 
 def unmeasured_note(other: Mapping[str, ArrayLike], own: Mapping[str, float],

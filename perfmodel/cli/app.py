@@ -21,6 +21,8 @@ from perfmodel import __version__
 from perfmodel.errors import FitError, InputError, PerfModelError
 
 if TYPE_CHECKING:   # for annotations only: these import numpy, kept off the start-up path
+    from numpy.typing import ArrayLike
+
     from perfmodel.apps.fit import AppFit
     from perfmodel.apps.machine import Machine
     from perfmodel.apps.model import AppModel
@@ -398,14 +400,15 @@ def predict(
             "machine": str(machine) if machine is not None else ""}), force=force)
     from perfmodel.cli import render
 
-    own = on.profile.fabric.values["line_rate"] if on is not None and on.profile.fabric \
-        else None
-    unmeasured = {"link_speed": [rate]} if on is not None and rate is not None and \
-        own is not None and not math.isclose(rate, own, rel_tol=1e-9) else {}
+    own: dict[str, float] = {}
+    asked: dict[str, ArrayLike | None] = {}   # a line rate not the profile's: not measured
+    if on is not None and on.profile.fabric is not None:
+        own = {"link_speed": float(on.profile.fabric.values["line_rate"])}
+        asked = {"link_speed": on.line_rate}
     if json_out:
-        _emit_json(render.scaling_doc(fit, result, unmeasured))
+        _emit_json(render.scaling_doc(fit, result, asked, own))
     else:
-        render.scaling(fit, result, str(machine) if machine else "", unmeasured, own)
+        render.scaling(fit, result, str(machine) if machine else "", asked, own)
 
 
 @app.command("scaling")

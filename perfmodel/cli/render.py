@@ -30,9 +30,10 @@ from perfmodel.units import (
 )
 
 if TYPE_CHECKING:   # the application packages load only when predict runs
+    from numpy.typing import ArrayLike
+
     from perfmodel.apps.fit import AppFit
     from perfmodel.apps.metrics import Scaling
-
 
 
 def console() -> Console:
@@ -521,10 +522,13 @@ def _num(x: float, fmt: str) -> str | None:
 
 
 def scaling_doc(fit: AppFit, r: Scaling,
-                unmeasured: Mapping[str, list[float]] | None = None) -> dict[str, Any]:
+                asked: Mapping[str, ArrayLike | None] | None = None,
+                own: Mapping[str, float] | None = None) -> dict[str, Any]:
     """One row per node count, SI units; NaN or non-positive times are null, never numbers;
-    each row says whether (and why) it is extrapolated.  ``unmeasured``: a line rate asked
-    for that the profile's was not (``--link-speed``)."""
+    each row says whether (and why) it is extrapolated.  ``asked``: the line rate asked for
+    (``--link-speed``), said to be unmeasured when it is not the profile's ``own``."""
+    from perfmodel.apps.trust import unmeasured
+
     why = r.prediction.outside
     rows = []
     for i, p in enumerate(r.processes):
@@ -565,7 +569,8 @@ def scaling_doc(fit: AppFit, r: Scaling,
             "calibrated_message_sizes": list(why.messages.calibrated)
             if why.messages is not None and why.messages.calibrated is not None else None,
             "message_sizes_outside_calibration": why.beyond(),
-            "unmeasured_hardware": dict(unmeasured or {}),
+            "unmeasured_hardware": {k: v.tolist() for k, v in
+                                    unmeasured(asked or {}, own or {}).items()},
             "rows": rows}
 
 
@@ -596,8 +601,8 @@ def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: str, scale: float 
 
 
 def scaling(fit: AppFit, r: Scaling, machine: str,
-            unmeasured: Mapping[str, list[float]] | None = None,
-            own_rate: float | None = None) -> None:
+            asked: Mapping[str, ArrayLike | None] | None = None,
+            own: Mapping[str, float] | None = None) -> None:
     out = console()
     on = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""
     out.print(f"[bold]{fit.model.name}[/bold]{on}: {escape(fit.model.description)}")
@@ -646,12 +651,11 @@ def scaling(fit: AppFit, r: Scaling, machine: str,
                   "--json gives every figure's band[/dim]")
     for note in r.prediction.outside.notes():
         out.print(f"[yellow]warning:[/yellow] {escape(note)}")
-    from perfmodel.apps.trust import specified_note, unmeasured_note
+    from perfmodel.apps.trust import specified_note, unmeasured, unmeasured_note
 
     said = specified_note(r.prediction.outside)
-    other = unmeasured_note(unmeasured or {}, {"link_speed": own_rate or math.nan},
-                            r.prediction.outside.messages is not None
-                            and r.prediction.outside.messages.calibrated is None)
+    other = unmeasured_note(unmeasured(asked or {}, own or {}), own or {},
+                            r.prediction.outside.specified)
     for line in (said, other):
         if line:
             out.print(f"[dim]note:[/dim] {escape(line)}")

@@ -197,10 +197,8 @@ def extrapolation_warnings(sweep: Sweep) -> list[str]:
     if out:
         out.append("[dim]extrapolated rows are marked in the tables; a change's gain there is "
                    "extrapolated too[/]")
-    m = why.messages
-    specified = m is not None and m.calibrated is None
     for note in (specified_note(why), unmeasured_note(sweep.unmeasured, sweep.baseline,
-                                                      specified)):
+                                                      why.specified)):
         if note:
             out.append(f"[dim]note:[/dim] {escape(note)}")
     return out

@@ -284,8 +284,7 @@ def _unmeasured(s: Sweep) -> list[Block]:
     """Below a what-if table: the line rates and latencies it tries that nothing measured."""
     from perfmodel.apps.trust import unmeasured_note
 
-    m = s.extrapolation.messages
-    note = unmeasured_note(s.unmeasured, s.baseline, m is not None and m.calibrated is None)
+    note = unmeasured_note(s.unmeasured, s.baseline, s.extrapolation.specified)
     return [f"{note[0].upper()}{note[1:]}."] if note else []
 
 

@@ -25,7 +25,7 @@ from perfmodel.apps.fit import AppFit
 from perfmodel.apps.machine import Machine, MessageSpan, message_span
 from perfmodel.apps.metrics import by_term
 from perfmodel.apps.model import AppModel
-from perfmodel.apps.trust import Extrapolation, problem_sizes
+from perfmodel.apps.trust import Extrapolation, problem_sizes, unmeasured
 from perfmodel.errors import InputError
 from perfmodel.profile import Profile
 from perfmodel.whatif.catalogue import Catalogue, price
@@ -134,18 +134,21 @@ class Sweep:
     cost: FloatArray | None = None
     """Each configuration's price (NaN where the catalogue does not offer it); None without
     a catalogue."""
-    fitted: tuple[float, float] = (1.0, math.inf)
-    """The node counts the model's constants were fitted on (all of them when given)."""
     outside: Extrapolation | None = None
     """Which configurations leave the node counts or problem sizes fitted on, or the message
-    sizes the profile was calibrated on (None: only the node counts are known)."""
+    sizes the profile was calibrated on (None: nothing was fitted or calibrated)."""
 
     @property
     def extrapolation(self) -> Extrapolation:
         if self.outside is not None:
             return self.outside
         p = self.config.get("nodes", np.ones(len(self.time)))
-        return Extrapolation(p, self.fitted, np.full(p.shape, math.nan), (0.0, math.inf))
+        return Extrapolation(p, (1.0, math.inf), np.full(p.shape, math.nan), (0.0, math.inf))
+
+    @property
+    def fitted(self) -> tuple[float, float]:
+        """The node counts the model's constants were fitted on (all of them when given)."""
+        return self.extrapolation.fitted_nodes
 
     @property
     def extrapolated(self) -> NDArray[np.bool_]:
@@ -162,13 +165,7 @@ class Sweep:
         if cat is not None and "network" in self.config:
             rate, lat = cat.network_values(self.config["network"])
             lat = lat[np.isfinite(lat)]   # NaN: the option keeps the profile's latency
-        out = {}
-        for name, v in (("link_speed", rate), ("latency", lat)):
-            if v is not None and name in self.baseline:
-                other = np.unique(v[~np.isclose(v, self.baseline[name], rtol=1e-9)])
-                if other.size:
-                    out[name] = other
-        return out
+        return unmeasured({"link_speed": rate, "latency": lat}, self.baseline)
 
     @property
     def rank_time(self) -> FloatArray:
@@ -259,7 +256,7 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
                             MessageSpan(msg_lo, msg_hi, Machine(profile).calibrated(), msg_used)
                             if model.uses_machine else None, profile.name)
     return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base, weak,
-                 prices(grid, base, cfg_all), fit.processes, outside)
+                 prices(grid, base, cfg_all), outside)
 
 
 def prices(grid: Grid, base: Mapping[str, float], cfg: Mapping[str, FloatArray]
