@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PM     := $(BIN)/perfmodel
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint calibration reports bench measure-local clean help
+.PHONY: demo test lint calibration reports docs bench measure-local clean help
 
 help:
 	@echo "make demo         install into .venv and run calibrate + network on the example data"
@@ -13,6 +13,7 @@ help:
 	@echo "make lint         ruff and mypy"
 	@echo "make calibration  regenerate every profile in calibration/ from data/"
 	@echo "make reports      regenerate every report in reports/ (markdown and figures)"
+	@echo "make docs         regenerate docs/reference/cli.md from the CLI (docs/: tutorial, how-to, reference, explanations, formats)"
 	@echo "make bench        speed (start-up, calibrate, sweep, reports) and accuracy (point-to-point held-out sizes, scaling beside Extra-P); not part of test"
 	@echo "make measure-local  measure this machine over MPI into data/local/ (replaces the files)"
 
@@ -24,7 +25,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(PM) calibrate data/mpi4py/pingpong_mpich.csv --name demo-mpich --out build/demo-mpich.toml --force
-	$(PM) network build/demo-mpich.toml --size 1B,1KiB,64KiB,1MiB,16MiB
+	$(PM) network build/demo-mpich.toml --sizes 1B,1KiB,64KiB,1MiB,16MiB
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -55,6 +56,11 @@ reports: $(STAMP)
 	for r in $(REPORTS); do $(PM) report reports/specs/$$r.toml --out reports/$$r.md --force || exit 1; done
 	$(PM) whatif nbody --machine calibration/beowulf-1995.toml --candidates data/catalogues/beowulf-1995.toml --fit data/seeds/beowulf-1995-apps.csv --where code=nbody --vary nodes=1..16 --vary network=all --vary channels=1,2 --plot reports/whatif/nbody-beowulf-1995.svg --force > /dev/null
 	$(PM) whatif ppm --machine calibration/beowulf-1995.toml --candidates data/catalogues/beowulf-1995.toml --fit data/seeds/beowulf-1995-apps.csv --where code=ppm --where use=fit --vary nodes=1..16 --vary network=all --vary channels=1,2 --plot reports/whatif/ppm-beowulf-1995.png --force > /dev/null
+
+# The command-line reference in docs/ is generated from the CLI itself; tests/test_docs.py fails
+# when the committed docs/reference/cli.md differs from it, and runs every command docs/ shows.
+docs: $(STAMP)
+	$(BIN)/python -m perfmodel.cli.reference docs/reference/cli.md
 
 # Benchmarks (bench/README.md): not part of make test. The accuracy run creates Extra-P's own
 # virtual environment in build/extrap-venv on first use (needs the network).

@@ -86,7 +86,8 @@ def perfmodel_predict(p: np.ndarray, t: np.ndarray, targets: list[float],
         exe = Path(sys.executable).with_name("perfmodel")
         start = time.perf_counter()
         run = subprocess.run([str(exe), "scaling", str(csv), "--scaling", "strong", "--json",
-                              "--force", "--predict", ",".join(f"{q:g}" for q in targets)],
+                              "--allow-extrapolation", "--nodes",
+                              ",".join(f"{q:g}" for q in targets)],
                              capture_output=True, text=True, check=False)
         took = time.perf_counter() - start
     if run.returncode != 0:

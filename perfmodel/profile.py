@@ -382,13 +382,12 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
 
 def load(path: str | Path) -> Profile:
     """Read and check a profile file."""
-    from perfmodel.readers import key_line, read_toml
+    from perfmodel.readers import kind_error, read_toml
 
-    doc, text = read_toml(path, "a machine profile")
+    doc, text = read_toml(path, "a machine profile", "profile")
     if doc.get("kind") != KIND:
-        raise InputError("is not a perfmodel machine profile", file=path,
-                         line=key_line(text, "kind") or 1,
-                         fix="give a profile written by 'perfmodel calibrate'")
+        raise kind_error(doc, path, "perfmodel machine profile", text,
+                         "give a profile written by 'perfmodel calibrate'")
     try:
         return from_dict(doc, str(path), text)
     except (TypeError, ValueError) as exc:

@@ -171,25 +171,29 @@ def parse_list(text: str, kind: Kind) -> list[float]:
     return out
 
 
-def parse_counts(text: str, what: str) -> list[int]:
-    """Whole numbers ≥ 1: ``"1..8"``, ``"1,2"``, ``"1..4,8,16"`` (ranges step by one)."""
-    out: list[int] = []
+def parse_counts(text: str, what: str, lo: int = 1, hi: int | None = None) -> list[int]:
+    """Whole numbers from ``lo`` to ``hi`` (default :data:`MAX_ITEMS`): ``"1..8"``, ``"1,2"``,
+    ``"1..4,8,16"`` (ranges step by one); sorted, each once. ``what`` names the option in the
+    error (``nodes`` -> ``--nodes``; a name starting with ``-`` is used as it is)."""
+    flag = what if what.startswith("-") else f"--{what}"
+    top = MAX_ITEMS if hi is None else hi
+    out: set[int] = set()
     for item in (t.strip() for t in text.split(",")):
-        lo_text, dots, hi_text = item.partition("..")
+        first, dots, last = item.partition("..")
         try:
-            lo = int(lo_text)
-            hi = int(hi_text) if dots else lo
+            a = int(first)
+            b = int(last) if dots else a
         except ValueError:
-            raise UnitError(f"--{what} {text!r}: {item!r} is not a whole number or a range",
-                            fix=f"write e.g. --{what} 1..8 or --{what} 1,2,4") from None
-        if not 1 <= lo <= hi or hi > MAX_ITEMS:
-            raise UnitError(f"--{what} {text!r}: {item!r} is not a rising range of counts "
-                            f"from 1 to {MAX_ITEMS}", fix=f"write e.g. --{what} 1..8")
-        out += range(lo, hi + 1)
+            raise UnitError(f"{flag} {text!r}: {item!r} is not a whole number or a range",
+                            fix=f"write e.g. {flag} {lo}..8 or {flag} {lo},{2 * lo}") from None
+        if not lo <= a <= b <= top:
+            raise UnitError(f"{flag} {text!r}: {item!r} is not a rising range of counts "
+                            f"from {lo} to {top}", fix=f"write e.g. {flag} {lo}..8")
+        out.update(range(a, b + 1))
         if len(out) > MAX_ITEMS:
-            raise UnitError(f"--{what} {text!r} has too many values",
+            raise UnitError(f"{flag} {text!r} has too many values",
                             fix=f"give at most {MAX_ITEMS}")
-    return sorted(set(out))
+    return sorted(out)
 
 
 # --- formatting for people ------------------------------------------------------------------
@@ -249,16 +253,73 @@ def format_rate(bytes_per_s: float) -> str:
 
 
 def format_range(lo: float, hi: float, kind: Literal["time", "rate"]) -> str:
-    """``(1.25e-6, 1.63e-6, "time")`` -> ``'1.25–1.63 µs'``: both ends in the unit of ``hi``."""
+    """``(1.25e-6, 1.63e-6, "time")`` -> ``'1.25–1.63 µs'``: both ends in the unit of ``hi``;
+    a low end too small to show there without an exponent is written in its own unit, or as
+    0 below the smallest unit (``(1e-6, 8.87e7, "rate")`` -> ``'0–88.7 MB/s'``).
+
+    >>> format_range(1.25e-6, 1.63e-6, "time"), format_range(12.0, 8.87e7, "rate")
+    ('1.25–1.63 µs', '12 B/s – 88.7 MB/s')
+    """
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return "—"
     unit, f = _unit_for(hi, kind)
-    return f"{significant(lo / f)}–{significant(hi / f)} {unit}"
+    low = significant(lo / f)
+    if "e" in low:
+        bottom = _LADDERS[kind][-1][1]
+        if abs(lo) < bottom / 2:
+            low = "0"
+        else:
+            return f"{_format(lo, kind)} – {significant(hi / f)} {unit}"
+    return f"{low}–{significant(hi / f)} {unit}"
 
 
 def format_share(fraction: float, digits: int = 1) -> str:
-    """``0.123`` -> ``'12.3 %'``; — when it is not a number."""
-    return f"{100 * fraction:.{digits}f} %" if math.isfinite(fraction) else "—"
+    """``0.123`` -> ``'12.3 %'``; — when it is not a number; never ``-0.0 %``.
+
+    >>> format_share(0.123), format_share(-1e-9)
+    ('12.3 %', '0.0 %')
+    """
+    if not math.isfinite(fraction):
+        return "—"
+    return f"{round(100 * fraction, digits) + 0.0:.{digits}f} %"
+
+
+def format_change(fraction: float, digits: int = 1) -> str:
+    """A signed share: ``0.092`` -> ``'+9.2 %'``, ``-0.5`` -> ``'-50.0 %'``; one that rounds
+    to zero is ``'0.0 %'``, never ``-0.0 %``.
+
+    >>> format_change(0.092), format_change(-0.5), format_change(-1e-9)
+    ('+9.2 %', '-50.0 %', '0.0 %')
+    """
+    if not math.isfinite(fraction):
+        return "—"
+    x = round(100 * fraction, digits) + 0.0
+    return f"{x:+.{digits}f} %" if x else f"{0.0:.{digits}f} %"
+
+
+def format_number(x: float, digits: int = 4) -> str:
+    """A plain number for a table: whole numbers in full with thousands separators, others to
+    ``digits`` significant digits; never in exponent form from 10^-4 up to 10^15, never ``-0``.
+
+    >>> format_number(8388608), format_number(3.14159), format_number(2482.3), format_number(-0.0)
+    ('8,388,608', '3.142', '2,482', '0')
+    """
+    if not math.isfinite(x):
+        return "—" if math.isnan(x) else ("∞" if x > 0 else "-∞")
+    x = x + 0.0
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    text = significant(x, digits)
+    if "e" not in text and "," not in text and abs(float(text)) >= 1000:
+        text = f"{float(text):,.0f}"
+    return text
+
+
+def format_amount(value: float, unit: str) -> str:
+    """A problem size or count in its unit: bytes on the binary ladder (``8388608`` B ->
+    ``'8 MiB'``), anything else as a plain number (``8388608`` keys -> ``'8,388,608'``)."""
+    return format_size(value) if unit == "B" and math.isfinite(value) and value >= 0 \
+        else format_number(value)
 
 
 def format_counts(nodes: Iterable[float]) -> str:

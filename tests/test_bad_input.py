@@ -127,7 +127,7 @@ KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
         "unknown_key.toml": (5, "colour: unknown key"),
         "unknown_model.toml": (21, "network.model: unknown model 'magic'"),
         "unknown_param_key.toml": (35, "network.params.beta.colour: unknown key"),
-        "wrong_kind.toml": (2, "is not a perfmodel machine profile"),
+        "wrong_kind.toml": (2, "this is a perfmodel network spec, not a machine profile"),
     },
     "specs": {
         "ambiguous_unit.toml": (6, "params.beta: unknown rate unit 'Mb'"),
@@ -140,7 +140,7 @@ KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
         "unknown_key.toml": (5, "warp: unknown key"),
         "unknown_param.toml": (6, "model hockney has no parameter 'gamma'"),
         "unknown_unit.toml": (6, "unknown rate unit 'furlongs/fortnight'"),
-        "wrong_kind.toml": (2, "is not a network spec"),
+        "wrong_kind.toml": (2, "this is a perfmodel machine profile, not a network spec"),
         "zero_rate.toml": (6, "beta is a bandwidth and must be at least 1 B/s"),
     },
     "models": {
@@ -151,7 +151,7 @@ KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
         "name_not_text.toml": (4, "name is 3"),
         "newer_schema.toml": (3, "schema_version 2 is newer than this perfmodel reads"),
         "no_parts.toml": (None, "the model has no [parts.NAME] tables"),
-        "not_a_model.toml": (2, "is not an application model"),
+        "not_a_model.toml": (2, "this is a perfmodel network spec, not an application model"),
         "param_bad_key.toml": (14, "params.hop has an unknown key 'colour'"),
         "param_value_not_number.toml": (14, "params.hop.value is 'fast'"),
         "param_without_description.toml": (15, "params.spare needs a description"),

@@ -33,12 +33,12 @@ GIVEN = ["--set", "work=10", "--set", "hop=0.01"]
 
 # working command lines; "X" is where the fuzzed text goes
 TEMPLATES: list[list[str]] = [
-    ["network", HYGLAC, "--size", "X"],
+    ["network", HYGLAC, "--sizes", "X"],
     ["network", BEOWULF, "--pairs", "X"],
     ["network", BEOWULF, "--channels", "X"],
     ["network", HYGLAC, "--senders", "X"],
     ["network", BEOWULF, "--link-speed", "X", "--pairs", "1,2"],
-    ["network", BEOWULF, "--processes", "X", "--size", "8KiB"],
+    ["network", BEOWULF, "--processes", "X", "--sizes", "8KiB"],
     ["network", BEOWULF, "--processes", "2,4", "--placement", "X"],
     ["network", HYGLAC, "--level", "X"],
     ["calibrate", MPICH, "--fix", "X", "--no-write", "--quiet"],
@@ -53,7 +53,7 @@ TEMPLATES: list[list[str]] = [
     ["predict", TOY, *GIVEN, "--machine", HYGLAC, "--link-speed", "X"],
     ["predict", TOY, *GIVEN, "--scaling", "X"],
     ["scaling", PO, "--where", "X", "--where", "machine=beowulf", "--where", "part=I"],
-    ["scaling", RUNS, "--predict", "X"],
+    ["scaling", RUNS, "--nodes", "X"],
     ["scaling", RUNS, "--scaling", "X"],
     ["whatif", TOY, "-m", HYGLAC, *GIVEN, "--vary", "X"],
     ["whatif", TOY, "-m", HYGLAC, *GIVEN, "--vary", "nodes=1..4", "--worth", "X"],

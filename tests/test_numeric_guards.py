@@ -129,7 +129,7 @@ def test_network_bands_that_overflow_are_not_shown(tmp_path: Path) -> None:
     prof = tmp_path / "tiny.toml"
     assert runner.invoke(app, ["calibrate", str(data), "--model", "hockney", "--out",
                                str(prof), "--quiet"]).exit_code == 0
-    res = runner.invoke(app, ["network", str(prof), "--size", "1MiB", "--json"])
+    res = runner.invoke(app, ["network", str(prof), "--sizes", "1MiB", "--json"])
     assert res.exit_code == 0, res.output
     assert "Warning" not in res.stderr
     row = json.loads(res.stdout)["rows"][0]
@@ -177,7 +177,7 @@ def test_whatif_and_plan_mark_node_counts_beyond_the_fit(tmp_path: Path) -> None
 def test_scaling_marks_counts_below_the_measured_ones(tmp_path: Path) -> None:
     runs = tmp_path / "runs.csv"
     runs.write_text("nodes,time_s\n8,100\n16,52\n32,27\n64,15\n")
-    doc = json.loads(runner.invoke(app, ["scaling", str(runs), "--predict", "2,8,48,128",
+    doc = json.loads(runner.invoke(app, ["scaling", str(runs), "--nodes", "2,8,48,128",
                                          "--json"]).stdout)
     assert [r["trust"] for r in doc["predictions"]] == ["below", "measured", "measured", "near"]
 

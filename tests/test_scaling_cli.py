@@ -56,7 +56,7 @@ def _csv(tmp_path: Path, law, counts=(1, 2, 4, 8, 16), reps: int = 3, seed: int 
 
 def test_physical_optics_part_fits_and_predicts_with_intervals() -> None:
     doc = _json(["scaling", PO, "--where", "machine=t3d", "--where", "table=1",
-                 "--where", "part=II", "--predict", "1,16,64,256", "--json"])
+                 "--where", "part=II", "--nodes", "1,16,64,256", "--json"])
     assert doc["family"] == "strong" and doc["series"]["count"] == "nodes"
     assert [r["processes"] for r in doc["series"]["runs"]] == [1, 2, 4, 8, 16]
     rows = {r["processes"]: r for r in doc["predictions"]}
@@ -77,9 +77,9 @@ def test_several_series_in_one_file_are_refused_with_the_label_to_choose() -> No
 
 def test_absurd_extrapolation_is_refused_unless_forced(tmp_path: Path) -> None:
     path = _csv(tmp_path, lambda p: 100 / p + 2)
-    _refused(["scaling", path, "--predict", "2048"], "128x the largest measured count",
-             "--force")
-    result = runner.invoke(app, ["scaling", path, "--predict", "2048", "--force"])
+    _refused(["scaling", path, "--nodes", "2048"], "128x the largest measured count",
+             "to see it flagged")
+    result = runner.invoke(app, ["scaling", path, "--nodes", "2048", "--allow-extrapolation"])
     assert result.exit_code == 0 and "beyond" in result.stdout and "warning" in result.stdout
 
 
@@ -116,7 +116,7 @@ def test_npb_result_files_make_a_series(tmp_path: Path) -> None:
     s = load_series(paths)
     assert s.processes.tolist() == [1, 2, 4, 8] and s.times.tolist() == [180, 92, 47.19, 25]
     assert any("not verified, left out" in n for n in s.notes)
-    doc = _json(["scaling", *paths, "--json", "--predict", "16,32"])
+    doc = _json(["scaling", *paths, "--json", "--nodes", "16,32"])
     assert doc["series"]["count"] == "processes"
     assert all(r["time"] > 0 for r in doc["predictions"])
 
@@ -145,7 +145,7 @@ def test_machine_ties_the_communication_terms_to_the_network(tmp_path: Path) -> 
     """Re-predicting on the same network changes nothing; on a faster one the log term is
     scaled by the allreduce's own ratio and the computation not at all."""
     path = _csv(tmp_path, lambda p: 100 / p + 0.5 * np.log2(p), reps=3)
-    base = ["scaling", path, "--predict", "16,64", "--machine", BEOWULF, "--json"]
+    base = ["scaling", path, "--nodes", "16,64", "--machine", BEOWULF, "--json"]
     same = _json([*base, "--link-speed", "10Mbps", "--message-size", "8KiB"])
     for r in same["predictions"]:
         assert r["retarget"]["time"] == pytest.approx(r["time"], rel=1e-12)

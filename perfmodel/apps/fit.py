@@ -341,5 +341,5 @@ def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
         model.size.unit if model.size else "",
         message_span(watched, p.shape, time, lambda rows: total(base, watched.probing())[rows])
         if watched is not None else None,
-        on.profile.name if on is not None else "")
+        on.profile.name if on is not None else "", model.valid)
     return AppPrediction(p, parts, time, lo, hi, parts_lo, parts_hi, outside, level)

@@ -94,6 +94,79 @@ class Size:
 
 
 @dataclass(frozen=True)
+class Validity:
+    """Where a model holds, from the code it describes: process counts p from ``lowest`` to
+    ``highest`` (numbers, or formulas of the problem size n such as ``"n"``: one tile or more
+    per process), and only powers of two when ``powers_of_two``; ``reason`` says why (NPB FT
+    class A's 1-D layout holds to 128 processes, the 128 planes of its grid).
+
+    >>> Validity(1.0, 128.0, True, "1-D layout").outside([2, 3, 128, 256]).tolist()
+    [False, True, False, True]
+    """
+
+    lowest: float | Node = 1.0
+    highest: float | Node = math.inf
+    powers_of_two: bool = False
+    reason: str = ""
+    text: tuple[str, str] = ("1", "inf")
+    """The bounds as the file writes them."""
+    size: float = math.nan
+    """The model's default problem size, for rows whose size is not known (NaN)."""
+    size_unit: str = ""
+
+    def bounds(self, n: ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
+        """The lowest and highest p at problem sizes ``n`` (default: the model's)."""
+        nn = np.atleast_1d(np.asarray(self.size if n is None else n, dtype=np.float64))
+        nn = np.where(np.isnan(nn), self.size, nn)
+        return self._bound(self.lowest, nn), self._bound(self.highest, nn)
+
+    def _bound(self, bound: float | Node, n: FloatArray) -> FloatArray:
+        if isinstance(bound, float):
+            return np.full(n.shape, bound)
+        import sympy
+
+        from perfmodel.apps.expr import to_sympy
+
+        sym = sympy.Symbol("n", positive=True)
+        fn = sympy.lambdify([sym], to_sympy(bound, {"n": sym}, {}), modules="numpy")
+        with np.errstate(all="ignore"):
+            return np.broadcast_to(np.asarray(fn(n), dtype=np.float64), n.shape).copy()
+
+    def outside(self, p: ArrayLike, n: ArrayLike | None = None) -> NDArray[np.bool_]:
+        """Which process counts ``p`` (at sizes ``n``) lie outside where the model holds."""
+        pp = np.atleast_1d(np.asarray(p, dtype=np.float64))
+        nn = None if n is None else np.broadcast_to(np.asarray(n, dtype=np.float64), pp.shape)
+        lo, hi = self.bounds(nn if nn is not None else np.full(pp.shape, self.size))
+        out = (pp < lo * (1 - 1e-12)) | (pp > hi * (1 + 1e-12))
+        if self.powers_of_two:
+            with np.errstate(all="ignore"):
+                exp = np.log2(pp)
+            out |= ~np.isclose(exp, np.round(exp), rtol=0.0, atol=1e-9)
+        return np.asarray(out)
+
+    def describe(self, n: float | None = None) -> str:
+        """``p from 2 to 128, powers of two``; ``p up to n`` (with ``n``, a problem size:
+        ``p up to n = 16``); ``p a power of two``."""
+        lo, hi = self.text
+        if n is not None:   # a formula's value at n
+            at = self.bounds(np.array([n]))
+            lo, hi = (f"{t} = {v[0]:g}" if not isinstance(b, float) else t
+                      for t, v, b in zip(self.text, at, (self.lowest, self.highest),
+                                         strict=True))
+        span = ""
+        if self.text[1] != "inf":
+            span = f"p from {lo} to {hi}" if lo != "1" else f"p up to {hi}"
+        elif lo != "1":
+            span = f"p from {lo}"
+        if span and n is None and not all(isinstance(b, float)
+                                          for b in (self.lowest, self.highest)):
+            span += f", n the problem size{' in ' + self.size_unit if self.size_unit else ''}"
+        if self.powers_of_two:
+            return f"{span}, powers of two" if span else "p a power of two"
+        return span or "any p"
+
+
+@dataclass(frozen=True)
 class Part:
     name: str
     description: str
@@ -115,6 +188,8 @@ class AppModel:
     flops: Node | None = None
     flops_text: str = ""
     defines: tuple[tuple[str, str], ...] = ()
+    valid: Validity | None = None
+    """Where the model holds (``[valid]``); None: the file states no range."""
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -277,18 +352,33 @@ def load(name_or_path: str | Path) -> AppModel:
     if not path.suffix and not path.is_file() and _NAME.match(str(name_or_path)):
         builtin = BUILTIN / f"{name_or_path}.toml"
         if not builtin.is_file():
-            raise InputError(f"no built-in application model {str(name_or_path)!r}",
-                             fix=f"built-in models: {', '.join(builtin_names())}; or give a "
-                                 "model file")
+            raise unknown_model(str(name_or_path))
         path = builtin
     from perfmodel.readers import read_toml
 
-    doc, text = read_toml(path, "an application model")
+    doc, text = read_toml(path, "an application model", "model")
     return _model(doc, text, str(path))
 
 
 def builtin_names() -> list[str]:
     return sorted(p.stem for p in BUILTIN.glob("*.toml"))
+
+
+def unknown_model(name: str) -> InputError:
+    """The error for a name that is no built-in model: the closest names, as an unknown
+    command gets them (``ppn`` -> did you mean 'ppm'?)."""
+    import difflib
+
+    names = builtin_names()
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6) or \
+        [n for n in names if name and (n.startswith(name) or name in n)][:3]
+    if close:
+        said = " or ".join(filter(None, (", ".join(map(repr, close[:-1])), repr(close[-1]))))
+        return InputError(f"no built-in application model {name!r}",
+                          fix=f"did you mean {said}? (perfmodel models lists them)")
+    return InputError(f"no built-in application model {name!r}",
+                      fix=f"built-in models: {', '.join(names)} (perfmodel models describes "
+                          "them); or give a model file")
 
 
 def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
@@ -297,7 +387,8 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
 
     check_header(doc, path, KIND, "application model", text)
     unknown_key(doc, {"kind", "schema_version", "name", "description", "source", "notes",
-                      "params", "parts", "algorithms", "size", "flops", "define"}, path, text)
+                      "params", "parts", "algorithms", "size", "flops", "define", "valid"},
+                path, text)
     name = doc.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
         raise fail(f"name is {name!r}", "give a name of letters, digits, - and _", "name")
@@ -381,10 +472,11 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
         if op not in ALGORITHMS or not isinstance(algo, str) or algo not in ALGORITHMS[op]:
             known = ", ".join(f"{k}: {'/'.join(v)}" for k, v in ALGORITHMS.items())
             raise fail(f"algorithms.{op} = {algo!r} is not known", known, f"algorithms.{op}")
+    valid = _valid(doc.get("valid"), size, fail, path, text)
     return AppModel(name, texts["description"], params, tuple(parts), path, texts["source"],
                     tuple(notes), dict(algorithms), size, flops,
                     str(doc["flops"]) if flops is not None else "",
-                    tuple((k, v[1]) for k, v in defined.items()))
+                    tuple((k, v[1]) for k, v in defined.items()), valid)
 
 
 MAX_NODES = 20_000
@@ -444,6 +536,66 @@ def _expand(node: Node, defined: Mapping[str, tuple[Node, str, set[str]]], where
         raise fail(f"{where} has a constant that is {bad} once its definitions are written "
                    "out", "use smaller constants", key)
     return full
+
+
+VALID_KEYS = ("processes", "powers_of_two", "reason")
+
+
+def _valid(raw: object, size: Size | None, fail: Callable[..., InputError], path: str,
+           text: str) -> Validity | None:
+    """The ``[valid]`` table: ``processes = [lowest, highest]`` (numbers, ``inf``, or formulas
+    of n), ``powers_of_two = true``, and the ``reason``, which is required."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise fail("valid is not a table", 'write [valid] with processes = [1, 128] and '
+                   'reason = "why"', "valid")
+    extra = sorted(set(raw) - set(VALID_KEYS))
+    if extra:
+        raise fail(f"valid has an unknown key {extra[0]!r}",
+                   f"known keys: {', '.join(VALID_KEYS)}", f"valid.{extra[0]}")
+    reason = raw.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise fail("valid needs a reason, as text", 'say why the model holds only there: '
+                   'reason = "the code\'s 1-D layout needs p <= 128"', "valid.reason"
+                   if "reason" in raw else "valid")
+    twos = raw.get("powers_of_two", False)
+    if not isinstance(twos, bool):
+        raise fail(f"valid.powers_of_two is {twos!r}", "write true or false",
+                   "valid.powers_of_two")
+    span = raw.get("processes", [1, math.inf])
+    if not isinstance(span, list) or len(span) != 2:
+        raise fail(f"valid.processes is {span!r}", "give [lowest, highest]: numbers, inf, or "
+                   'formulas of the problem size n ("n")', "valid.processes")
+    bounds: list[float | Node] = []
+    for end, v in zip(("lowest", "highest"), span, strict=True):
+        where = f"valid.processes ({end})"
+        if isinstance(v, str):
+            try:
+                node = parse(v, {"n"}, where=where)
+            except InputError as exc:
+                raise exc.at(path, key_line(text, "valid.processes")) from None
+            if size is None and "n" in names_in(node):
+                raise fail(f"{where} uses the problem size n, but there is no [size] table",
+                           "add [size], or give a number", "valid.processes")
+            bounds.append(node)
+        elif isinstance(v, bool) or not isinstance(v, int | float) or math.isnan(v) or v < 1 \
+                or (end == "lowest" and math.isinf(v)):
+            raise fail(f"{where} is {v!r}", "process counts are numbers of at least 1 (inf: "
+                       "no highest)", "valid.processes")
+        else:
+            bounds.append(float(v))
+    lo, hi = bounds
+    if isinstance(lo, float) and isinstance(hi, float) and lo > hi:
+        raise fail(f"valid.processes is {span!r}: the lowest is above the highest",
+                   "give [lowest, highest]", "valid.processes")
+    if "processes" not in raw and not twos:
+        raise fail("valid states no range", "give processes = [lowest, highest] or "
+                   "powers_of_two = true", "valid")
+    written = tuple("inf" if isinstance(v, float) and math.isinf(v) else
+                    f"{v:g}" if isinstance(v, int | float) else str(v) for v in span)
+    return Validity(lo, hi, twos, reason.strip(), (written[0], written[1]),
+                    size.value if size is not None else math.nan, size.unit if size else "")
 
 
 def _size(raw: object, fail: Callable[..., InputError]) -> Size | None:

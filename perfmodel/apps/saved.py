@@ -57,7 +57,7 @@ def load(path: str | Path, model: AppModel, machine: Machine | None = None) -> A
     from perfmodel.readers import check_header, read_toml
 
     where = str(path)
-    doc, text = read_toml(path, "an application fit (written by predict --save)")
+    doc, text = read_toml(path, "an application fit (written by predict --save)", "fit")
     r = DocReader(where, redo="fit the model again and --save", text=text)
     check_header(doc, where, KIND, "application fit", text,
                  fix="give a file written by perfmodel predict --save")

@@ -61,7 +61,20 @@ def read_timings(path: str | Path) -> Timings:
 
 
 def parse_timings(text: str, path: str | Path) -> Timings:
-    """:func:`read_timings` of text already read (``path`` names it in errors)."""
+    """:func:`read_timings` of text already read (``path`` names it in errors); a file of
+    another kind (a benchmark output, a profile) is named as what it is."""
+    try:
+        return _parse(text, path)
+    except InputError:
+        from perfmodel.readers.kinds import wrong_kind
+
+        other = wrong_kind(path, text, "timings")
+        if other is not None:
+            raise other from None
+        raise
+
+
+def _parse(text: str, path: str | Path) -> Timings:
     rows = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
             if ln.strip() and not ln.lstrip().startswith("#")]
     if not rows:

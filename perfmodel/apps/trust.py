@@ -1,15 +1,18 @@
 """Which predicted rows leave what the model was fitted or calibrated on, and why.
 
 A prediction of an application (``predict``, a what-if sweep, a plan, a report) is
-extrapolated in a row when any of three things lies outside what was measured:
+extrapolated in a row when any of three things lies outside what was measured, or the node
+count lies outside where the model holds at all:
 
 - the **node count**, outside the counts the model's constants were fitted on;
 - the **problem size** n, outside the sizes they were fitted on (a weak-scaling sweep grows n
   with the nodes; ``--size`` moves it);
 - a **message**, smaller or larger than the sizes the machine profile's network costs were
-  calibrated on (a specified fabric was never measured, so it has nothing to leave).
+  calibrated on (a specified fabric was never measured, so it has nothing to leave);
+- the **model's range**: the process counts its file states it holds for (``[valid]``: NPB FT
+  class A's 1-D layout to 128 processes, NPB's powers of two), whatever was fitted.
 
-:class:`Extrapolation` holds the three masks with what they were compared against, and says
+:class:`Extrapolation` holds the four masks with what they were compared against, and says
 it in plain sentences; the command line and the reports show them.
 """
 
@@ -24,10 +27,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.apps.machine import MessageSpan
+from perfmodel.apps.model import Validity
 from perfmodel.units import format_counts, format_line_rate, format_size, format_time
 
 FloatArray = NDArray[np.float64]
-REASONS = ("nodes", "problem size", "messages")
+REASONS = ("nodes", "problem size", "messages", "model's range")
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class Extrapolation:
     size_unit: str = ""
     messages: MessageSpan | None = None
     profile: str = ""
+    valid: Validity | None = None
+    """Where the model holds (its file's ``[valid]``); None: no stated range."""
 
     @property
     def specified(self) -> bool:
@@ -66,13 +72,22 @@ class Extrapolation:
         return self.messages.outside
 
     @functools.cached_property
+    def beyond_model(self) -> NDArray[np.bool_]:
+        """Rows whose node count lies outside where the model holds (:attr:`valid`)."""
+        if self.valid is None:
+            return np.zeros(self.nodes.shape, dtype=bool)
+        return self.valid.outside(self.nodes, self.sizes)
+
+    @functools.cached_property
     def any(self) -> NDArray[np.bool_]:
         """Rows extrapolated for any reason."""
-        return np.asarray(self.nodes_outside | self.size_outside | self.messages_outside)
+        return np.asarray(self.nodes_outside | self.size_outside | self.messages_outside
+                          | self.beyond_model)
 
     def why(self, i: int) -> list[str]:
         """Row ``i``'s reasons, from :data:`REASONS`."""
-        masks = (self.nodes_outside, self.size_outside, self.messages_outside)
+        masks = (self.nodes_outside, self.size_outside, self.messages_outside,
+                 self.beyond_model)
         return [r for r, m in zip(REASONS, masks, strict=True) if m[i]]
 
     def notes(self, where: NDArray[np.bool_] | None = None) -> list[str]:
@@ -107,6 +122,14 @@ class Extrapolation:
                        f"{format_size(lo)}–{format_size(hi)} the profile{of} was calibrated "
                        "on, and the time depends on them: their network costs are "
                        "extrapolated")
+        beyond = pick & self.beyond_model
+        if np.any(beyond) and self.valid is not None:
+            many = len(np.unique(self.nodes[beyond])) > 1
+            sizes = np.unique(self.sizes[beyond])
+            at = float(sizes[0]) if len(sizes) == 1 and np.isfinite(sizes[0]) else None
+            out.append(f"node count{'s' if many else ''} {format_counts(self.nodes[beyond])} "
+                       f"lie{'' if many else 's'} outside the model's range "
+                       f"({self.valid.describe(at)}): {self.valid.reason}")
         return out
 
     def beyond(self) -> list[float | None] | None:

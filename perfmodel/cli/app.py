@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from perfmodel import __version__
+from perfmodel.cli import options
 from perfmodel.errors import FitError, InputError, PerfModelError
 
 if TYPE_CHECKING:   # for annotations only: these import numpy, kept off the start-up path
@@ -31,12 +31,50 @@ if TYPE_CHECKING:   # for annotations only: these import numpy, kept off the sta
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# typer's click (vendored in recent typer) is reached through its public BadParameter
+_UsageError: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+class _Group(options.Group):
+    """The program: every usage error (a bad option value, an unknown option, a missing
+    argument) is one line on stderr and exit code 2, as every other error is."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args,
+                                **extra)
+        except _UsageError as exc:
+            ctx = getattr(exc, "ctx", None)
+            message = str(exc.format_message()) if hasattr(exc, "format_message") else str(exc)
+            if not message and ctx is not None:  # no arguments at all: show the help
+                typer.echo(ctx.get_help())
+                sys.exit(0)
+            if isinstance(exc, options.BadValue):   # says its own fix
+                _err(f"error: {message}")
+            else:
+                command = ctx.command_path if ctx is not None else "perfmodel"
+                _err(f"error: {message} — see '{command} --help'")
+            sys.exit(2)
+        except Exception as exc:
+            if type(exc).__name__ != "Abort":  # interrupted (Ctrl-C) or end of input
+                raise
+            _err("error: interrupted")
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
     name="perfmodel",
     help="Analytical performance models and capacity planning for parallel clusters.\n\n"
          "Calibrate network models from ping-pong data, then predict from the saved profile.",
+    cls=_Group,
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -79,29 +117,10 @@ def root(
     _state["debug"] = debug
 
 
-# --- shared options ----------------------------------------------------------------------------
-
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (SI units) instead of tables.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing output file.")]
-LevelOpt = Annotated[float, typer.Option("--level", min=0.5, max=0.999,
-                                         help="Coverage of prediction intervals.")]
-# the constants of an application model, as whatif and plan take them (predict's own help
-# says more)
-AppFitOpt = Annotated[Path | None, typer.Option(
-    "--fit", help="Measured run times to fit the model's constants to (as predict).")]
-AppWhereOpt = Annotated[list[str] | None, typer.Option(
-    "--where", help="Use only timing rows with this label (repeatable).")]
-AppSetOpt = Annotated[list[str] | None, typer.Option(
-    "--set", help="Give a constant instead of fitting it: end_wait=0.059.")]
-AppFromOpt = Annotated[Path | None, typer.Option(
-    "--from", help="Constants saved by predict --save.")]
-AppSizeOpt = Annotated[float | None, typer.Option(
-    "--size", help="Problem size in the model's unit (per process under --scaling weak).")]
-AppScalingOpt = Annotated[str, typer.Option(
-    "--scaling", help="strong (fixed problem) or weak (--size per process).")]
-BenchmarkOpt = Annotated[str | None, typer.Option(
-    "--benchmark", "-b", help="Which table of a file with several: PingPong, Exchange, bw … "
-                              "(NAME@P for P processes). Default: the ping-pong.")]
+# defaults of options that take lists, parsed as the options parse what they are given
+_FEW_SIZES = options.parsed(options.sizes, "1B,8KiB,1MiB")
+_ALL_SIZES = options.parsed(options.sizes, "1B..4MiB")
+_NODES = options.parsed(options.counts(), "1,2,4,8,16")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -138,42 +157,45 @@ def _emit_json(doc: Any) -> None:
 @guarded
 def calibrate(
     inputs: Annotated[list[Path] | None, typer.Argument(
-        help="Measurement files: OSU, IMB/PMB, NetPIPE, netperf, mpi4py.bench output or "
-             "perfmodel CSV, recognised by content.", show_default=False)] = None,
+        metavar="FILE", help="Measurement files: OSU, IMB/PMB, NetPIPE, netperf, mpi4py.bench "
+                                "output or perfmodel CSV, recognised by content.",
+        show_default=False)] = None,
     model: Annotated[str, typer.Option(
-        "--model", "-m", help="auto | hockney | loggp | packet | piecewise.")] = "auto",
+        "--model", metavar="MODEL", help="auto | hockney | loggp | packet | piecewise.")
+    ] = "auto",
     name: Annotated[str | None, typer.Option(
-        "--name", help="Profile name (default: the first input's stem).")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Profile path (default: calibration/NAME.toml).")] = None,
+        "--name", metavar="NAME", help="Profile name (default: the first input's stem).")
+    ] = None,
+    out: Annotated[Path | None, options.out(
+        "Profile to write (default: calibration/NAME.toml).")] = None,
     fix: Annotated[list[str] | None, typer.Option(
-        "--fix", help="Hold a parameter at a value: NAME=VALUE, e.g. beta=1.25MB/s. "
-                      "Repeatable.")] = None,
+        "--fix", metavar="NAME=VALUE", help="Hold a parameter at a value: beta=1.25MB/s. "
+                                            "Repeatable.")] = None,
     spec: Annotated[Path | None, typer.Option(
-        "--spec", help="Network spec file: cited parameter values to hold fixed.")] = None,
-    benchmark: BenchmarkOpt = None,
-    topology: Annotated[str | None, typer.Option(
-        "--topology", help="shared | switched: the fabric to fit to multi-pair, multi-channel "
-                           "or fan-in rows (default: the better by BIC).")] = None,
-    box: Annotated[int | None, typer.Option(
-        "--box", min=1, max=4096, help="Processes one box (node) holds: with Exchange rows at "
-                                       "several process counts, fits the link inside a box "
-                                       "beside the one between boxes (ranks placed in "
-                                       "blocks).")] = None,
+        "--spec", metavar="FILE", help="Network spec file: cited parameter values to hold "
+                                       "fixed.")] = None,
+    benchmark: options.Benchmark = None,
+    topology: Annotated[str | None, options.option(
+        "--topology", choices=("shared", "switched"), metavar="shared|switched",
+        help="The fabric to fit to multi-pair, multi-channel or fan-in rows (default: the "
+             "better by BIC).")] = None,
+    box: Annotated[int | None, options.option(
+        "--box", parse=options.whole(1, 4096), metavar="N",
+        help="Processes one box (node) holds, 1 to 4096: with Exchange rows at several process "
+             "counts, fits the link inside a box beside the one between boxes (ranks placed "
+             "in blocks).")] = None,
     no_write: Annotated[bool, typer.Option(
         "--no-write", help="Fit and show, but write no profile.")] = False,
-    quiet: Annotated[bool, typer.Option(
-        "--quiet", "-q", help="Print one summary line instead of the tables.")] = False,
-    json_out: JsonOpt = False,
-    force: ForceOpt = False,
+    quiet: Annotated[bool, options.quiet(
+        "Print one summary line instead of the tables.")] = False,
+    json_out: options.Json = False,
+    force: options.Force = False,
 ) -> None:
     """Fit a point-to-point network model to ping-pong measurements and save a profile."""
     from perfmodel.network import models as registry
 
     if model != registry.AUTO:
         registry.spec(model)
-    if topology is not None and topology not in ("shared", "switched"):
-        raise InputError(f"--topology {topology!r} is not a topology", fix="use shared or switched")
     if name is not None and not _NAME.match(name):
         raise InputError(f"--name {name!r} is not a usable file name",
                          fix="use letters, digits, '.', '-' and '_'")
@@ -205,42 +227,33 @@ def calibrate(
 @app.command()
 @guarded
 def network(
-    profile: Annotated[Path, typer.Argument(help="A machine profile from calibrate.")],
-    size: Annotated[str, typer.Option(
-        "--size", "-s", help="Message sizes: 1B,8KiB,1MiB, or 4B..8KiB for every doubling.")
-    ] = "1B,8KiB,1MiB",
-    pairs: Annotated[str | None, typer.Option(
-        "--pairs", "-k", help="Pairs exchanging at once (tokens in flight): 1..8 or 1,2,4.")
-    ] = None,
-    channels: Annotated[str | None, typer.Option(
-        "--channels", "-c", help="Channels per node (segments, bonded NICs): 1,2. "
-                                 "Default: the machine's.")] = None,
-    senders: Annotated[str | None, typer.Option(
-        "--senders", help="Senders streaming into one receiver (fan-in): 1..15. With it, "
-                          "every row is streams, 1 sender included.")] = None,
-    link_speed: Annotated[str | None, typer.Option(
-        "--link-speed", "-l", help="Line rate of a channel instead of the calibrated one: "
-                                   "10Mbps,100Mbps,1Gbps.")] = None,
-    processes: Annotated[str | None, typer.Option(
-        "--processes", "-p", help="Predict the Exchange ring (IMB/Pallas Exchange: every "
-                                  "process sends to and receives from both neighbours) for "
-                                  "these process counts: 2,4 or 2..64.")] = None,
-    placement: Annotated[str, typer.Option(
-        "--placement", help="Where ranks sit, with --processes: block (fill each box "
-                            "first), cyclic (deal ranks to boxes), spread (one per box).")
-    ] = "block",
-    level: LevelOpt = 0.95,
-    json_out: JsonOpt = False,
+    profile: Annotated[Path, typer.Argument(
+        metavar="PROFILE", help="A machine profile from calibrate.")],
+    sizes: options.Sizes = _FEW_SIZES,
+    pairs: Annotated[options.Counts | None, options.option(
+        "--pairs", "-k", parse=options.counts(), metavar="COUNTS",
+        help="Pairs exchanging at once (tokens in flight): 1..8 or 1,2,4.")] = None,
+    channels: options.ChannelList = None,
+    senders: Annotated[options.Counts | None, options.option(
+        "--senders", parse=options.counts(), metavar="COUNTS",
+        help="Senders streaming into one receiver (fan-in): 1..15. With it, every row is "
+             "streams, 1 sender included.")] = None,
+    link_speed: options.LinkSpeeds = None,
+    processes: Annotated[options.Counts | None, options.option(
+        "--processes", "-p", parse=options.counts(2), metavar="COUNTS",
+        help="Predict the Exchange ring (IMB/Pallas Exchange: every process sends to and "
+             "receives from both neighbours) for these process counts: 2,4 or 2..64.")] = None,
+    placement: Annotated[str, options.option(
+        "--placement", choices=("block", "cyclic", "spread"), metavar="block|cyclic|spread",
+        help="Where ranks sit, with --processes: block (fill each box first), cyclic (deal "
+             "ranks to boxes), spread (one per box).")] = "block",
+    level: options.Level = 0.95,
+    json_out: options.Json = False,
 ) -> None:
     """Predict one-way time and bandwidth at any message size, with intervals; with --pairs,
     --channels, --senders or --link-speed, per-pair and aggregate throughput on the shared
     network for every combination; with --processes, the Exchange ring's time per iteration
     as placement puts ranks inside or across boxes."""
-    from perfmodel.units import parse_counts, parse_list
-
-    sizes = parse_list(size, "size")
-    if any(s < 0 for s in sizes):
-        raise InputError(f"--size {size!r} has a negative size", fix="sizes are 0 or more bytes")
     from perfmodel.profile import load
 
     prof = load(profile)
@@ -256,7 +269,7 @@ def network(
             and processes is None:
         from perfmodel.network.predict import predict
 
-        pred = predict(prof.network, sizes, level)
+        pred = predict(prof.network, list(sizes), level)
         if json_out:
             _emit_json(render.prediction_doc(prof, pred))
         else:
@@ -270,11 +283,8 @@ def network(
     if processes is not None:
         from perfmodel.network.fabric import exchange_grid
 
-        ring = exchange_grid(prof.fabric, sizes, parse_counts(processes, "processes"),
-                             parse_counts(channels, "channels") if channels
-                             else [prof.fabric.channels],
-                             parse_list(link_speed, "rate") if link_speed else None,
-                             placement, level)
+        ring = exchange_grid(prof.fabric, sizes, processes, channels or [prof.fabric.channels],
+                             link_speed, placement, level)
         if json_out:
             _emit_json(render.exchange_doc(prof, ring))
         else:
@@ -282,12 +292,8 @@ def network(
         return
     from perfmodel.network.fabric import grid
 
-    result = grid(prof.fabric, sizes,
-                  parse_counts(pairs, "pairs") if pairs else [1],
-                  parse_counts(channels, "channels") if channels else [prof.fabric.channels],
-                  parse_counts(senders, "senders") if senders else [1],
-                  parse_list(link_speed, "rate") if link_speed else None, level,
-                  fanin=senders is not None)
+    result = grid(prof.fabric, sizes, pairs or [1], channels or [prof.fabric.channels],
+                  senders or [1], link_speed, level, fanin=senders is not None)
     if json_out:
         _emit_json(render.rates_doc(prof, result))
     else:
@@ -297,10 +303,12 @@ def network(
 @app.command()
 @guarded
 def inspect(
-    files: Annotated[list[Path], typer.Argument(help="Measurement files of any format.")],
-    rows: Annotated[int, typer.Option("--rows", "-n", min=0,
-                                      help="First rows to show of each table.")] = 3,
-    json_out: JsonOpt = False,
+    files: Annotated[list[Path], typer.Argument(
+        metavar="FILE", help="Measurement files of any format.")],
+    rows: Annotated[int, options.option(
+        "--rows", parse=options.whole(0, 100_000), metavar="N",
+        help="First rows to show of each table.")] = 3,
+    json_out: options.Json = False,
 ) -> None:
     """Show what perfmodel reads in files: format, version, benchmarks, counts, first rows."""
     from perfmodel.readers import read
@@ -319,48 +327,30 @@ def inspect(
 def predict(
     app_model: Annotated[str, typer.Argument(
         metavar="APP", help="A built-in application model (physical-optics …) or a model file.")],
-    machine: Annotated[Path | None, typer.Option(
-        "--machine", "-m", help="Machine profile that costs the model's communication.")] = None,
-    nodes: Annotated[str, typer.Option(
-        "--nodes", "-n", help="Process (node) counts: 1,2,4,8,16 or 1..64.")] = "1,2,4,8,16",
-    timings: Annotated[Path | None, typer.Option(
-        "--fit", help="Measured run times (CSV: nodes, time_s, optional part) to fit the "
-                      "model's constants to.")] = None,
-    where: Annotated[list[str] | None, typer.Option(
-        "--where", help="Use only timing rows with this label: machine=t3d (repeatable).")
-    ] = None,
-    set_values: Annotated[list[str] | None, typer.Option(
-        "--set", help="Give a constant instead of fitting it: work_II=300 (SI units, or with "
-                      "a unit: 2us, 1KiB, 10MB/s). Repeatable.")] = None,
-    channels: Annotated[int | None, typer.Option(
-        "--channels", "-c", min=1, max=64, help="Channels per node instead of the profile's.")
-    ] = None,
-    link_speed: Annotated[str | None, typer.Option(
-        "--link-speed", "-l", help="Line rate instead of the profile's: 100Mbps.")] = None,
-    size: Annotated[float | None, typer.Option(
-        "--size", help="Problem size n in the model's unit (default: the model's); per "
-                       "process under --scaling weak.")] = None,
-    scaling_mode: Annotated[str, typer.Option(
-        "--scaling", help="strong: the same problem on every node count; weak: --size per "
-                          "process, so the problem grows with the nodes.")] = "strong",
+    machine: Annotated[Path | None, options.machine(
+        "Machine profile that costs the model's communication.")] = None,
+    nodes: Annotated[options.Counts, options.nodes(
+        "Node (process) counts to predict: 1,2,4,8,16 or 1..64.")] = _NODES,
+    timings: options.Fit = None,
+    where: options.Where = None,
+    set_values: options.Set = None,
+    channels: options.Channel = None,
+    link_speed: options.LinkSpeed = None,
+    size: options.ProblemSize = None,
+    scaling_mode: options.Scaling = "strong",
     save: Annotated[Path | None, typer.Option(
-        "--save", help="Write the model's constants (fitted, with their covariance) to this "
-                       "file, to predict from later with --from.")] = None,
-    saved: Annotated[Path | None, typer.Option(
-        "--from", help="Predict from constants saved by --save instead of fitting.")] = None,
-    level: LevelOpt = 0.95,
-    json_out: JsonOpt = False,
-    force: ForceOpt = False,
+        "--save", metavar="FILE", help="Write the model's constants (fitted, with their "
+                                       "covariance) to this file, to predict from later with "
+                                       "--from.")] = None,
+    saved: options.From = None,
+    level: options.Level = 0.95,
+    json_out: options.Json = False,
+    force: options.Force = False,
 ) -> None:
     """Predict time, speedup, efficiency and where the overhead goes, for every node count."""
     if saved is not None and (timings is not None or set_values):
         raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
-    weak = _weak(scaling_mode)
-    if size is not None and not (math.isfinite(size) and size > 0):
-        raise InputError(f"--size {size:g} is not a positive size", fix="e.g. --size 16")
-    from perfmodel.units import parse_counts, parse_quantity
-
-    counts = parse_counts(nodes, "nodes")
+    weak = scaling_mode == "weak"
     from perfmodel.apps.model import load as load_model
 
     model = load_model(app_model)
@@ -369,18 +359,14 @@ def predict(
         from perfmodel.apps.machine import Machine, require_node
         from perfmodel.profile import load
 
-        rate = parse_quantity(link_speed, "rate") if link_speed else None
-        if rate is not None and not rate > 0:
-            raise InputError(f"--link-speed {link_speed!r} is not a positive rate",
-                             fix="e.g. --link-speed 100Mbps")
         prof = load(machine)
-        if prof.fabric is None and (channels is not None or rate is not None):
+        if prof.fabric is None and (channels is not None or link_speed is not None):
             raise InputError(f"profile {prof.name!r} has no fabric, so channels and link speed "
                              "cannot change", file=machine,
                              fix="drop --channels/--link-speed, or use a profile with a fabric")
         if model.uses_node:
             require_node(prof, machine)
-        on = Machine(prof, channels, rate)
+        on = Machine(prof, channels, link_speed)
     elif channels is not None or link_speed is not None:
         raise InputError("--channels and --link-speed change a machine", fix="give --machine")
     from perfmodel.apps.metrics import scaling
@@ -388,7 +374,7 @@ def predict(
 
     fit, size = constants(model, on, timings, where, set_values, saved, size,
                          weak)
-    result = scaling(fit, counts, level, on, size, weak)
+    result = scaling(fit, list(nodes), level, on, size, weak)
     if save is not None:
         from perfmodel.apps.saved import dumps as dump_fit
         from perfmodel.io import write_atomic
@@ -415,60 +401,54 @@ def predict(
 @guarded
 def scaling_cmd(
     timings: Annotated[list[Path], typer.Argument(
-        metavar="TIMINGS...", help="Run times: a CSV of process (or node) count and time_s "
+        metavar="TIMINGS", help="Run times: a CSV of process (or node) count and time_s "
                                    "(optional size, rep, labels), NPB result files, or "
                                    "benchmark files run at several process counts.")],
-    predict_at: Annotated[str | None, typer.Option(
-        "--predict", "-p", help="Counts to predict: 32,64,128 or 32..256 (default: the "
-                                "measured counts and 2, 4 and 8 times the largest).")] = None,
-    family: Annotated[str, typer.Option(
-        "--scaling", help="strong (fixed problem), weak (problem grows with p) or auto "
-                          "(from a size column, else by cross-validation).")] = "auto",
-    where: Annotated[list[str] | None, typer.Option(
-        "--where", help="Use only runs with this label: machine=t3d, benchmark=CG "
-                        "(repeatable).")] = None,
-    at: Annotated[str | None, typer.Option(
-        "--at", help="Message size to read from benchmark tables of a collective: 8KiB.")
+    nodes: Annotated[options.Counts | None, options.nodes(
+        "Node (process) counts to predict: 32,64,128 or 32..256 (default: the measured counts "
+        "and 2, 4 and 8 times the largest).")] = None,
+    family: Annotated[str, options.option(
+        "--scaling", choices=("auto", "strong", "weak"), metavar="auto|strong|weak",
+        help="strong (fixed problem), weak (problem grows with p) or auto (from a size column, "
+             "else by cross-validation).")] = "auto",
+    where: options.Where = None,
+    at: Annotated[float | None, options.option(
+        "--at", parse=options.table_size, metavar="SIZE",
+        help="Message size to read from benchmark tables of a collective: 8KiB.")] = None,
+    machine: Annotated[Path | None, options.machine(
+        "Profile of the measured machine: ties the communication terms to its network.")
     ] = None,
-    machine: Annotated[Path | None, typer.Option(
-        "--machine", "-m", help="Profile of the measured machine: ties the communication "
-                                "terms to its network.")] = None,
-    message_size: Annotated[str | None, typer.Option(
-        "--message-size", help="Bytes per message of the communication terms (needed to "
-                               "re-predict on another network): 64KiB.")] = None,
-    channels: Annotated[int | None, typer.Option(
-        "--channels", "-c", min=1, max=64, help="Re-predict with this many channels per "
-                                                "node.")] = None,
-    link_speed: Annotated[str | None, typer.Option(
-        "--link-speed", "-l", help="Re-predict with this line rate: 100Mbps.")] = None,
-    level: LevelOpt = 0.95,
-    json_out: JsonOpt = False,
-    force: Annotated[bool, typer.Option(
-        "--force", help="Predict past 64x the largest measured count (flagged).")] = False,
+    message_size: Annotated[float | None, options.option(
+        "--message-size", parse=options.message_size, metavar="SIZE",
+        help="Bytes per message of the communication terms (needed to re-predict on another "
+             "network): 64KiB.")] = None,
+    channels: options.Channel = None,
+    link_speed: options.LinkSpeed = None,
+    level: options.Level = 0.95,
+    json_out: options.Json = False,
+    allow_extrapolation: Annotated[bool, typer.Option(
+        "--allow-extrapolation", help="Predict past 64 times the largest measured count "
+                                      "(flagged).")] = False,
 ) -> None:
     """Fit a form of T(p) to measured runs and predict other counts, with intervals."""
-    if family not in ("auto", "strong", "weak"):
-        raise InputError(f"--scaling {family!r}", fix="use strong, weak or auto")
     from perfmodel.apps.run import parse_where
     from perfmodel.empirical.fit import fit_scaling, predict_scaling
     from perfmodel.empirical.series import load_series
-    from perfmodel.units import parse_counts, parse_quantity
 
-    series = load_series(timings, parse_where(where or []),
-                         parse_quantity(at, "size") if at is not None else None)
+    series = load_series(timings, parse_where(where or []), at)
     try:
         fit = fit_scaling(series.processes, series.times, family,  # type: ignore[arg-type]
                           series.sizes)
     except FitError as exc:   # the runs are what cannot determine a form: name their files
         raise exc.at(", ".join(dict.fromkeys(series.sources))) from None
-    if predict_at is not None:
-        counts = [float(c) for c in parse_counts(predict_at, "predict")]
+    if nodes is not None:
+        counts = [float(c) for c in nodes]
     else:
         import numpy as np
 
         top = float(series.processes.max())
         counts = [*np.unique(series.processes).tolist(), 2 * top, 4 * top, 8 * top]
-    pred = predict_scaling(fit, counts, level, force=force)
+    pred = predict_scaling(fit, counts, level, force=allow_extrapolation)
     moved = share = None
     target: dict[str, Any] = {}
     if machine is None and (channels is not None or link_speed is not None
@@ -490,10 +470,6 @@ def scaling_cmd(
                 raise InputError(f"the runs are counted in {series.count}, and collectives are "
                                  "costed per process",
                                  fix="give a processes column, or ranks_per_node beside nodes")
-            rate = parse_quantity(link_speed, "rate") if link_speed else None
-            if rate is not None and not rate > 0:
-                raise InputError(f"--link-speed {link_speed!r} is not a positive rate",
-                                 fix="e.g. --link-speed 100Mbps")
             if prof.fabric is None:
                 raise InputError(f"profile {prof.name!r} has no fabric, so channels and link "
                                  "speed cannot change", file=machine,
@@ -504,20 +480,19 @@ def scaling_cmd(
                                  "communication terms' messages (a latency-bound term moves "
                                  "little with the line rate, a bandwidth-bound one a lot)",
                                  fix="give --message-size, e.g. 8KiB")
-            m = parse_quantity(message_size, "size")
-            if not m > 0:
-                raise InputError(f"--message-size {message_size!r} is not positive",
-                                 fix="e.g. --message-size 8KiB")
-            moved = retarget(fit, pred, Machine(prof), Machine(prof, channels, rate), m)
-            target = {"machine": str(machine), "channels": channels, "line_rate": rate,
-                      "message_size": m}
+            moved = retarget(fit, pred, Machine(prof), Machine(prof, channels, link_speed),
+                             message_size)
+            target = {"machine": str(machine), "channels": channels, "line_rate": link_speed,
+                      "message_size": message_size}
     from perfmodel.cli import scaling_view
 
     if json_out:
         _emit_json(scaling_view.scaling_doc(series, fit, pred, moved, share, target))
     else:
+        from perfmodel.units import format_line_rate
+
         label = ", ".join(x for x in (f"{channels} ch" if channels else "",
-                                      link_speed or "") if x)
+                                      format_line_rate(link_speed) if link_speed else "") if x)
         scaling_view.scaling(series, fit, pred, moved, share, label)
 
 
@@ -526,45 +501,46 @@ def scaling_cmd(
 def whatif(
     app_model: Annotated[str, typer.Argument(
         metavar="APP", help="A built-in application model (ppm, nbody …) or a model file.")],
-    machine: Annotated[Path, typer.Option(
-        "--machine", "-m", help="The machine profile the sweep starts from (its fabric).")],
+    machine: Annotated[Path, options.machine(
+        "The machine profile the sweep starts from (its fabric).")],
     vary: Annotated[list[str] | None, typer.Option(
-        "--vary", help="An axis and its values: nodes=1..1024, channels=1,2,3, "
-                       "link-speed=10Mbps,100Mbps,1GbE, latency=10us,100us; with "
-                       "--candidates node=NAME,... and network=NAME,... (or =all) "
-                       "(repeatable).")
-    ] = None,
-    timings: AppFitOpt = None,
-    where: AppWhereOpt = None,
-    set_values: AppSetOpt = None,
-    saved: AppFromOpt = None,
-    size: AppSizeOpt = None,
-    scaling_mode: AppScalingOpt = "strong",
-    worth: Annotated[float, typer.Option(
-        "--worth", min=0.0, max=0.99, help="A change pays when it cuts the time by this "
-                                           "fraction: 0.05.")] = 0.05,
-    share: Annotated[float, typer.Option(
-        "--share", min=0.0, max=1.0, help="The network is no longer the bottleneck below "
-                                          "this share of the time: 0.10.")] = 0.10,
-    top: Annotated[int, typer.Option("--top", min=1, max=100, help="Best configurations "
-                                                                   "shown.")] = 5,
-    level: LevelOpt = 0.95,
-    candidates: Annotated[Path | None, typer.Option(
-        "--candidates", help="A hardware catalogue (TOML): node types and networks to vary "
-                             "by name (--vary node=..., --vary network=...), with prices.")
-    ] = None,
+        "--vary", metavar="AXIS=VALUES",
+        help="An axis and its values: nodes=1..1024, channels=1,2,3, "
+             "link-speed=10Mbps,100Mbps,1GbE, latency=10us,100us; with --candidates "
+             "node=NAME,... and network=NAME,... (or =all) (repeatable).")] = None,
+    timings: options.Fit = None,
+    where: options.Where = None,
+    set_values: options.Set = None,
+    saved: options.From = None,
+    size: options.ProblemSize = None,
+    scaling_mode: options.Scaling = "strong",
+    worth: Annotated[float, options.option(
+        "--worth", parse=options.number(0, 0.99, example="0.05"), metavar="FRACTION",
+        help="A change pays when it cuts the time by this fraction, 0 to 0.99.")] = 0.05,
+    share: Annotated[float, options.option(
+        "--share", parse=options.number(0, 1, example="0.1"), metavar="FRACTION",
+        help="The network is no longer the bottleneck below this share of the time, 0 to 1.")
+    ] = 0.10,
+    top: Annotated[int, options.option(
+        "--top", parse=options.whole(1, 100), metavar="N",
+        help="Best configurations shown, 1 to 100.")] = 5,
+    level: options.Level = 0.95,
+    candidates: Annotated[Path | None, options.candidates(
+        "A hardware catalogue (TOML): node types and networks to vary by name (--vary "
+        "node=..., --vary network=...), with prices.")] = None,
     plot: Annotated[Path | None, typer.Option(
-        "--plot", help="Also draw the sweep: time against nodes, and against price with a "
-                       "catalogue (SVG or PNG, by the name's suffix).")] = None,
-    force: ForceOpt = False,
-    json_out: JsonOpt = False,
+        "--plot", metavar="FILE", help="Also draw the sweep: time against nodes, and against "
+                                       "price with a catalogue (SVG or PNG, by the name's "
+                                       "suffix).")] = None,
+    force: options.Force = False,
+    json_out: options.Json = False,
     csv_out: Annotated[bool, typer.Option(
         "--csv", help="Print every configuration as CSV (SI units) instead of tables.")] = False,
 ) -> None:
     """Sweep node count, node type, network, channels, link speed and latency in one pass: the
     baseline, the best configurations, where each change stops paying, the front of time
     against nodes, and with a catalogue's prices the front of time against price."""
-    weak = _weak(scaling_mode)
+    weak = scaling_mode == "weak"
     if json_out and csv_out:
         raise InputError("--json and --csv both given", fix="choose one")
     import time
@@ -620,33 +596,34 @@ def whatif(
 def plan(
     app_model: Annotated[str, typer.Argument(
         metavar="APP", help="A built-in application model (ppm, nbody …) or a model file.")],
-    machine: Annotated[Path, typer.Option(
-        "--machine", "-m", help="The machine profile measured on the catalogue's reference "
-                                "node (its fabric is what the networks retune).")],
-    candidates: Annotated[Path, typer.Option(
-        "--candidates", help="The hardware catalogue (TOML): node types, networks, prices.")],
+    machine: Annotated[Path, options.machine(
+        "The machine profile measured on the catalogue's reference node (its fabric is what "
+        "the networks retune).")],
+    candidates: Annotated[Path, options.candidates(
+        "The hardware catalogue (TOML): node types, networks, prices.")],
     target_time: Annotated[str | None, typer.Option(
-        "--target-time", help="The cheapest configuration that runs in at most this time "
-                              "(e.g. 60s).")] = None,
-    target_speedup: Annotated[float | None, typer.Option(
-        "--target-speedup", help="The cheapest configuration this much faster than one "
-                                 "reference node.")] = None,
-    budget: Annotated[float | None, typer.Option(
-        "--budget", help="The fastest configuration at most this price (the catalogue's "
-                         "currency).")] = None,
-    nodes: Annotated[str | None, typer.Option(
-        "--nodes", help="Node counts to consider (default 1 to the most ports a network "
-                        "offers).")] = None,
-    timings: AppFitOpt = None,
-    where: AppWhereOpt = None,
-    set_values: AppSetOpt = None,
-    saved: AppFromOpt = None,
-    size: AppSizeOpt = None,
-    scaling_mode: AppScalingOpt = "strong",
-    runners: Annotated[int, typer.Option("--runners-up", min=0, max=50,
-                                         help="Runners-up shown.")] = 4,
-    level: LevelOpt = 0.95,
-    json_out: JsonOpt = False,
+        "--target-time", metavar="TIME", help="The cheapest configuration that runs in at most "
+                                              "this time: 60s.")] = None,
+    target_speedup: Annotated[float | None, options.option(
+        "--target-speedup", parse=options.number(0, above=True, example="8"), metavar="X",
+        help="The cheapest configuration this much faster than one reference node.")] = None,
+    budget: Annotated[float | None, options.option(
+        "--budget", parse=options.number(0, above=True, example="20000"), metavar="PRICE",
+        help="The fastest configuration at most this price (the catalogue's currency).")
+    ] = None,
+    nodes: Annotated[options.Counts | None, options.nodes(
+        "Node counts to consider (default: 1 to the most ports a network offers).")] = None,
+    timings: options.Fit = None,
+    where: options.Where = None,
+    set_values: options.Set = None,
+    saved: options.From = None,
+    size: options.ProblemSize = None,
+    scaling_mode: options.Scaling = "strong",
+    runners: Annotated[int, options.option(
+        "--runners-up", parse=options.whole(0, 50), metavar="N",
+        help="Runners-up shown, 0 to 50.")] = 4,
+    level: options.Level = 0.95,
+    json_out: options.Json = False,
 ) -> None:
     """The cheapest configuration in a catalogue that meets a target time or speedup, or the
     fastest a budget buys: with its margin, its band, and the runners-up."""
@@ -654,11 +631,11 @@ def plan(
     if len(given) != 1:
         raise InputError("give one target", fix="--target-time T, --target-speedup S or "
                                                 "--budget B")
-    weak = _weak(scaling_mode)
+    weak = scaling_mode == "weak"
 
     import numpy as np
 
-    from perfmodel.units import parse_counts, parse_time
+    from perfmodel.units import parse_time
     from perfmodel.whatif.catalogue import load as load_catalogue
     from perfmodel.whatif.plan import Target
     from perfmodel.whatif.plan import plan as make_plan
@@ -679,7 +656,7 @@ def plan(
     cat = load_catalogue(candidates)
     model, prof, on = _model_on(app_model, machine)
     most = max(n.ports for n in cat.networks)
-    counts = parse_counts(nodes, "nodes") if nodes else list(range(1, min(most, 4096) + 1))
+    counts = list(nodes) if nodes else list(range(1, min(most, 4096) + 1))
     from perfmodel.apps.run import constants
 
     fit, size = constants(model, on, timings, where, set_values, saved, size, weak)
@@ -703,13 +680,6 @@ def plan(
         plan_view.render(answer, cat, model.name, str(machine), seconds)
     if answer.chosen is None:
         raise typer.Exit(1)
-
-
-def _weak(scaling: str) -> bool:
-    """``--scaling strong|weak`` of predict, whatif and plan: whether it is weak."""
-    if scaling not in ("strong", "weak"):
-        raise InputError(f"--scaling {scaling!r}", fix="use strong or weak")
-    return scaling == "weak"
 
 
 def _model_on(app_model: str, machine: Path) -> tuple[AppModel, Profile, Machine]:
@@ -773,12 +743,12 @@ def _progress_bar(total: int) -> Callable[[int, int], None]:
 @guarded
 def report(
     inputs: Annotated[list[Path], typer.Argument(
-        metavar="SPEC|PROFILE...", help="A report specification (TOML, kind = \"perfmodel "
+        metavar="SPEC|PROFILE", help="A report specification (TOML, kind = \"perfmodel "
         "report\"), or machine profiles to report on.")],
-    out: Annotated[Path, typer.Option(
-        "--out", "-o", help="The markdown to write; its figures go in the folder of the same "
-                            "name beside it: reports/NAME.md, reports/NAME/*.svg.")],
-    force: ForceOpt = False,
+    out: Annotated[Path, options.out(
+        "The markdown to write; its figures go in the folder of the same name beside it: "
+        "reports/NAME.md, reports/NAME/*.svg.")],
+    force: options.Force = False,
 ) -> None:
     """Write a markdown report with figures: inputs and provenance, fitted models with their
     formulas and parameters, measured against fitted, predictions and what-if tables."""
@@ -812,36 +782,38 @@ def report(
 @guarded
 def measure(
     pattern: Annotated[str, typer.Option(
-        "--pattern", help="pingpong (ranks 0 and 1) | pairs (k pairs at once, k = 1..P/2) | "
-                          "fanin (n senders into rank 0, n = 1..P-1) | exchange (the IMB "
-                          "Exchange ring over 2, 4, … P ranks).")] = "pingpong",
-    sizes: Annotated[str, typer.Option(
-        "--sizes", "-s", help="Message sizes: 1B..4MiB for every doubling, or 0B,8KiB,1MiB.")
-    ] = "1B..4MiB",
+        "--pattern", metavar="PATTERN",
+        help="pingpong (ranks 0 and 1) | pairs (k pairs at once, k = 1..P/2) | fanin (n senders "
+             "into rank 0, n = 1..P-1) | exchange (the IMB Exchange ring over 2, 4, … P "
+             "ranks).")] = "pingpong",
+    sizes: options.Sizes = _ALL_SIZES,
     reps: Annotated[int | None, typer.Option(
-        "--reps", help="Time exactly this many repetitions per point (default: until the "
-                       "median is stable, see --tolerance and --max-time).")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="CSV to write (default: standard output).")] = None,
-    nprocs: Annotated[int | None, typer.Option(
-        "--np", help="Ranks of the local run perfmodel starts when no launcher started it "
-                     "(default 2 for pingpong, else 4). Under mpiexec or srun, the job's.")
-    ] = None,
+        "--reps", metavar="N", help="Time exactly this many repetitions per point (default: "
+                                    "until the median is stable, see --tolerance and "
+                                    "--max-time).")] = None,
+    out: Annotated[Path | None, options.out(
+        "CSV to write (default: standard output).")] = None,
+    nprocs: Annotated[int | None, options.option(
+        "--np", parse=options.whole(2, 4096), metavar="N",
+        help="Ranks of the local run perfmodel starts when no launcher started it, 2 to 4096 "
+             "(default 2 for pingpong, else 4). Under mpiexec or srun, the job's.")] = None,
     counts: Annotated[str | None, typer.Option(
-        "--counts", help="Only these pairs, senders or ring sizes: 1,2 or 2..8.")] = None,
+        "--counts", metavar="COUNTS",
+        help="Only these pairs, senders or ring sizes: 1,2 or 2..8.")] = None,
     window: Annotated[int, typer.Option(
-        "--window", help="fanin: messages each sender streams per repetition.")] = 64,
+        "--window", metavar="N",
+        help="fanin: messages each sender streams per repetition.")] = 64,
     warmup: Annotated[int, typer.Option(
-        "--warmup", help="Untimed repetitions before each point.")] = 16,
+        "--warmup", metavar="N", help="Untimed repetitions before each point.")] = 16,
     tolerance: Annotated[float, typer.Option(
-        "--tolerance", help="Stop a point when its median's 95 % interval is within this "
-                            "fraction of it.")] = 0.01,
+        "--tolerance", metavar="FRACTION",
+        help="Stop a point when its median's 95 % interval is within this fraction of it.")
+    ] = 0.01,
     max_time: Annotated[str, typer.Option(
-        "--max-time", help="Longest time spent on one point (its median may then be "
-                           "unsettled, and the CSV says so).")] = "1s",
-    quiet: Annotated[bool, typer.Option(
-        "--quiet", "-q", help="No progress lines on standard error.")] = False,
-    force: ForceOpt = False,
+        "--max-time", metavar="TIME", help="Longest time spent on one point (its median may "
+                                           "then be unsettled, and the CSV says so).")] = "1s",
+    quiet: Annotated[bool, options.quiet("No progress lines on standard error.")] = False,
+    force: options.Force = False,
 ) -> None:
     """Run a calibration pattern over MPI and write perfmodel's CSV with its provenance.
 
@@ -859,10 +831,8 @@ def measure(
         budget = parse_time(max_time)
     except PerfModelError as exc:
         raise InputError(f"--max-time {max_time!r}: {exc.what}", fix=exc.fix) from None
-    plan = make_plan(pattern, sizes, reps=reps, counts=counts, window=window, warmup=warmup,
+    plan = make_plan(pattern, sizes.text, reps=reps, counts=counts, window=window, warmup=warmup,
                      tolerance=tolerance, budget=budget)
-    if nprocs is not None and not 2 <= nprocs <= 4096:
-        raise InputError(f"--np {nprocs} is out of range", fix="give 2 to 4096 ranks")
     if out is not None:
         from perfmodel.io import check_writable
 
@@ -953,34 +923,107 @@ def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
 
 
 @app.command()
-def models() -> None:
-    """List the network and application models, with their formulas."""
-    from perfmodel.cli import render
+@guarded
+def models(
+    name: Annotated[str | None, typer.Argument(
+        metavar="[NAME]", help="One application model (built-in name or file) to show in "
+                               "full.", show_default=False)] = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help="Print JSON (SI units) instead of tables.")] = False,
+) -> None:
+    """List the network models with their parameters, and the application models with their
+    constants (unit, meaning, value or fitted), problem size and the range where each holds."""
+    from perfmodel.apps.model import builtin_names, load
+    from perfmodel.cli import models_view
 
-    render.models()
+    chosen = [load(name)] if name is not None else [load(n) for n in builtin_names()]
+    if json_out:
+        _emit_json(models_view.model_doc(chosen[0]) if name is not None
+                   else models_view.models_doc(chosen))
+    elif name is not None:
+        models_view.show_one(chosen[0])
+    else:
+        models_view.show(chosen)
+
+
+# --- help: each command's examples, run by tests/test_help.py ---------------------------------
+
+EXAMPLES: dict[str, list[str]] = {
+    "calibrate": [
+        "perfmodel calibrate data/mpi4py/pingpong_mpich.csv --no-write",
+        "perfmodel calibrate data/seeds/hyglac-mpi.csv --model hockney --out build/hyglac-mpi.toml",
+        "perfmodel calibrate --spec data/seeds/es80.spec.toml --name es80 --no-write --json",
+    ],
+    "network": [
+        "perfmodel network calibration/mpi4py-mpich.toml --sizes 1B,8KiB,1MiB",
+        "perfmodel network calibration/beowulf-1995.toml --pairs 1..8 --link-speed 10Mbps,100Mbps",
+        "perfmodel network calibration/es80.toml --processes 2..8 --placement cyclic",
+    ],
+    "inspect": [
+        "perfmodel inspect data/mpi4py/pingpong_mpich.csv",
+        "perfmodel inspect data/local/mpi4py-bench-pingpong-np2.txt --rows 5 --json",
+    ],
+    "predict": [
+        "perfmodel predict physical-optics --machine calibration/beowulf-1995.toml "
+        "--fit data/seeds/physical-optics.csv --where machine=beowulf --where table=1",
+        "perfmodel predict ppm --machine calibration/beowulf-1995.toml "
+        "--fit data/seeds/beowulf-1995-apps.csv --where code=ppm --where use=fit --nodes 1..16 "
+        "--link-speed 100Mbps",
+    ],
+    "scaling": [
+        "perfmodel scaling data/seeds/physical-optics.csv --where machine=beowulf "
+        "--where table=2 --where part=II",
+        "perfmodel scaling data/local/jacobi2d-scaling.csv --nodes 8,16,32 --json",
+    ],
+    "whatif": [
+        "perfmodel whatif ppm --machine calibration/beowulf-1995.toml "
+        "--fit data/seeds/beowulf-1995-apps.csv --where code=ppm --where use=fit "
+        "--vary nodes=1..16 --vary channels=1,2",
+        "perfmodel whatif nbody --machine calibration/beowulf-1995.toml "
+        "--candidates data/catalogues/beowulf-1995.toml --fit data/seeds/beowulf-1995-apps.csv "
+        "--where code=nbody --vary nodes=1..16 --vary network=all --json",
+    ],
+    "plan": [
+        "perfmodel plan physical-optics --machine calibration/hyglac.toml "
+        "--candidates data/catalogues/hyglac-1997.toml --fit data/seeds/physical-optics.csv "
+        "--where machine=beowulf --where table=1 --target-time 45s",
+        "perfmodel plan nbody --machine calibration/beowulf-1995.toml "
+        "--candidates data/catalogues/beowulf-1995.toml --fit data/seeds/beowulf-1995-apps.csv "
+        "--where code=nbody --budget 20000",
+    ],
+    "report": [
+        "perfmodel report reports/specs/beowulf-1995.toml --out reports/beowulf-1995.md --force",
+        "perfmodel report calibration/mpi4py-mpich.toml calibration/mpi4py-ompi.toml "
+        "--out build/mpi4py.md",
+    ],
+    "measure": [
+        "perfmodel measure --np 2 --sizes 0B,1B..64KiB --out pingpong.csv",
+        "perfmodel measure --pattern pairs --np 4 --sizes 8KiB --reps 100 --out pairs.csv",
+        "mpiexec -n 4 perfmodel measure --pattern exchange --sizes 1KiB --out exchange.csv",
+    ],
+    "models": [
+        "perfmodel models",
+        "perfmodel models ppm",
+        "perfmodel models nbody --json",
+    ],
+}
+
+
+def _paragraphs(doc: str) -> str:
+    """A docstring as help: its paragraphs, each on one line (the terminal wraps them)."""
+    import inspect
+
+    return "\n\n".join(" ".join(block.split()) for block in inspect.cleandoc(doc).split("\n\n"))
+
+
+for _info in app.registered_commands:
+    _name = _info.name or (_info.callback.__name__ if _info.callback else "")
+    _info.cls = options.Command
+    if _info.callback is not None and _info.callback.__doc__:
+        _info.help = _paragraphs(_info.callback.__doc__)
+    _info.epilog = "Examples:\n" + "\n".join(EXAMPLES[_name])
 
 
 def main() -> None:
-    """Console entry point: usage errors, like every other error, are one line and exit 2."""
-    # typer's click (vendored in recent typer) is reached through its public BadParameter
-    usage_error: type[Exception] = next(
-        c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
-    try:
-        code = app(standalone_mode=False, prog_name="perfmodel")
-    except usage_error as exc:
-        ctx = getattr(exc, "ctx", None)
-        message = str(exc.format_message()) if hasattr(exc, "format_message") else str(exc)
-        if not message and ctx is not None:  # no arguments at all: show the help
-            help_text = ctx.get_help()
-            if help_text:
-                typer.echo(help_text)
-            sys.exit(0)
-        command = ctx.command_path if ctx is not None else "perfmodel"
-        _err(f"error: {message} — see '{command} --help'")
-        sys.exit(2)
-    except Exception as exc:
-        if type(exc).__name__ != "Abort":  # interrupted (Ctrl-C) or end of input
-            raise
-        _err("error: interrupted")
-        sys.exit(130)
-    sys.exit(code if isinstance(code, int) else 0)
+    """Console entry point: every error, usage errors included, is one line and exit 2."""
+    app(prog_name="perfmodel")

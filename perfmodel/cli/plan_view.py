@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 from rich.markup import escape
-from rich.table import Table
 
-from perfmodel.cli.render import console, jsonable
+from perfmodel.cli.render import jsonable
+from perfmodel.cli.tables import Tabular, console
 from perfmodel.cli.whatif_view import LABELS, _spread_front, _value, extrapolation_warnings, money
-from perfmodel.units import format_time
+from perfmodel.units import format_change, format_number, format_share, format_time
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue, price_parts
 from perfmodel.whatif.plan import Plan
@@ -83,24 +83,28 @@ def summary(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float
 
 
 def _pct(x: float | None) -> str:
-    return "—" if x is None or not math.isfinite(x) else f"{100 * x:+.1f} %"
+    return "—" if x is None else format_change(x)
 
 
-def _table(p: Plan, idx: list[int] | np.ndarray, title: str, cat: Catalogue) -> Table:
-    t = Table(title=title, title_justify="left", box=None, header_style="bold", pad_edge=False)
+def _table(p: Plan, idx: list[int] | np.ndarray, title: str, cat: Catalogue) -> Tabular:
+    """The configurations ``idx`` with price, time, band and margin; on a narrow terminal the
+    communication share, the band and the speedup go first, the hardware never."""
+    t = Tabular(title=title, title_justify="left", box=None, header_style="bold")
     marked = bool(np.any(p.sweep.extrapolated[np.asarray(idx, dtype=int)]))
+    goes = {"comm": 1, "range": 2, "speedup": 3, "": 4}
     for col in ("nodes", "node type", "network", "channels", "price", "time", "range",
                 "speedup", "comm", "margin", *([""] if marked else [])):
-        t.add_column(col, justify="left" if col in ("node type", "network") else "right")
+        t.column(col, justify="left" if col in ("node type", "network") else "right",
+                 drop=goes.get(col), name="the extrapolated mark" if not col else None)
     for i in idx:
         c = _config(p, int(i), cat)
         rng = "" if c["time_lo"] is None else \
             f"{format_time(c['time_lo'])} – {format_time(c['time_hi'])}"
         sp = c["speedup_over_reference"] if c["speedup_over_reference"] is not None \
             else c["speedup_same_hardware"]
-        t.add_row(f"{c['nodes']:g}", escape(c["node"]), escape(c["network"]),
-                  f"{c['channels']:g}", money(c["price"], cat), format_time(c["time"]), rng,
-                  f"{sp:.2f}", f"{100 * c['comm_share']:.1f} %",
+        t.add_row(format_number(c["nodes"]), escape(c["node"]), escape(c["network"]),
+                  format_number(c["channels"]), money(c["price"], cat), format_time(c["time"]),
+                  rng, f"{sp:.2f}", format_share(c["comm_share"]),
                   _pct(c["margin"]) if p.target.kind != "budget" else _left(p, c, cat),
                   *(["extrapolated" if c["extrapolated"] else ""] if marked else []))
     return t

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from perfmodel.calibrate import Calibration
+from perfmodel.cli.tables import Tabular, console
 from perfmodel.measurements import PATTERNS, Measurements
 from perfmodel.network import models as registry
 from perfmodel.network.fabric import Exchange, Fabric, Rates
@@ -21,12 +22,17 @@ from perfmodel.network.fit import DERIVED_LABELS, Estimate
 from perfmodel.network.predict import Prediction
 from perfmodel.profile import Profile
 from perfmodel.units import (
+    format_amount,
+    format_change,
     format_counts,
+    format_number,
     format_range,
     format_rate,
+    format_share,
     format_size,
     format_time,
     format_value,
+    significant,
 )
 
 if TYPE_CHECKING:   # the application packages load only when predict runs
@@ -34,17 +40,6 @@ if TYPE_CHECKING:   # the application packages load only when predict runs
 
     from perfmodel.apps.fit import AppFit
     from perfmodel.apps.metrics import Scaling
-
-
-def console() -> Console:
-    """Rich console.  On a terminal (or with COLUMNS) tables fit its width; into a file or a
-    pipe nothing is cut: each table takes its natural width, however wide, so no number or
-    heading is ever shortened to fit."""
-    import os
-    import sys
-
-    wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 100_000
-    return Console(highlight=False, soft_wrap=True, width=wide)
 
 
 def jsonable(obj: Any) -> Any:
@@ -63,11 +58,21 @@ def jsonable(obj: Any) -> Any:
     return obj
 
 
-fmt = format_value
+def fmt(value: float, unit: str) -> str:
+    """A value in its unit for a table: seconds, bytes per second and bytes on their ladders,
+    anything else as a plain number (``32768 particles``, never ``3.277e+04 particles``)."""
+    if unit in ("s", "B/s", "B", "s/B") or not math.isfinite(value):
+        return format_value(value, unit)
+    return f"{format_number(value)} {unit}".strip()
 
 
 def _pct(x: float) -> str:
-    return "—" if not math.isfinite(x) else f"{100 * x + 0.0:.1f} %".replace("-0.0 %", "0.0 %")
+    return format_share(x)
+
+
+def _fixed(x: float, digits: int) -> str:
+    """``x`` to ``digits`` decimals, never ``-0.00``; — when it is not a number."""
+    return f"{round(x, digits) + 0.0:.{digits}f}" if math.isfinite(x) else "—"
 
 
 def _param_row(p: Estimate) -> tuple[str, ...]:
@@ -78,10 +83,12 @@ def _param_row(p: Estimate) -> tuple[str, ...]:
 
 
 def _params_table(params: tuple[Estimate, ...], derived: tuple[Estimate, ...]) -> Table:
-    t = Table(title="Parameters", title_justify="left")
-    for col in ("parameter", "value", "std. error", "rel.", "status"):
-        t.add_column(col, justify="right" if col in ("value", "std. error", "rel.") else "left",
-                     max_width=72 if col == "status" else None)   # its sources are prose
+    t = Tabular(title="Parameters", title_justify="left", box=box.HEAVY_HEAD, pad_edge=True)
+    t.column("parameter", justify="left")
+    t.column("value")
+    t.column("std. error", drop=2)
+    t.column("rel.", drop=1)
+    t.column("status", justify="left", prose=True, max_width=72)   # its sources are prose
     for p in params:
         t.add_row(*_param_row(p))
     for d in derived:
@@ -162,21 +169,23 @@ def calibration(result: Calibration, path: Path | None) -> None:
         out.print(f"choice: {result.selection.reason}")
     fitted = [c for c in result.selection.candidates if c.n]
     if len(fitted) > 1:
-        t = Table(title="Candidates", title_justify="left")
+        t = Tabular(title="Candidates", title_justify="left", box=box.HEAVY_HEAD, pad_edge=True)
         for col in ("model", "k", "BIC", "ΔBIC", "median err", "max err"):
-            t.add_column(col, justify="left" if col == "model" else "right")
+            t.column(col, justify="left" if col == "model" else "right",
+                     drop={"k": 1, "ΔBIC": 2}.get(col))
         low = min(c.bic for c in fitted)
         for c in sorted(fitted, key=lambda c: c.bic):
-            t.add_row(c.model.kind, str(c.k), f"{c.bic:.1f}", f"{c.bic - low:.1f}",
+            t.add_row(c.model.kind, str(c.k), _fixed(c.bic, 1), _fixed(c.bic - low, 1),
                       _pct(c.median_rel_err), _pct(c.max_rel_err))
         out.print(t)
     if best.n:
-        t = Table(title="Where it fits worst", title_justify="left")
+        t = Tabular(title="Where it fits worst", title_justify="left", box=box.HEAVY_HEAD,
+                    pad_edge=True)
         for col in ("size", "measured", "fitted", "rel. error", "line"):
-            t.add_column(col, justify="right")
+            t.column(col, drop=1 if col == "line" else None)
         for i in best.worst(3):
             t.add_row(format_size(best.data.size[i]), format_time(best.data.time[i]),
-                      format_time(best.fitted[i]), f"{100 * best.rel_err[i]:+.1f} %",
+                      format_time(best.fitted[i]), format_change(best.rel_err[i]),
                       str(best.data.line[i]))
         out.print(t)
     for note in (*result.notes, *result.profile.notes):
@@ -217,9 +226,13 @@ def prediction(profile: Profile, pred: Prediction, path: str) -> None:
         where = "specified, not calibrated"
     out.print(f"[bold]{profile.name}[/bold]: {net.kind}, {where}  ({path})")
     lvl = f"{100 * pred.level:g} %"
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    for col in ("size", "one-way", f"{lvl} range", "bandwidth", f"{lvl} range", ""):
-        t.add_column(col, justify="right", no_wrap=True)
+    t = Tabular()
+    t.column("size")
+    t.column("one-way")
+    t.column(f"{lvl} range", drop=2, name=f"the time's {lvl} range")
+    t.column("bandwidth")
+    t.column(f"{lvl} range", drop=1, name=f"the bandwidth's {lvl} range")
+    t.column("", drop=3, name="the extrapolated mark")
     for i in range(len(pred.size)):
         bw = format_rate(pred.bandwidth[i]) if pred.size[i] > 0 else "—"
         t.add_row(format_size(pred.size[i]), format_time(pred.time[i]),
@@ -230,31 +243,6 @@ def prediction(profile: Profile, pred: Prediction, path: str) -> None:
     if not np.all(np.isfinite(pred.time_lo)):
         out.print("[dim]note:[/dim] no interval where the profile carries no uncertainty "
                   "(specified or exactly determined parameters)")
-
-
-def models() -> None:
-    t = Table(title="Network models")
-    for col in ("name", "formula", "parameters", "about"):
-        t.add_column(col)
-    for spec in registry.MODELS.values():
-        t.add_row(spec.name, spec.formula, ", ".join(f"{p.name} [{p.unit}]" for p in spec.params),
-                  spec.description)
-    console().print(t)
-    console().print("auto: fit hockney, packet and piecewise; keep the lowest BIC.")
-    from perfmodel.apps.model import builtin_names, load
-
-    a = Table(title="Application models (perfmodel predict APP)")
-    for col in ("name", "part", "time = sum of these terms"):
-        a.add_column(col)
-    for name in builtin_names():
-        model = load(name)
-        for i, part in enumerate(model.parts):
-            formula = " + ".join(f"{term}: {text}" for term, text in part.text.items())
-            a.add_row(name if i == 0 else "", part.name, escape(formula))
-        if model.defines:
-            a.add_row("", "where", escape("; ".join(f"{k} = {v}" for k, v in model.defines)))
-    console().print(a)
-
 
 
 # --- inspect -----------------------------------------------------------------------------------
@@ -315,7 +303,7 @@ def _sizes(t: Measurements) -> str:
     if not finite.size:
         return "—"
     lo, hi = format_size(float(finite.min())), format_size(float(finite.max()))
-    return lo if lo == hi else f"{lo} … {hi}"
+    return lo if lo == hi else f"{lo} – {hi}"
 
 
 def inspect(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> None:
@@ -330,10 +318,11 @@ def inspect(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> Non
                   f"table{'s' if len(tables) != 1 else ''}")
         if common:
             out.print("  " + escape("; ".join(f"{k}: {v}" for k, v in common.items())))
-        summary = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        summary = Tabular()
         for col in ("", "benchmark", "pattern", "processes", "pairs", "rows", "sizes", "lines"):
-            summary.add_column(col, justify="right" if col in ("rows", "") else "left",
-                               no_wrap=True)
+            summary.column(col, justify="right" if col in ("rows", "") else "left",
+                           drop={"lines": 1, "pairs": 2, "processes": 3, "pattern": 4}.get(col),
+                           name="the mark of calibrate's table" if not col else None)
         for i, t in enumerate(tables):
             summary.add_row("→" if i == chosen else "", escape(t.benchmark), t.pattern,
                             ",".join(map(str, t.counts("processes"))) or "—",
@@ -354,10 +343,14 @@ def inspect(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> Non
             shown = _first_rows(t, rows)
             if not shown:
                 continue
-            rt = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+            rt = Tabular()
             extras = [k for k in t.extra if k in shown[0]][:4]
-            for col in ("line", "size", "time", "size/time", *extras):
-                rt.add_column(col, justify="right", no_wrap=True)
+            rt.column("line", drop=len(extras) + 2)
+            rt.column("size")
+            rt.column("time")
+            rt.column("size/time", drop=len(extras) + 1)
+            for k, col in enumerate(extras):
+                rt.column(col, drop=len(extras) - k)
             for row in shown:
                 rt.add_row(str(row["line"]),
                            format_size(row["size"]) if math.isfinite(row["size"]) else "—",
@@ -370,12 +363,12 @@ def inspect(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> Non
 def _extra(key: str, value: float) -> str:
     if not math.isfinite(value):
         return "—"
-    if key in ("t_min", "t_max", "t_avg", "stddev", "p25", "p50", "p75", "p90", "p99", "rtt",
-               "mean", "min", "max", "t_overall", "t_overlap", "t_cpu"):
+    if key in ("stddev", "p25", "p50", "p75", "p90", "p99", "mean", "min", "max") or \
+            key.startswith(("t_", "rtt")):   # seconds, netperf's round trips among them
         return format_time(value)
     if key.startswith("rate"):
         return format_rate(value)
-    return f"{value:.6g}"
+    return format_number(value, 6)
 
 
 # --- network with sharing ----------------------------------------------------------------------
@@ -424,7 +417,7 @@ def rates(profile: Profile, r: Rates, path: str) -> None:
     out.print(f"[bold]{profile.name}[/bold]: {fab.topology} network, {fab.channels} "
               f"channel{'s' if fab.channels != 1 else ''} ({path})")
     lvl = f"{100 * r.level:g} %"
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    t = Tabular()
     cols = ["size", "pairs"]
     show_senders = bool(np.any(r.senders > 1))
     show_speed = len(np.unique(r.line_rate)) > 1 or \
@@ -435,8 +428,9 @@ def rates(profile: Profile, r: Rates, path: str) -> None:
     ranged = bool(np.any(np.isfinite(r.message_rate_lo)))
     cols += ["aggregate", *([f"{lvl} range"] if ranged else []), "per pair", "msg/s",
              "msg/s/pair", ""]
+    goes = {f"{lvl} range": 2, "per pair": 3, "msg/s": 4, "msg/s/pair": 1, "": 5}
     for col in cols:
-        t.add_column(col, justify="right", no_wrap=True)
+        t.column(col, drop=goes.get(col), name="the extrapolated mark" if not col else None)
     for i in range(r.size.size):
         x, m, streams = r.message_rate[i], r.size[i], r.streams[i]
         row = [format_size(m), str(int(r.pairs[i]))]
@@ -448,7 +442,7 @@ def rates(profile: Profile, r: Rates, path: str) -> None:
             row += [format_range(m * r.message_rate_lo[i], m * r.message_rate_hi[i], "rate")
                     if m > 0 else "—"]
         row += [format_rate(m * x / streams) if m > 0 else "—",
-                f"{x:,.4g}", f"{x / streams:,.4g}",
+                format_number(x), format_number(x / streams),
                 "extrapolated" if r.extrapolated[i] else ""]
         t.add_row(*row)
     out.print(t)
@@ -496,9 +490,10 @@ def exchange(profile: Profile, r: Exchange, path: str) -> None:
     cols = ["size", "procs", *(["chan."] if show_chan else []),
             *(["link"] if show_speed else []), "time", *([f"{lvl} range"] if ranged else []),
             "per process", ""]
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    t = Tabular()
     for col in cols:
-        t.add_column(col, justify="right", no_wrap=True)
+        t.column(col, drop={f"{lvl} range": 1, "": 2}.get(col),
+                 name="the extrapolated mark" if not col else None)
     for i in range(r.size.size):
         m = r.size[i]
         row = [format_size(m), str(int(r.processes[i]))]
@@ -516,10 +511,6 @@ def exchange(profile: Profile, r: Exchange, path: str) -> None:
 
 
 # --- predict (application models) ------------------------------------------------------------
-
-def _num(x: float, fmt: str) -> str | None:
-    return format(x, fmt) if math.isfinite(x) else None
-
 
 def scaling_doc(fit: AppFit, r: Scaling,
                 asked: Mapping[str, ArrayLike | None] | None = None,
@@ -584,8 +575,10 @@ def _bands(r: Scaling, i: int, ok: bool) -> dict[str, float | None]:
     return out
 
 
-def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: str, scale: float = 1.0) -> str:
-    """``value`` with ``±`` the half-width of its band, when the band is known."""
+def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: Callable[[float], str],
+        scale: float = 1.0) -> str:
+    """``value`` with ``±`` the half-width of its band (written by ``fmt``), when the band is
+    known."""
     if value is None or value == "—":
         return "—"
     lo, hi = r.bands.get(key, (None, None))
@@ -594,7 +587,7 @@ def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: str, scale: float 
     width = scale * (hi[i] - lo[i]) / 2
     if width == 0:   # the figure does not depend on what was fitted (one process)
         return value
-    half = format(width, fmt)
+    half = fmt(width)
     if value.endswith(" %"):
         return f"{value.removesuffix(' %')} ±{half} %"
     return f"{value} ±{half}"
@@ -608,17 +601,19 @@ def scaling(fit: AppFit, r: Scaling, machine: str,
     out.print(f"[bold]{fit.model.name}[/bold]{on}: {escape(fit.model.description)}")
     lvl = f"{100 * r.prediction.level:g} %"
     ranged = bool(np.any(np.isfinite(r.prediction.total_lo)))
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    sized = fit.model.size is not None
+    t = Tabular()
+    size = fit.model.size
     rated = bool(np.any(np.isfinite(r.mflops)))
-    cols = ["nodes", *(["size"] if sized else []), "time", *([f"{lvl} range"] if ranged else []),
+    cols = ["nodes", *(["size"] if size else []), "time", *([f"{lvl} range"] if ranged else []),
             *(["MFLOPS"] if rated else []), "speedup", "eff.", "overhead", "comm.", "sync.",
             "serial", "compute", "Karp–Flatt", ""]
+    goes = {"Karp–Flatt": 1, "size": 2, "MFLOPS": 3, "compute": 4, "serial": 5, "sync.": 6,
+            "comm.": 7, f"{lvl} range": 8, "": 9}
     for col in cols:
-        t.add_column(col, justify="right", no_wrap=True)
+        t.column(col, drop=goes.get(col), name="the extrapolated mark" if not col else None)
     for i, p in enumerate(r.processes):
         time = float(r.time[i])
-        head = [str(int(p)), *([f"{r.size[i]:g}"] if sized else [])]
+        head = [str(int(p)), *([format_amount(float(r.size[i]), size.unit)] if size else [])]
         if time == 0:   # nothing to do there: a time, but no ratio to one node
             t.add_row(*head, "0 s", *(["—"] if ranged else []), *(["—"] if rated else []),
                       *["—"] * 8, "no work")
@@ -632,13 +627,15 @@ def scaling(fit: AppFit, r: Scaling, machine: str,
             row.append(format_range(float(r.prediction.total_lo[i]),
                                     float(r.prediction.total_hi[i]), "time"))
         if rated:
-            row.append(_pm(r, "mflops", i, _num(float(r.mflops[i]), ".3g"), ".2g"))
-        row += [_pm(r, "speedup", i, _num(float(r.speedup[i]), ".2f"), ".2f"),
+            mflops = float(r.mflops[i])
+            row.append(_pm(r, "mflops", i, significant(mflops) if math.isfinite(mflops)
+                           else None, lambda w: significant(w, 2)))
+        row += [_pm(r, "speedup", i, _fixed(float(r.speedup[i]), 2), lambda w: _fixed(w, 2)),
                 _pct(float(r.efficiency[i])),
-                _pm(r, "overhead", i, _pct(float(r.overhead[i])), ".1f", 100)]
+                _pm(r, "overhead", i, _pct(float(r.overhead[i])), lambda w: _fixed(w, 1), 100)]
         row += [_pct(float(r.shares[k][i])) for k in ("communication", "synchronisation",
                                                       "serial", "imbalance")]
-        row += [_num(float(r.karp_flatt[i]), ".3f") or "—",
+        row += [_fixed(float(r.karp_flatt[i]), 3),
                 "extrapolated" if r.prediction.extrapolated[i] else ""]
         t.add_row(*row)
     out.print(t)

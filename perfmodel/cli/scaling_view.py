@@ -7,13 +7,12 @@ from typing import Any
 
 import numpy as np
 from rich.markup import escape
-from rich.table import Table
 
-from perfmodel.cli.render import console
+from perfmodel.cli.tables import Tabular, console
 from perfmodel.empirical.fit import FAR, LIMIT, NEAR, ScalingFit, ScalingPrediction
 from perfmodel.empirical.network import Retarget
 from perfmodel.empirical.series import Series
-from perfmodel.units import format_time
+from perfmodel.units import format_number, format_share, format_time
 
 MEANING = {"serial": "serial work", "work": "shared work", "halo2": "2-D halo",
            "halo3": "3-D halo", "log": "tree collective", "linear": "all-to-all / contention",
@@ -94,34 +93,36 @@ def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Ret
                                         for c in rivals))
     for note in (*fit.notes, *series.notes):
         out.print(f"[yellow]note:[/] {escape(note)}")
-    table = Table(title=None, box=None, header_style="bold", pad_edge=False)
-    for col, just in ((series.count, "right"), ("runs", "right"), ("measured", "right"),
-                      ("predicted", "right"), (f"{100 * pred.level:g} % range", "right"),
-                      ("trust", "left")):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    table = Tabular(title=None, box=None, header_style="bold")
+    table.column(series.count)
+    table.column("runs", drop=4)
+    table.column("measured", drop=5)
+    table.column("predicted")
+    table.column(f"{100 * pred.level:g} % range", drop=3)
+    table.column("trust", justify="left")
     if share is not None:
-        table.add_column("comm", justify="right")
+        table.column("comm", drop=2, name="comm (the measured machine's)")
     if moved is not None:
-        table.add_column(f"on {target}", justify="right")
-        table.add_column("range", justify="right")
-        table.add_column("comm", justify="right")
+        table.column(f"on {target}")
+        table.column("range", drop=1, name=f"range on {target}")
+        table.column("comm", drop=1, name=f"comm on {target}")
     for i, q in enumerate(pred.processes):
         n, med = _measured(series, q)
-        cells = [f"{q:g}", str(n) if n else "", format_time(med) if n else "",
+        cells = [format_number(q), str(n) if n else "", format_time(med) if n else "",
                  format_time(float(pred.time[i])),
                  f"{format_time(float(pred.lo[i]))} – {format_time(float(pred.hi[i]))}",
                  pred.trust[i]]
         if share is not None:
-            cells.append(f"{100 * share[i]:.0f} %")
+            cells.append(format_share(float(share[i]), 0))
         if moved is not None:
             cells += [format_time(float(moved.time[i])),
                       f"{format_time(float(moved.lo[i]))} – {format_time(float(moved.hi[i]))}",
-                      f"{100 * moved.share_after[i]:.0f} %"]
+                      format_share(float(moved.share_after[i]), 0)]
         table.add_row(*cells)
     out.print(table)
     out.print(f"trust: measured: within the measured counts' span; near ≤ {NEAR:g}×, "
               f"far ≤ {FAR:g}×, beyond > {FAR:g}× the largest measured count (past {LIMIT:g}× "
-              "only with --force); below: under the smallest, extrapolated downwards")
+              "only with --allow-extrapolation); below: under the smallest, extrapolated downwards")
     if "beyond" in pred.trust:
         out.print(f"[yellow]warning:[/] some counts lie beyond {FAR:g}× the measured range: "
                   "the form may not hold there")

@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 from rich.markup import escape
-from rich.table import Table
 
-from perfmodel.cli.render import console, jsonable
+from perfmodel.cli.render import jsonable
+from perfmodel.cli.tables import Tabular, console
 from perfmodel.units import (
     format_counts,
     format_line_rate,
+    format_number,
     format_share,
     format_time,
 )
@@ -35,7 +36,7 @@ def _value(axis: str, v: float, cat: Catalogue | None = None) -> str:
         return format_line_rate(v)
     if axis == "latency":
         return format_time(v)
-    return f"{v:g}"
+    return format_number(v)
 
 
 def _spread(idx: np.ndarray, nodes: np.ndarray, limit: int = 12) -> np.ndarray:
@@ -160,16 +161,19 @@ def axes_shown(sweep: Sweep) -> list[str]:
     return [a for a in AXIS_ORDER if a in have]
 
 
-def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Table:
-    t = Table(title=title, title_justify="left", box=None, header_style="bold", pad_edge=False)
+def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Tabular:
+    """The configurations ``idx``: their hardware, price, time and shares; on a narrow
+    terminal the band, the shares and the speedup go first, the hardware never."""
+    t = Tabular(title=title, title_justify="left", box=None, header_style="bold")
     axes = axes_shown(sweep)
     cat = sweep.grid.catalogue
     for a in axes:
-        t.add_column(LABELS[a], justify="right")
+        t.column(LABELS[a])
     cols = ("price",) if sweep.cost is not None else ()
     marked = bool(np.any(sweep.extrapolated[np.asarray(idx, dtype=int)]))
+    goes = {"sync": 1, "range": 2, "comm": 3, "speedup": 4, "": 5}
     for col in (*cols, "time", "range", "speedup", "comm", "sync", *([""] if marked else [])):
-        t.add_column(col, justify="right")
+        t.column(col, drop=goes.get(col), name="the extrapolated mark" if not col else None)
     for i in idx:
         d = analysis.describe(sweep, int(i))
         lo, hi = sweep.lo[i], sweep.hi[i]
@@ -240,19 +244,21 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     out.print(_table(sweep, analysis.best(sweep, top), f"best {top}"))
     st = analysis.steps(sweep, worth)
     if st:
-        t = Table(title=f"where each change pays (cuts the time by ≥ {100 * worth:g} %, the rest "
-                        "of the hardware at baseline)", title_justify="left", box=None,
-                  header_style="bold", pad_edge=False)
-        for col in ("change", f"gain at {nodes.min():g} nodes", f"at {nodes.max():g}",
-                    "best gain (nodes)", "pays at nodes"):
-            t.add_column(col, justify="right" if col != "change" else "left")
+        t = Tabular(title=f"where each change pays (cuts the time by ≥ {100 * worth:g} %, the "
+                          "rest of the hardware at baseline)", title_justify="left", box=None,
+                    header_style="bold")
+        t.column("change", justify="left", prose=True)
+        t.column(f"gain at {format_number(nodes.min())} nodes")
+        t.column(f"at {format_number(nodes.max())}", drop=1)
+        t.column("best gain (nodes)", drop=2)
+        t.column("pays at nodes", prose=True)
         for s in st:
             if not np.any(np.isfinite(s.gain)):
                 continue
             k = int(np.nanargmax(s.gain))
             t.add_row(f"{LABELS[s.axis]} {_value(s.axis, s.before, cat)} → "
                       f"{_value(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}", f"{s.gain[-1]:.3f}",
-                      f"{s.gain[k]:.3f} ({s.nodes[k]:g})", format_counts(s.pays))
+                      f"{s.gain[k]:.3f} ({format_number(s.nodes[k])})", format_counts(s.pays))
         out.print(t)
     counts, rates = analysis.unbottlenecked(sweep, rows, wire, share)
     if counts.size:

@@ -233,12 +233,13 @@ def predict_scaling(fit: ScalingFit, processes: ArrayLike, level: float = 0.95,
 
     q = np.atleast_1d(np.asarray(processes, dtype=np.float64))
     if np.any(~np.isfinite(q) | (q < 1)):
-        raise InputError("process counts must be at least 1", fix="e.g. --predict 32,64,128")
+        raise InputError("process counts must be at least 1", fix="e.g. --nodes 32,64,128")
     top = fit.measured[1]
     if not force and q.max() > LIMIT * top:
         raise InputError(f"{q.max():g} is {q.max() / top:.0f}x the largest measured count "
                          f"({top:g}); a form fitted there says little {LIMIT:.0f}x further",
-                         fix=f"predict up to {LIMIT * top:g}, or say --force to see it flagged")
+                         fix=f"predict up to {LIMIT * top:g}, or say --allow-extrapolation "
+                             "to see it flagged")
     best = fit.chosen.fit
     y = best.time(q)
     param = np.zeros_like(q)

@@ -119,7 +119,7 @@ def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: l
 def load_spec(path: str | Path) -> NetworkSpec:
     from perfmodel.readers import check_header, read_toml, unknown_key
 
-    doc, text = read_toml(path, "a network spec")
+    doc, text = read_toml(path, "a network spec", "spec")
     check_header(doc, path, KIND, "network spec", text)
     unknown_key(doc, {"kind", "schema_version", "model", "params", "notes", "fabric", "node"},
                 path, text)

@@ -21,8 +21,10 @@ from perfmodel.readers import canonical, imb, mpi4py_bench, netperf, netpipe, np
 from perfmodel.readers._toml import check_header as check_header
 from perfmodel.readers._toml import check_version as check_version
 from perfmodel.readers._toml import key_line as key_line
+from perfmodel.readers._toml import kind_error as kind_error
 from perfmodel.readers._toml import parse_toml as parse_toml
 from perfmodel.readers._toml import unknown_key as unknown_key
+from perfmodel.readers.kinds import binary_kind, wrong_kind
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
     osu, imb, mpi4py_bench, netperf, stream, npb, netpipe, canonical)}
@@ -50,8 +52,9 @@ def read_text(path: str | Path, what: str = "a measurement file") -> tuple[str, 
     if len(raw) > MAX_BYTES:
         raise InputError(f"is {len(raw)} bytes, more than {what} can be", file=p,
                          fix="split it or give the right file")
-    if b"\x00" in raw[:65536]:
-        raise InputError("is binary, not text", file=p,
+    if b"\x00" in raw[:65536] or binary_kind(raw):
+        looks = binary_kind(raw)
+        raise InputError(f"is binary, not text{f' ({looks})' if looks else ''}", file=p,
                          fix="give the benchmark's text output or a CSV"
                          if what == "a measurement file" else f"give {what} (plain text)")
     try:
@@ -63,11 +66,20 @@ def read_text(path: str | Path, what: str = "a measurement file") -> tuple[str, 
     return text, raw
 
 
-def read_toml(path: str | Path, what: str = "a perfmodel TOML file"
+def read_toml(path: str | Path, what: str = "a perfmodel TOML file", want: str | None = None
               ) -> tuple[dict[str, Any], str]:
-    """A TOML file's document and text; a syntax error names its line."""
+    """A TOML file's document and text; a syntax error names its line.  ``want``, the key
+    (:data:`~perfmodel.readers.kinds.WANTED`) of the kind the caller reads: a file that is
+    not TOML but some other kind perfmodel knows (a benchmark output, a CSV) is named as that
+    kind, with the command that takes it."""
     text, _ = read_text(path, what)
-    return parse_toml(text, path), text
+    try:
+        return parse_toml(text, path), text
+    except InputError:
+        other = wrong_kind(path, text, want, noun=what.split(" (")[0])
+        if other is not None:
+            raise other from None
+        raise
 
 
 def claims(text: str) -> list[ModuleType]:
@@ -107,10 +119,14 @@ def parse(source: str, text: str) -> tuple[Measurements, ...]:
     if not text.strip():
         raise InputError("is empty", file=source, fix="give a file with a header and data rows")
     found = claims(text)
+    if not found or found[0] is canonical:   # perfmodel's own TOML, a timings CSV?
+        other = wrong_kind(source, text, "measurements", measurements=False)
+        if other is not None:
+            raise other
     if not found:
         raise InputError(f"format not recognised (tried {', '.join(REGISTRY)})", file=source,
                          line=1, fix="give a benchmark's own output unchanged, or perfmodel's "
-                         "CSV (see README 'Measurement files')")
+                         "CSV (see docs/formats/csv.md)")
     if len(found) > 1:   # two tools' outputs run together: which rows are whose is a guess
         starts = [(r.NAME, _first_line(r, text)) for r in found]
         listed = ", ".join(f"{name} from line {line}" for name, line in starts)

@@ -167,10 +167,25 @@ def check_header(doc: Mapping[str, Any], path: str | Path, kind: str, noun: str,
     what it is, its ``schema_version`` which layout it has.  ``fix`` replaces the advice for
     a wrong kind (for files perfmodel writes: which command writes one)."""
     if doc.get("kind") != kind:
-        raise InputError(f"is not {'an' if noun[0] in 'aeiou' else 'a'} {noun}", file=path,
-                         line=key_line(text, "kind") or 1,
-                         fix=fix or f'start it with kind = "{kind}"')
+        raise kind_error(doc, path, noun, text, fix or f'start it with kind = "{kind}"')
     check_version(doc.get("schema_version"), path, text, noun)
+
+
+def kind_error(doc: Mapping[str, Any], path: str | Path, noun: str, text: str,
+               fix: str) -> InputError:
+    """The error for a TOML document whose ``kind`` is not ``noun``'s: when it is another of
+    perfmodel's kinds, what it is and the command that takes it; else ``fix``."""
+    from perfmodel.readers.kinds import OWN
+
+    a = "an" if noun[0] in "aeiou" else "a"
+    line = key_line(text, "kind") or 1
+    other = doc.get("kind")
+    if isinstance(other, str) and other in OWN:
+        _, what, takes = OWN[other]
+        return InputError(f"this is {what}, not {a} {noun.removeprefix('perfmodel ')}",
+                          file=path, line=line,
+                          fix=takes.replace("{path}", str(path)))
+    return InputError(f"is not {a} {noun}", file=path, line=line, fix=fix)
 
 
 def unknown_key(doc: Mapping[str, Any], allowed: set[str], path: str | Path, text: str,

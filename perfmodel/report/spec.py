@@ -130,7 +130,7 @@ def load(path: str | Path) -> ReportSpec:
     from perfmodel.readers import read_toml
 
     p = Path(path)
-    doc, text = read_toml(p, "a report specification")
+    doc, text = read_toml(p, "a report specification", "report")
     return from_doc(doc, text, p)
 
 

@@ -202,7 +202,7 @@ def load(path: str | Path) -> Catalogue:
     from perfmodel.readers import read_toml
 
     p = Path(path)
-    doc, text = read_toml(p, "a hardware catalogue")
+    doc, text = read_toml(p, "a hardware catalogue", "catalogue")
     return loads_doc(doc, text, str(p))
 
 

@@ -254,7 +254,7 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
                             problem_sizes(n1 * p if weak else n1, model.uses_size, p.shape),
                             fit.sizes, model.size.unit if model.size else "",
                             MessageSpan(msg_lo, msg_hi, Machine(profile).calibrated(), msg_used)
-                            if model.uses_machine else None, profile.name)
+                            if model.uses_machine else None, profile.name, model.valid)
     return Sweep(grid, cfg_all, time, lo, hi, terms, speed, base, weak,
                  prices(grid, base, cfg_all), outside)
 
