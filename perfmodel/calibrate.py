@@ -151,7 +151,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         model = spec.model
         clash = sorted(set(fixed) & set(spec.fixed))
         if clash:
-            raise InputError(f"{clash[0]} is given both by --fix and by the spec", file=spec.path,
+            raise InputError(f"{clash[0]} is given both by --set and by the spec", file=spec.path,
                              fix="give it once")
         fixed.update(spec.fixed)
         sources.update(spec.sources)

@@ -316,15 +316,15 @@ def test_missing_directory_and_unreadable_files_of_every_kind(
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
-    (["--fix", "beta=fast"], "--fix 'beta=fast'"),
-    (["--fix", "zeta=1us"], "no model has that parameter"),
-    (["--fix", "beta"], "is not NAME=VALUE"),
+    (["--set", "beta=fast"], "--set 'beta=fast'"),
+    (["--set", "zeta=1us"], "no network model has that parameter"),
+    (["--set", "beta"], "is not NAME=VALUE"),
     (["--model", "magic"], "unknown network model 'magic'"),
     (["--name", "../escape"], "not a usable file name"),
-    (["--fix", "beta=0B/s"], "bandwidth and must be at least 1 B/s"),
-    (["--fix", "beta=1e-300B/s"], "bandwidth and must be at least 1 B/s"),
-    (["--model", "packet", "--fix", "mtu=0"], "mtu is a size and must be at least 1 byte"),
-    (["--fix", "alpha=-1us"], "alpha is a time and cannot be negative"),
+    (["--set", "beta=0B/s"], "bandwidth and must be at least 1 B/s"),
+    (["--set", "beta=1e-300B/s"], "bandwidth and must be at least 1 B/s"),
+    (["--model", "packet", "--set", "mtu=0"], "mtu is a size and must be at least 1 byte"),
+    (["--set", "alpha=-1us"], "alpha is a time and cannot be negative"),
 ])
 def test_bad_options(args: list[str], fragment: str, tmp_path: Path) -> None:
     mpich = Path(__file__).resolve().parent.parent / "data" / "mpi4py" / "pingpong_mpich.csv"

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 HAVE_MPI = importlib.util.find_spec("mpi4py") is not None and (BIN / "mpiexec").is_file()
 runner = CliRunner(env={"COLUMNS": "200"})
-wide = CliRunner(env={"COLUMNS": "1000"})   # an example on one line, however long
+narrow = CliRunner(env={"COLUMNS": "80"})    # examples must read (and paste) on 80 columns
 TYPE_NAMES = ("<bool>", "<str>", "<path>", "<list[", "<int", "<float", "<file>", "<dir>")
 
 
@@ -36,12 +36,26 @@ def _commands() -> dict[str, Any]:
 
 
 def _examples(name: str) -> list[str]:
-    """The example command lines under 'Examples:' in ``perfmodel NAME --help``."""
-    text = wide.invoke(app, [name, "--help"]).stdout
+    """The example command lines under 'Examples:' in ``perfmodel NAME --help`` on an
+    80-column terminal, each continued line (`` \\``) joined to its command; no line of them
+    wraps there (a wrapped example pastes as two broken commands)."""
+    text = narrow.invoke(app, [name, "--help"]).stdout
     _, found, tail = text.partition("Examples:")
     assert found, f"perfmodel {name} --help shows no examples"
-    return [line.strip() for line in tail.splitlines()
-            if line.strip().startswith(("perfmodel ", "mpiexec "))]
+    commands: list[str] = []
+    joining = False
+    for line in (raw.strip() for raw in tail.splitlines()):
+        if not line:
+            continue
+        if joining:
+            commands[-1] += " " + line.removesuffix("\\").strip()
+        elif line.startswith(("perfmodel ", "mpiexec ")):
+            commands.append(line.removesuffix("\\").strip())
+        else:
+            raise AssertionError(f"perfmodel {name} --help: {line!r} is no example nor the "
+                                 "continuation of one (wrapped by the terminal?)")
+        joining = line.endswith("\\")
+    return commands
 
 
 def _all_examples() -> list[tuple[str, str]]:
@@ -162,7 +176,10 @@ def test_old_names_are_gone(args: list[str], suggested: str,
     result = runner.invoke(app, args)
     lines = result.stderr.strip().splitlines()
     assert result.exit_code == 2 and len(lines) == 1 and "No such option" in lines[0], lines
-    assert suggested in lines[0]
+    old = next(a for a in args if a.startswith("-"))
+    assert f"No such option: {old}" in lines[0], lines
+    if suggested:
+        assert f"Possible options: {suggested}" in lines[0] or f"({suggested}" in lines[0], lines
 
 
 @pytest.mark.parametrize("value", ["0Mbps", "-5Mbps", "1e999Mbps", "nan", "inf", "0"])

@@ -2,15 +2,19 @@
 carries everything the commands need (the built-in model files among them), and the installed
 command works from a directory that is not the checkout.
 
-``pip install .`` is checked on the wheel pip builds from the checkout, installed into a
-folder of its own with the test environment's dependencies; ``pipx install .`` is checked in
-full (a fresh virtual environment with every dependency from the package index), where pipx
-is installed (the ``test`` extra installs it)."""
+Both build from a copy of what the package is made of (``pyproject.toml``, ``README.md``,
+``perfmodel/``), so nothing else of the checkout can be leaned on and no build folder is left
+in it. ``pip install .`` is checked on the wheel pip builds (offline: the test environment's
+setuptools, from the ``test`` extra), installed into a folder of its own with the test
+environment's dependencies; ``pipx install .`` is checked in full (a fresh virtual environment
+with every dependency from the package index), where pipx is installed (the ``test`` extra
+installs it)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +41,16 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None,
     return done
 
 
+def _source(tmp_path: Path) -> Path:
+    """A copy of the files the package is built from."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "perfmodel", src / "perfmodel",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    return src
+
+
 def _outside(env: dict[str, str]) -> dict[str, str]:
     """The environment less anything that would find the checkout's own package."""
     env = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
@@ -48,7 +62,8 @@ def test_pip_install_dot_works_outside_the_repository(tmp_path: Path) -> None:
     wheels, site, work = tmp_path / "wheels", tmp_path / "site", tmp_path / "work"
     work.mkdir()
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    _run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)], cwd=tmp_path)
+    _run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels),
+          str(_source(tmp_path))], cwd=tmp_path)
     (wheel,) = wheels.glob("perfmodel-*.whl")
     _run([*pip, "install", "--no-deps", "--target", str(site), str(wheel)], cwd=tmp_path)
     env = _outside(dict(os.environ))
@@ -70,7 +85,7 @@ def test_pipx_install_dot_works_outside_the_repository(tmp_path: Path) -> None:
     work.mkdir()
     env = _outside(dict(os.environ))
     env.update(PIPX_HOME=str(home), PIPX_BIN_DIR=str(bin_dir), PIPX_MAN_DIR=str(tmp_path / "man"))
-    _run([sys.executable, "-m", "pipx", "install", str(ROOT)], cwd=work, env=env)
+    _run([sys.executable, "-m", "pipx", "install", str(_source(tmp_path))], cwd=work, env=env)
     exe = bin_dir / "perfmodel"
     assert exe.exists()
     for argv in COMMANDS:

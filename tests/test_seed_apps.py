@@ -166,8 +166,8 @@ def test_nbody_moved_share_window(share: float, inside: bool) -> None:
 
 
 def test_predict_cli_reads_the_rates_file() -> None:
-    """The README's command: MFLOPS rows become times through ppm's flop count at each row's
-    size, and the fit gives back the seed's rates."""
+    """The command of docs/howto/model-your-code.md: MFLOPS rows become times through ppm's
+    flop count at each row's size, and the fit gives back the seed's rates."""
     import json
 
     from typer.testing import CliRunner

@@ -134,14 +134,14 @@ def _parse_fix(items: list[str] | None) -> dict[str, float]:
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or not value.strip():
-            raise InputError(f"--fix {item!r} is not NAME=VALUE", fix="e.g. --fix beta=1.25MB/s")
+            raise InputError(f"--set {item!r} is not NAME=VALUE", fix="e.g. --set beta=1.25MB/s")
         if name not in names:
-            raise InputError(f"--fix {name!r}: no model has that parameter",
+            raise InputError(f"--set {name!r}: no network model has that parameter",
                              fix=f"parameters: {', '.join(sorted(names))}")
         try:
             out[name] = registry.parse_value(name, value)
         except PerfModelError as exc:
-            raise InputError(f"--fix {item!r}: {exc.what}", fix=exc.fix) from None
+            raise InputError(f"--set {item!r}: {exc.what}", fix=exc.fix) from None
     return out
 
 
@@ -169,8 +169,8 @@ def calibrate(
     out: Annotated[Path | None, options.out(
         "Profile to write (default: calibration/NAME.toml).")] = None,
     fix: Annotated[list[str] | None, typer.Option(
-        "--fix", metavar="NAME=VALUE", help="Hold a parameter at a value: beta=1.25MB/s. "
-                                            "Repeatable.")] = None,
+        "--set", metavar="NAME=VALUE", help="Hold a parameter at a value instead of fitting "
+                                            "it: beta=1.25MB/s. Repeatable.")] = None,
     spec: Annotated[Path | None, typer.Option(
         "--spec", metavar="FILE", help="Network spec file: cited parameter values to hold "
                                        "fixed.")] = None,
@@ -781,37 +781,40 @@ def report(
 @app.command()
 @guarded
 def measure(
-    pattern: Annotated[str, typer.Option(
-        "--pattern", metavar="PATTERN",
+    pattern: Annotated[str, options.option(
+        "--pattern", choices=("pingpong", "pairs", "fanin", "exchange"),
         help="pingpong (ranks 0 and 1) | pairs (k pairs at once, k = 1..P/2) | fanin (n senders "
              "into rank 0, n = 1..P-1) | exchange (the IMB Exchange ring over 2, 4, … P "
              "ranks).")] = "pingpong",
     sizes: options.Sizes = _ALL_SIZES,
-    reps: Annotated[int | None, typer.Option(
-        "--reps", metavar="N", help="Time exactly this many repetitions per point (default: "
-                                    "until the median is stable, see --tolerance and "
-                                    "--max-time).")] = None,
+    reps: Annotated[int | None, options.option(
+        "--reps", parse=options.whole(1, 10_000_000), metavar="N",
+        help="Time exactly this many repetitions per point (default: until the median is "
+             "stable, see --tolerance and --max-time).")] = None,
     out: Annotated[Path | None, options.out(
         "CSV to write (default: standard output).")] = None,
     nprocs: Annotated[int | None, options.option(
         "--np", parse=options.whole(2, 4096), metavar="N",
         help="Ranks of the local run perfmodel starts when no launcher started it, 2 to 4096 "
              "(default 2 for pingpong, else 4). Under mpiexec or srun, the job's.")] = None,
-    counts: Annotated[str | None, typer.Option(
-        "--counts", metavar="COUNTS",
+    counts: Annotated[options.Counts | None, options.option(
+        "--counts", parse=options.counts(1), metavar="COUNTS",
         help="Only these pairs, senders or ring sizes: 1,2 or 2..8.")] = None,
-    window: Annotated[int, typer.Option(
-        "--window", metavar="N",
-        help="fanin: messages each sender streams per repetition.")] = 64,
-    warmup: Annotated[int, typer.Option(
-        "--warmup", metavar="N", help="Untimed repetitions before each point.")] = 16,
-    tolerance: Annotated[float, typer.Option(
-        "--tolerance", metavar="FRACTION",
+    window: Annotated[int, options.option(
+        "--window", parse=options.whole(1, 1024), metavar="N",
+        help="fanin: messages each sender streams per repetition, 1 to 1024.")] = 64,
+    warmup: Annotated[int, options.option(
+        "--warmup", parse=options.whole(0, 1_000_000), metavar="N",
+        help="Untimed repetitions before each point.")] = 16,
+    tolerance: Annotated[float, options.option(
+        "--tolerance", parse=options.number(0, 1, above=True, example="0.01"),
+        metavar="FRACTION",
         help="Stop a point when its median's 95 % interval is within this fraction of it.")
     ] = 0.01,
-    max_time: Annotated[str, typer.Option(
-        "--max-time", metavar="TIME", help="Longest time spent on one point (its median may "
-                                           "then be unsettled, and the CSV says so).")] = "1s",
+    max_time: Annotated[float, options.option(
+        "--max-time", parse=options.duration(0, 3600), metavar="TIME",
+        help="Longest time spent on one point, up to 1 hour (its median may then be "
+             "unsettled, and the CSV says so).")] = 1.0,
     quiet: Annotated[bool, options.quiet("No progress lines on standard error.")] = False,
     force: options.Force = False,
 ) -> None:
@@ -825,14 +828,9 @@ def measure(
     from perfmodel.measure import launch
     from perfmodel.measure.plan import PATTERNS, make_plan
     from perfmodel.measure.plan import counts as measured_counts
-    from perfmodel.units import parse_time
-
-    try:
-        budget = parse_time(max_time)
-    except PerfModelError as exc:
-        raise InputError(f"--max-time {max_time!r}: {exc.what}", fix=exc.fix) from None
-    plan = make_plan(pattern, sizes.text, reps=reps, counts=counts, window=window, warmup=warmup,
-                     tolerance=tolerance, budget=budget)
+    plan = make_plan(pattern, sizes.text, reps=reps, counts=None if counts is None else
+                     counts.text, window=window, warmup=warmup, tolerance=tolerance,
+                     budget=max_time)
     if out is not None:
         from perfmodel.io import check_writable
 
@@ -926,7 +924,7 @@ def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
 @guarded
 def models(
     name: Annotated[str | None, typer.Argument(
-        metavar="[NAME]", help="One application model (built-in name or file) to show in "
+        metavar="NAME", help="One application model (built-in name or file) to show in "
                                "full.", show_default=False)] = None,
     json_out: Annotated[bool, typer.Option(
         "--json", help="Print JSON (SI units) instead of tables.")] = False,
@@ -1009,6 +1007,29 @@ EXAMPLES: dict[str, list[str]] = {
 }
 
 
+def _folded(example: str, width: int = 74) -> str:
+    """One example as shell lines of at most ``width`` characters where it can, broken before an
+    option (kept with its value) with `` \\``, so an 80-column terminal never wraps it and it
+    pastes as one command."""
+    import shlex
+
+    groups: list[str] = []
+    for word in (shlex.quote(w) for w in shlex.split(example)):
+        if groups and not word.startswith("-") and groups[-1].startswith("-") \
+                and " " not in groups[-1]:
+            groups[-1] += " " + word            # an option and its value stay together
+        else:
+            groups.append(word)
+    lines = [groups[0]]
+    for group in groups[1:]:
+        if len(lines[-1]) + len(group) + 3 > width:
+            lines[-1] += " \\"
+            lines.append("    " + group)
+        else:
+            lines[-1] += " " + group
+    return "\n".join(lines)
+
+
 def _paragraphs(doc: str) -> str:
     """A docstring as help: its paragraphs, each on one line (the terminal wraps them)."""
     import inspect
@@ -1021,7 +1042,7 @@ for _info in app.registered_commands:
     _info.cls = options.Command
     if _info.callback is not None and _info.callback.__doc__:
         _info.help = _paragraphs(_info.callback.__doc__)
-    _info.epilog = "Examples:\n" + "\n".join(EXAMPLES[_name])
+    _info.epilog = "Examples:\n" + "\n".join(_folded(e) for e in EXAMPLES[_name])
 
 
 def main() -> None:

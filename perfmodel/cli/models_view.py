@@ -94,7 +94,10 @@ def show(models: list[AppModel]) -> None:
     """Every network model, then every application model in one row each."""
     out = console()
     out.print(network_table())
-    out.print("auto: fit hockney, packet and piecewise; keep the lowest BIC.")
+    from perfmodel.network.fit import AUTO_CANDIDATES
+
+    out.print(f"auto: fit {', '.join(AUTO_CANDIDATES)}; keep the lowest BIC (a simpler one "
+              "within 2 of it).")
     out.print(app_table(models))
     out.print(formulas_table(models))
     out.print(f"[dim]{escape(FITTING)}[/dim]")

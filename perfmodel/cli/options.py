@@ -219,6 +219,19 @@ def number(lo: float, hi: float = math.inf, *, above: bool = False,
     return parse
 
 
+def duration(lo: float, hi: float) -> Callable[[str, str], float]:
+    """One time with its unit, more than ``lo`` and at most ``hi`` seconds: ``500ms``, ``2s``."""
+
+    def parse(text: str, flag: str) -> float:
+        value = _one(text, flag, "time")
+        if not lo < value <= hi:
+            raise InputError(f"{flag} {text!r} is not a time above {lo:g} s and at most "
+                             f"{hi:g} s", fix=f"e.g. {flag} 1s")
+        return value
+
+    return parse
+
+
 def choice(*words: str) -> Callable[[str, str], str]:
     """One of ``words``."""
 

@@ -27,7 +27,8 @@ Generated from the command-line interface itself by `make docs`
 this file is not what the installed commands say. Do not edit it by hand.
 
 Sizes, times and rates take units as people write them (`8KiB`, `2us`, `100Mbps`, `1GbE`);
-lists are `1,2,4` or a doubling range `1..64` (see [the units](../formats/units.md)).
+lists are `1,2,4`; a range of sizes or rates `4B..8KiB` is every doubling, a range of counts
+`1..16` every whole number (see [the units](../formats/units.md)).
 Every command exits 0 on success, 1 where a plan finds nothing that meets its target and
 2 on bad input, with one line `error: FILE:LINE: what — how to fix it` on standard error.
 """

@@ -380,7 +380,7 @@ def fit_model(data: Measurements, kind: str, fixed: Mapping[str, float] | None =
             fixed["o"] = 0.0
             sources.setdefault("o", "held at 0: a ping-pong identifies only L + 2o")
         notes.append("a ping-pong identifies only L + 2o; L and o apart need an overhead or "
-                     "message-rate measurement (give o with --fix o=...)")
+                     "message-rate measurement (give o with --set o=...)")
     if kind == "packet":
         mtus = [fixed["mtu"]] if "mtu" in fixed else [u for u in PACKET_MTUS if u < m.max()]
         if not mtus:
@@ -589,4 +589,4 @@ def check_enough(data: Measurements, minimum: int = 3) -> None:
         raise InputError(f"{len(data)} point(s) at {data.distinct_sizes} distinct size(s); "
                          f"this fit needs at least {minimum} distinct sizes",
                          file=data.source, fix="add measurements at more message sizes, or hold "
-                         "parameters fixed with --fix / --spec")
+                         "parameters held with --set / --spec")
