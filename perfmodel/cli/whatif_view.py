@@ -248,7 +248,8 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
                           "rest of the hardware at baseline)", title_justify="left", box=None,
                     header_style="bold")
         t.column("change", justify="left", prose=True)
-        t.column(f"gain at {format_number(nodes.min())} nodes")
+        least = nodes.min()
+        t.column(f"gain at {format_number(least)} node{'' if least == 1 else 's'}")
         t.column(f"at {format_number(nodes.max())}", drop=1)
         t.column("best gain (nodes)", drop=2)
         t.column("pays at nodes", prose=True)
@@ -266,7 +267,8 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         for q, r in zip(counts, rates, strict=True):
             key = _value("link_speed", r) if math.isfinite(r) else "none of the speeds swept"
             groups.setdefault(key, []).append(float(q))
-        lines = [f"{k} at {format_counts(v)} nodes" for k, v in groups.items()]
+        lines = [f"{k} at {format_counts(v)} node{'' if v == [1.0] else 's'}"
+                 for k, v in groups.items()]
         out.print(f"the link no longer the bottleneck (a free wire would save under "
                   f"{100 * share:g} % of the time), slowest line rate swept: " + "; ".join(lines))
     f = analysis.front(sweep)
