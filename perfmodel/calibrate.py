@@ -14,7 +14,13 @@ from pathlib import Path
 import numpy as np
 
 from perfmodel.errors import InputError
-from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements, concat
+from perfmodel.measurements import (
+    PATTERNS,
+    POINT_TO_POINT,
+    Measurements,
+    check_physical,
+    concat,
+)
 from perfmodel.network import models as registry
 from perfmodel.network.fabric import TOPOLOGIES
 from perfmodel.network.fabric_fit import FabricFit, fit_fabric, specified_fabric, varies
@@ -53,14 +59,23 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
     records: list[InputRecord] = []
     notes: list[str] = []
     streams: list[str | Path] = []   # the fan-in files
+    digests: dict[str, str | Path] = {}
     for path in paths:
         tables = read(path)
+        digest = tables[0].sha256 if tables else ""
+        if digest in digests:
+            same = "the same file as" if Path(path).resolve() == Path(digests[digest]).resolve() \
+                else "the same content as"
+            raise InputError(f"is {same} {digests[digest]}: every point would count twice",
+                             file=path, fix="give each measurement file once")
+        digests[digest] = path
         table = choose(tables, str(path), benchmark)
         if table.pattern in ("application", "memory"):
             what = "whole runs" if table.pattern == "application" else "a memory kernel"
             raise InputError(f"{table.label} times {what}, not messages", file=path,
                              fix="calibrate a network on ping-pong data (--benchmark NAME "
                              "picks another table)")
+        said = check_physical(table)
         notes.append(f"{path}: used {_described(table)}"
                      + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
         single = table.single_stream()
@@ -82,7 +97,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
         if channels is not None and channels.min() > 1:
             notes.append(f"{path}: every row uses {int(channels.min())} channels, so the model "
                          "describes the bonded link, not one channel")
-        notes += [f"{path}: {n}" for n in table.notes]
+        notes += [f"{path}: {n}" for n in (*table.notes, *said)]
         if used and len(single) and table.pattern != used[0].pattern:
             raise InputError(f"{table.label} is a {table.pattern} benchmark, but "
                              f"{used[0].source} holds a {used[0].pattern} one", file=path,

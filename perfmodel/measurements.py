@@ -198,3 +198,145 @@ def concat(tables: Sequence[Measurements]) -> Measurements:
                for k in set.intersection(*(set(t.extra) for t in tables)) if tables},
         meaning="; ".join(dict.fromkeys(t.meaning for t in tables if t.meaning)),
     )
+
+
+MAX_LINK_BANDWIDTH = 10e12
+"""B/s one stream reaches at most.  The fastest links sold in 2026 carry 800 Gbit/s (100 GB/s),
+a node's bonded NICs a few times that, and a shared-memory copy between cores of one node
+(HBM, ~3 TB/s) stays below it too: a size / time above 10 TB/s is a wrong unit (seconds
+under a ``_us`` column) or a bandwidth read as a time.  The real data in ``data/`` and the
+fixtures reach 30 GB/s (``data/local/mpi4py-bench-pingpong-np2.txt``)."""
+
+MIN_ONE_WAY = 10e-9
+"""Seconds a one-way message takes at least.  A ping-pong through shared memory (a cache
+line handed between cores) takes 100–300 ns, between hosts a microsecond or more, and light
+crosses only 2 m of cable in 10 ns: a one-way time below 10 ns is a wrong unit (ns written
+as µs read as s …), not a message."""
+
+MAX_FALL = 10.0
+"""How much faster the largest third of a table's sizes may be than its smallest third
+(medians of each size's fastest repeat), or its largest size than its smallest.  A time
+dips at a size or two (a protocol switch, a slow first message) and falls in a table of a
+few small sizes whose first rows are a warm-up: in the real data by at most 4.5×
+(``imb_np4.txt``, 3 µs down to 0.7 µs over 0–8 B).  A table falling more than 10× as the
+size grows is not of times (a bandwidth column, which rises with size, read as one)."""
+
+REPEAT_SPREAD = 100.0
+"""How far repeats of one size may differ before they are said: noise (a preempted rank, a
+retransmitted packet) can make one repeat slow, but 100× between repeats of one
+measurement means rows of different things (units, runs) in one table."""
+
+_MESSAGE_PATTERNS = ("pingpong", "stream", "bidirectional", "fanin")
+"""Patterns whose size / time is one stream's bandwidth, rising with size."""
+
+
+def check_physical(table: Measurements) -> tuple[str, ...]:
+    """Refuse a table no network can have measured; the notes on what is only suspect.
+
+    For the message patterns (:data:`_MESSAGE_PATTERNS`), rows of one concurrency and
+    placement: a one-way ping-pong time below :data:`MIN_ONE_WAY`, a bandwidth size / time
+    above :data:`MAX_LINK_BANDWIDTH`, or a time that falls more than :data:`MAX_FALL`× as
+    the size grows is refused, naming the rows.  Repeats of one size that differ more than
+    :data:`REPEAT_SPREAD`× are said in a note, naming their lines (any pattern but
+    application runs).
+    """
+    from perfmodel.errors import InputError
+
+    notes: list[str] = []
+    for rows in _groups(table):
+        size, time = table.size[rows], table.time[rows]
+        lines = [table.line[i] for i in rows]
+        notes += _repeats(size, time, lines)
+        if table.pattern not in _MESSAGE_PATTERNS:
+            continue
+        if table.pattern == "pingpong" and (fast := np.flatnonzero(time < MIN_ONE_WAY)).size:
+            i = int(fast[0])
+            raise InputError(
+                f"a one-way time of {time[i]:.3g} s at {size[i]:g} B"
+                f"{_more(fast.size, 'row')}: no message is that fast (10 ns is 2 m of cable)",
+                file=table.source, line=lines[i], fix="check the time column's unit (ns or "
+                "µs written under a _s column?), or whether it holds a bandwidth")
+        with np.errstate(divide="ignore"):
+            bandwidth = size / time
+        if (over := np.flatnonzero(bandwidth > MAX_LINK_BANDWIDTH)).size:
+            i = int(over[np.argmax(bandwidth[over])])
+            raise InputError(
+                f"size / time is {bandwidth[i] / 1e12:.3g} TB/s at {size[i]:g} B"
+                f"{_more(over.size, 'row')}, above the {MAX_LINK_BANDWIDTH / 1e12:g} TB/s no "
+                "link reaches", file=table.source, line=lines[i],
+                fix="check the time column's unit (seconds under a _us column?), or whether "
+                    "a bandwidth column was read as a time")
+        fall = _fall(size, time)
+        if fall is not None and fall[0] > MAX_FALL:
+            times, small, large = fall
+            raise InputError(
+                f"the time falls {times:.3g}× as the size grows: "
+                f"{_said(size, time, lines, small)} down to {_said(size, time, lines, large)}",
+                file=table.source, line=lines[int(large[0])],
+                fix="a message's time grows with its size: is the column a bandwidth read as a "
+                    "time (name it bandwidth_MBps), or are the rows in another unit?")
+    return tuple(notes)
+
+
+def _fall(size: NDArray[np.float64], time: NDArray[np.float64]
+          ) -> tuple[float, NDArray[np.intp], NDArray[np.intp]] | None:
+    """How many times the median time of the smallest third of the sizes exceeds that of the
+    largest third, or that of the smallest size that of the largest (the larger), and those
+    rows, taking each size's fastest repeat; None with fewer than three sizes.  Thirds and
+    ends, not any two rows: a real table dips at a size or two (a protocol switch, a slow
+    first message)."""
+    by = _by_size(size)
+    if len(by) < 3:
+        return None
+    least = np.array([time[at].min() for at in by])   # a slow repeat is not a fall
+    third = len(by) // 3
+    ends = [((0, third), (len(by) - third, len(by))), ((0, 1), (len(by) - 1, len(by)))]
+    falls = [(float(np.median(least[a:b]) / np.median(least[c:d])),
+              np.concatenate(by[a:b]), np.concatenate(by[c:d])) for (a, b), (c, d) in ends]
+    return max(falls, key=lambda f: f[0])
+
+
+def _said(size: NDArray[np.float64], time: NDArray[np.float64], lines: list[int],
+          rows: NDArray[np.intp]) -> str:
+    """``"1000 µs at 1–4 B (lines 3–5)"``: the median time of ``rows`` and where they are."""
+    lo, hi = size[rows].min(), size[rows].max()
+    sizes = f"{lo:g}–{hi:g}" if hi > lo else f"{lo:g}"
+    at = sorted(lines[int(i)] for i in rows)
+    where = f"lines {at[0]}–{at[-1]}" if len(at) > 1 else f"line {at[0]}"
+    fastest = [float(time[at].min()) for at in _by_size(size[rows]) for at in [rows[at]]]
+    return f"{float(np.median(fastest)) * 1e6:.4g} µs at {sizes} B ({where})"
+
+
+def _groups(table: Measurements) -> list[NDArray[np.intp]]:
+    """The rows of each concurrency and placement, as index arrays."""
+    keys = [tuple(float(col[i]) for col in table.concurrency.values())
+            + ((table.placement[i],) if table.placement is not None else ())
+            for i in range(len(table))]
+    out: dict[tuple[object, ...], list[int]] = {}
+    for i, key in enumerate(keys):
+        out.setdefault(key, []).append(i)
+    return [np.array(v, dtype=np.intp) for v in out.values()]
+
+
+def _by_size(size: NDArray[np.float64]) -> list[NDArray[np.intp]]:
+    """The rows of each distinct size, smallest size first (in file order within one)."""
+    order = np.argsort(size, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(size[order])) + 1) if size.size else []
+
+
+def _repeats(size: NDArray[np.float64], time: NDArray[np.float64],
+             lines: list[int]) -> list[str]:
+    notes = []
+    for at in _by_size(size):
+        if at.size < 2:
+            continue
+        lo, hi = int(at[np.argmin(time[at])]), int(at[np.argmax(time[at])])
+        if time[hi] > REPEAT_SPREAD * time[lo]:
+            notes.append(f"repeats of {size[lo]:g} B differ {time[hi] / time[lo]:.3g}×: "
+                         f"{time[lo]:.3g} s (line {lines[lo]}) and {time[hi]:.3g} s (line "
+                         f"{lines[hi]}); both fitted as given — check them")
+    return notes
+
+
+def _more(n: int, what: str) -> str:
+    return f" (and {n - 1} more {what}{'s' if n > 2 else ''})" if n > 1 else ""

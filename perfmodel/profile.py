@@ -142,7 +142,7 @@ def to_dict(profile: Profile) -> dict[str, Any]:
 def dumps(profile: Profile) -> str:
     from perfmodel import tomlw
 
-    header = (f"# perfmodel machine profile '{profile.name}': written by "
+    header = (f"# perfmodel machine profile {profile.name!r}: written by "
               f"{profile.provenance.get('tool', 'perfmodel')}; plain data, safe to read "
               "and edit.\n")
     return header + tomlw.dumps(to_dict(profile))
@@ -200,6 +200,13 @@ class DocReader:
 
 
 _TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric", "node"}
+MAX_NOISE = 100.0
+"""The largest noise a profile or saved fit may give: the standard deviation of log-ratio
+residuals, so 100 is a spread of e^100; a larger one is no measurement, and squaring it in a
+prediction interval overflows."""
+NOISE_FIX = (f"the noise is a standard deviation of log-ratio residuals: at least 0 and at "
+             f"most {MAX_NOISE:g}, or nan")
+
 _FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
            "notes", "fit", "params"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
@@ -240,8 +247,8 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -
     if not (dof.is_integer() and 0 <= dof <= 1e9):
         raise r.fail("dof", f"is {dof}", "degrees of freedom are a whole number >= 0")
     noise = r.number(net, "noise_rel", finite=False) if "noise_rel" in net else math.nan
-    if noise < 0 or math.isinf(noise):
-        raise r.fail("noise_rel", f"is {noise}", "a standard deviation is >= 0")
+    if not (math.isnan(noise) or 0 <= noise <= MAX_NOISE):
+        raise r.fail("noise_rel", f"is {noise:g}", NOISE_FIX)
     if kind == "piecewise":
         bps = [p.value for p in params if p.name.startswith("breakpoint_")]
         if any(b >= c for b, c in itertools.pairwise(bps)):
@@ -364,6 +371,8 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
     if not (dof.is_integer() and dof >= 0):
         raise r.fail("dof", f"is {dof}", "degrees of freedom are a whole number >= 0")
     noise = r.number(doc, "noise_rel", finite=False) if "noise_rel" in doc else math.nan
+    if not (math.isnan(noise) or 0 <= noise <= MAX_NOISE):
+        raise r.fail("noise_rel", f"is {noise:g}", NOISE_FIX)
     ranges: dict[str, tuple[float, float]] = {}
     for key, span in dict(doc.get("ranges", {})).items():
         if key not in ("size", "pairs", "senders", "channels", "processes") \

@@ -6,17 +6,39 @@ Reading uses the standard library's :mod:`tomllib`; every writer test round-trip
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f",
+          "\r": "\\r"}
+_ESCAPE = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff]')
+"""What a basic string writes escaped: the quote, the backslash, every C0 and C1 control and
+DEL (TOML forbids them raw), the line and paragraph separators and the BOM (which split or
+hide lines in other readers), and lone surrogates (no UTF-8 has them)."""
+
+
+def _escaped(match: re.Match[str]) -> str:
+    c = match[0]
+    if c in _SHORT:
+        return _SHORT[c]
+    if "\udc80" <= c <= "\udcff":   # a byte of a file name that was not UTF-8: shown as \xNN
+        return f"\\\\x{ord(c) - 0xDC00:02x}"
+    if "\ud800" <= c <= "\udfff":
+        return "\ufffd"
+    return f"\\u{ord(c):04x}"
+
+
+def quote(s: str) -> str:
+    """``s`` as a TOML basic string that :mod:`tomllib` reads back as ``s`` (a lone surrogate,
+    which no file can hold, reads back as ``\\xNN`` or U+FFFD)."""
+    return '"' + _ESCAPE.sub(_escaped, s) + '"'
 
 
 def _key(k: str) -> str:
-    return k if _BARE.match(k) else json.dumps(k, ensure_ascii=False)
+    return k if _BARE.match(k) else quote(k)
 
 
 def _scalar(v: Any) -> str:
@@ -31,7 +53,7 @@ def _scalar(v: Any) -> str:
             return "inf" if v > 0 else "-inf"
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return quote(v)
     if isinstance(v, Sequence):
         return "[" + ", ".join(_scalar(x) for x in v) + "]"
     raise TypeError(f"cannot write {type(v).__name__} as TOML")

@@ -149,11 +149,26 @@ def parse_list(text: str, kind: Kind) -> list[float]:
     """Comma-separated quantities: ``"1B,8KiB,1MiB"`` -> ``[1.0, 8192.0, 1048576.0]``.
 
     ``A..B`` is every doubling from A up to B: ``"4B..32B"`` -> ``[4, 8, 16, 32]``.
+    A whole number without a unit right before an item with one (``"1,5KiB"``) is refused as
+    a likely decimal comma, not read as two values.
     """
     items = [t for t in (s.strip() for s in text.split(",")) if t]
     if not items:
         raise UnitError(f"empty list {text!r}",
                         fix=f"give one or more values like {_EXAMPLES[kind]}")
+    from itertools import pairwise
+
+    for bare, after in pairwise(items):   # "5KiB" right after a decimal comma
+        tail = re.match(r"^[0-9]+\s*(?P<unit>[^\d\s.,].*)$", after)
+        if bare.isascii() and bare.isdigit() and tail is not None:
+            one = f"{bare}.{after}"
+            if kind == "size":
+                raise UnitError(f"did you mean {one}? a list item without a unit is "
+                                "bytes", fix=f"write {one}, or {bare}B,{after} if you meant "
+                                             "two sizes")
+            raise UnitError(f"did you mean {one}? every {kind} in a list needs a unit",
+                            fix=f"write {one}, or {bare}{tail['unit']},{after} if you meant "
+                                f"two {kind}s")
     out: list[float] = []
     for item in items:
         lo_text, dots, hi_text = item.partition("..")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -301,14 +302,14 @@ def test_missing_directory_and_unreadable_files_of_every_kind(
     elif problem == "unreadable":
         ok = next(p for p in sorted(_folder(kind).iterdir()) if p.name.startswith("ok_"))
         path.write_bytes(ok.read_bytes())
-        real = Path.read_bytes
+        real = os.open
 
-        def deny(self: Path) -> bytes:   # root may read anything: simulate a refusal
-            if self == path:
+        def deny(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+            if Path(file) == path:   # root may read anything: simulate a refusal
                 raise PermissionError(13, "Permission denied")
-            return real(self)
+            return real(file, flags, *args, **kwargs)
 
-        monkeypatch.setattr(Path, "read_bytes", deny)
+        monkeypatch.setattr(os, "open", deny)   # every file is opened by perfmodel.io.read_file
     said = {"missing": "no such file — check the path",
             "directory": "is a directory, not a file — give ",
             "unreadable": "cannot be read (permission denied)"}[problem]

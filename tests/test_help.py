@@ -182,7 +182,8 @@ def test_old_names_are_gone(args: list[str], suggested: str,
         assert f"Possible options: {suggested}" in lines[0] or f"({suggested}" in lines[0], lines
 
 
-@pytest.mark.parametrize("value", ["0Mbps", "-5Mbps", "1e999Mbps", "nan", "inf", "0"])
+@pytest.mark.parametrize("value", ["0Mbps", "-5Mbps", "1e999Mbps", "nan", "inf", "0", "1e-300bps",
+                                   "1bps"])
 @pytest.mark.parametrize("command", [
     ["network", "calibration/beowulf-1995.toml", "--pairs", "1,2"],
     ["predict", "ppm", "--machine", "calibration/beowulf-1995.toml", "--set", "end_wait=0.05"],

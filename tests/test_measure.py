@@ -283,7 +283,7 @@ def test_check_writable_refuses_a_place_no_file_can_be_made(tmp_path: Path) -> N
     from perfmodel.io import check_writable
 
     (tmp_path / "file").write_text("x")
-    with pytest.raises(OutputError, match="cannot be written"):
+    with pytest.raises(OutputError, match="a part of its path that is a file"):
         check_writable(tmp_path / "file" / "out.csv")
     assert check_writable(tmp_path / "new" / "deeper" / "out.csv").name == "out.csv"
     assert not (tmp_path / "new").exists()            # nothing made until the write

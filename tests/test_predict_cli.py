@@ -346,11 +346,16 @@ def test_a_saved_fit_predicts_what_the_fit_did(tmp_path: Path) -> None:
     for key in ("time", "time_lo", "time_hi", "extrapolated"):
         assert [r[key] for r in a] == pytest.approx([r[key] for r in b], rel=1e-12), key
     assert a[-1]["extrapolated"] and not a[1]["extrapolated"]
-    # the file is not replaced without --force, and is left as it was
+    # the file is not replaced without --force, nor written over the fit it was read from
     before = fit_file.read_text()
     out = runner.invoke(app, _ppm_args("--from", str(fit_file), "--save", str(fit_file)))
-    assert out.exit_code == 2 and "exists already" in out.output
+    assert out.exit_code == 2 and "is one of this command's inputs" in out.output
     assert fit_file.read_text() == before
+    other = fit_file.with_name("other.toml")
+    other.write_text("mine\n")
+    out = runner.invoke(app, _ppm_args("--from", str(fit_file), "--save", str(other)))
+    assert out.exit_code == 2 and "exists already" in out.output
+    assert other.read_text() == "mine\n"
 
 
 @pytest.mark.parametrize("edit, fragment", [

@@ -48,7 +48,7 @@ def test_committed_report_is_what_its_specification_gives(spec: Path) -> None:
     differs = golden.compare(out.read_text(encoding="utf-8"), built.markdown)
     assert differs is None, f"{out} differs from its regeneration ({differs}): run make reports"
     folder = REPORTS / spec.stem
-    on_disk = {f"{spec.stem}/{p.name}" for p in folder.iterdir()}
+    on_disk = {f"{spec.stem}/{p.name}" for p in folder.iterdir() if p.name != builder.MANIFEST}
     assert on_disk == set(built.figures), "figures added or left over: run make reports"
     for rel in built.figures:
         assert f"]({rel})" in built.markdown
@@ -228,12 +228,17 @@ def test_repeated_runs_are_rows_not_sums_and_names_never_collide(tmp_path: Path)
 
 
 def test_force_clears_figures_the_report_no_longer_draws(tmp_path: Path) -> None:
+    """Only figures perfmodel recorded writing there before are removed: a user's own SVG in
+    the figure folder is kept (tests/test_bad_files.py has more)."""
     out = tmp_path / "r.md"
-    prof = str(ROOT / "calibration/hyglac-mpi.toml")
-    (tmp_path / "r").mkdir()
-    stale = tmp_path / "r" / "old-figure.svg"
-    stale.write_text("<svg/>")
+    one, two = str(ROOT / "calibration/hyglac-mpi.toml"), str(ROOT / "calibration/hyglac.toml")
+    assert runner.invoke(app, ["report", one, two, "--out", str(out)]).exit_code == 0
+    before = {p.name for p in (tmp_path / "r").glob("*.svg")}
+    mine = tmp_path / "r" / "my-diagram.svg"
+    mine.write_text("<svg/>")
     keep = tmp_path / "r" / "notes.txt"
     keep.write_text("mine")
-    assert runner.invoke(app, ["report", prof, "--out", str(out), "--force"]).exit_code == 0
-    assert not stale.exists() and keep.exists()
+    assert runner.invoke(app, ["report", one, "--out", str(out), "--force"]).exit_code == 0
+    after = {p.name for p in (tmp_path / "r").glob("*.svg")} - {mine.name}
+    assert after < before, "the figures of the second profile are gone"
+    assert mine.read_text() == "<svg/>" and keep.read_text() == "mine"

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 MAX_LENGTH = 2000
 MAX_DEPTH = 60
+MAX_TREE_DEPTH = 100
+"""The deepest a formula's tree may be as written: a chain ``a + b + … + z`` of more terms
+nests one level per operator, and SymPy and Python's own compiler recurse on each level."""
 MAX_EXPONENT = 64.0
 MAX_NUMBER = 1e300
 
@@ -98,6 +101,20 @@ class _Parser:
         self.text, self.names, self.functions, self.where = text, names, functions, where
         self.toks = self._tokens()
         self.i = 0
+        self.depths: dict[int, int] = {}   # id(node) -> the depth of its tree
+        self.kept: list[Node] = []        # every node measured, so no id is reused
+
+    def deep(self, node: Node, col: int) -> Node:
+        """``node``, refused when its tree is deeper than :data:`MAX_TREE_DEPTH`: measured as
+        it is built, so no deeper tree ever exists to be walked."""
+        below = [self.depths.get(id(k), 1) for k in _children(node)]
+        depth = 1 + max(below, default=0)
+        if depth > MAX_TREE_DEPTH:
+            raise self.fail(f"more than {MAX_TREE_DEPTH} operations nest here", col,
+                            "split the formula into [define] names or shorter sums")
+        self.depths[id(node)] = depth
+        self.kept.append(node)
+        return node
 
     def fail(self, what: str, col: int, fix: str) -> InputError:
         return InputError(f"{self.where}: {what} at column {col} of {_excerpt(self.text, col)}",
@@ -147,9 +164,9 @@ class _Parser:
         """``operand (op operand)*`` for the left-associative operators ``ops``."""
         node = operand(depth)
         while self.tok.kind == "op" and self.tok.text in ops:
-            op = self.tok.text
+            op, col = self.tok.text, self.tok.col
             self.i += 1
-            node = Binary(op, node, operand(depth))
+            node = self.deep(Binary(op, node, operand(depth)), col)
         return node
 
     def unary(self, depth: int) -> Node:
@@ -158,8 +175,9 @@ class _Parser:
             self.i += 1
             if depth > MAX_DEPTH:
                 raise self.fail("too many signs in a row", self.tok.col, "simplify it")
+            col = self.tok.col
             arg = self.unary(depth + 1)
-            return arg if op == "+" else Unary("-", arg)
+            return arg if op == "+" else self.deep(Unary("-", arg), col)
         return self.power(depth)
 
     def power(self, depth: int) -> Node:
@@ -171,7 +189,7 @@ class _Parser:
             if power is not None and not abs(power) <= MAX_EXPONENT:
                 raise self.fail(f"the exponent {power:g} is too large", col,
                                 f"constant exponents are at most {MAX_EXPONENT:g} in size")
-            node = Binary("^", base, exponent)
+            node = self.deep(Binary("^", base, exponent), col)
             value = _constant(node)
             if value is not None and math.isnan(value):
                 raise self.fail("a constant power is not a real number", col,
@@ -229,7 +247,7 @@ class _Parser:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             raise self.fail(f"{tok.text} takes {want} argument{'s' if hi > 1 else ''}, not "
                             f"{len(args)}", tok.col, "check the call")
-        return Call(tok.text, tuple(args))
+        return self.deep(Call(tok.text, tuple(args)), tok.col)
 
 
 _FLOAT_FUNCTIONS: dict[str, Any] = {

@@ -252,12 +252,18 @@ class AppModel:
         namespace = {_PREFIX + name: (lambda m, *a, name=name: _call(name, m, a[:-1], a[-1],
                                                                     algorithms))
                      for name in CALLS}
+        import sys
+
+        limit = sys.getrecursionlimit()   # SymPy's printer takes ~7 frames per level of a
+        sys.setrecursionlimit(max(limit, 4000))   # tree; MAX_WRITTEN_DEPTH keeps it bounded
         try:
             return {key: sympy.lambdify(args, expr, modules=[namespace, "numpy"])
                     for key, expr in self.symbolic.items()}
         except Exception as exc:  # a checked tree should always compile; say so if not
             raise InputError(f"model {self.name}: a formula cannot be compiled ({exc})",
                              file=self.path or None, fix="simplify the formula") from None
+        finally:
+            sys.setrecursionlimit(limit)
 
     def sizes(self, p: ArrayLike, n: ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
         """``p`` and ``n`` broadcast together (``n`` defaults to the model's size)."""
@@ -399,6 +405,7 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise fail("notes must be a list of text", 'notes = ["..."]', "notes")
+    _count_formulas(doc, fail)
     params = _params(doc.get("params", {}), fail)
     names = {p.name for p in params}
     defined = _defines(doc.get("define", {}), names, text, path, fail)
@@ -481,9 +488,34 @@ def _model(doc: Mapping[str, Any], text: str, path: str) -> AppModel:
 
 MAX_NODES = 20_000
 """The most operations a model's formulas may have together once its definitions are written
-out."""
-MAX_WRITTEN_DEPTH = 4 * MAX_DEPTH
-"""The deepest a formula may nest once its definitions are written out."""
+out: the model's one budget, spent by every formula (with or without ``[define]``) before any
+SymPy work."""
+MAX_WRITTEN_DEPTH = 2 * MAX_DEPTH
+"""The deepest a formula may nest once its definitions are written out (SymPy and Python's
+compiler recurse on each level; about 190 is where they stop)."""
+MAX_FORMULAS = 500
+"""The most formulas (terms, definitions and flops together) a model may hold: each one is
+compiled once, about 1 ms each."""
+
+
+def _count_formulas(doc: Mapping[str, Any], fail: Callable[..., InputError]) -> None:
+    """Refuse a model of more than :data:`MAX_FORMULAS` formulas before any is parsed."""
+    parts, define = doc.get("parts"), doc.get("define")
+    count = (len(define) if isinstance(define, dict) else 0) + ("flops" in doc) + \
+        (sum(len(e) for e in parts.values() if isinstance(e, dict))
+         if isinstance(parts, dict) else 0)
+    if count > MAX_FORMULAS:
+        at = None   # the part where the count passes the cap, else the first one
+        if isinstance(parts, dict) and parts:
+            seen = count - sum(len(e) for e in parts.values() if isinstance(e, dict))
+            at = f"parts.{next(iter(parts))}"
+            for pname, entry in parts.items():
+                seen += len(entry) if isinstance(entry, dict) else 0
+                if seen > MAX_FORMULAS:
+                    at = f"parts.{pname}"
+                    break
+        raise fail(f"the model has {count} formulas, more than the {MAX_FORMULAS} a model may "
+                   "hold", "merge parts or terms; split a large model into several files", at)
 
 
 def _defines(raw: object, params: set[str], text: str, path: str,
@@ -519,15 +551,18 @@ def _expand(node: Node, defined: Mapping[str, tuple[Node, str, set[str]]], where
     :data:`MAX_NODES` operations (counted over the whole model through ``budget``) or
     :data:`MAX_WRITTEN_DEPTH` levels, or builds a constant that is not a finite number of
     sensible size (``3 ^ a`` with ``a = "10 ^ 15"``)."""
-    if not defined:
-        return node
-    full = substitute(node, {k: v[0] for k, v in defined.items()})
+    full = substitute(node, {k: v[0] for k, v in defined.items()}) if defined else node
     size, depth = tree_shape(full)
     if budget is not None:
         budget[0] -= size
     if size > MAX_NODES or (budget is not None and budget[0] < 0):
-        raise fail(f"{where}: the model has more than {MAX_NODES} operations once its "
-                   "definitions are written out", "simplify the definitions", key)
+        said = " once its definitions are written out" if defined else ""
+        raise fail(f"{where}: the model has more than {MAX_NODES} operations{said} (the "
+                   "budget of one model's formulas together)",
+                   "simplify the definitions" if defined else "simplify the formulas, or "
+                   "split the model into several files", key)
+    if not defined:
+        return node
     if depth > MAX_WRITTEN_DEPTH:
         raise fail(f"{where} nests deeper than {MAX_WRITTEN_DEPTH} once its definitions are "
                    "written out", "chain fewer definitions", key)

@@ -71,6 +71,8 @@ def parse_given(items: Sequence[str] | None, model: AppModel) -> dict[str, float
         if name not in units:
             raise InputError(f"--set {name!r}: model {model.name} has no such constant",
                              fix=f"its constants: {', '.join(units)}")
+        if name in out:
+            raise InputError(f"--set gives {name} twice", fix="give each constant once")
         try:
             out[name] = float(value)
         except ValueError:

@@ -19,6 +19,7 @@ import numpy as np
 from perfmodel.apps.fit import AppFit
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel
+from perfmodel.profile import MAX_NOISE, NOISE_FIX
 
 KIND = "perfmodel application fit"
 _STATS = ("n", "k", "rss", "median_rel_err", "max_rel_err")
@@ -79,8 +80,8 @@ def load(path: str | Path, model: AppModel, machine: Machine | None = None) -> A
     if not (dof.is_integer() and dof >= 0):
         raise at.fail("dof", f"is {dof:g}", "a whole number of at least 0")
     noise = at.number(info, "noise", finite=False) if "noise" in info else math.nan
-    if noise < 0:
-        raise at.fail("noise", f"is {noise:g}", "a number of at least 0, or nan")
+    if not (math.isnan(noise) or 0 <= noise <= MAX_NOISE):
+        raise at.fail("noise", f"is {noise:g}", NOISE_FIX)
     span = info.get("processes", [1.0, math.inf])
     if not (isinstance(span, list) and len(span) == 2 and
             all(isinstance(x, int | float) and not isinstance(x, bool) for x in span)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,9 @@ from perfmodel.errors import InputError
 COUNT = ("nodes", "processes", "ranks", "p")
 TIME = ("time_s", "time", "seconds")
 RATE = ("mflops", "mops", "mflop_s")
+TIME_FLOOR = 1e-12
+"""Seconds: a run time shorter than 1 ps is a unit error, not a run.  ``predict --fit`` and
+``scaling`` both refuse it (:mod:`perfmodel.empirical.series` reads it from here)."""
 
 
 @dataclass(frozen=True)
@@ -74,8 +78,14 @@ def parse_timings(text: str, path: str | Path) -> Timings:
         raise
 
 
+def split_lines(text: str) -> list[tuple[int, str]]:
+    """Every line with its 1-based number, split at line ends only (LF, CRLF, CR): a form
+    feed, NEL or U+2028 inside a comment is not one (``str.splitlines`` takes them for one)."""
+    return list(enumerate(re.split(r"\r\n|\r|\n", text), start=1))
+
+
 def _parse(text: str, path: str | Path) -> Timings:
-    rows = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
+    rows = [(n, ln) for n, ln in split_lines(text)
             if ln.strip() and not ln.lstrip().startswith("#")]
     if not rows:
         raise InputError("no timing rows", file=path, fix="give a header and one row per run")
@@ -85,6 +95,11 @@ def _parse(text: str, path: str | Path) -> Timings:
                          "not commas", file=path, line=head_line,
                          fix="timing CSVs use commas: nodes,time_s")
     names = [h.strip().lower() for h in next(csv.reader(io.StringIO(header)))]
+    for i, name in enumerate(names):
+        if name and name in names[:i]:
+            raise InputError(f"column {name!r} appears twice (columns {names.index(name) + 1} "
+                             f"and {i + 1})", file=path, line=head_line,
+                             fix="keep one of them: which copy holds the runs is a guess")
     count = next((c for c in COUNT if c in names), None)
     time = next((c for c in (*TIME, *RATE) if c in names), None)
     if count is None or time is None:
@@ -116,6 +131,10 @@ def _parse(text: str, path: str | Path) -> Timings:
             raise InputError(f"{time} is {row[time]}", file=path, line=n,
                              fix="times are positive seconds" if time in TIME else
                              "rates are positive Mflop/s")
+        if time in TIME and t < TIME_FLOOR:
+            raise InputError(f"a time of {t:g} s", file=path, line=n,
+                             fix="times are seconds of a whole run (at least 1 ps); check "
+                                 "the unit")
         procs.append(p)
         secs.append(t)
         parts.append(row.get("part", ""))

@@ -96,7 +96,9 @@ def guarded(fn: F) -> F:
         except PerfModelError as exc:
             if _state["debug"]:
                 raise
-            _err(f"error: {exc.one_line()}")
+            from perfmodel.cli.tables import clean  # a file's name may hold an ESC
+
+            _err(f"error: {clean(exc.one_line(), one_line=True)}")
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]
@@ -138,6 +140,8 @@ def _parse_fix(items: list[str] | None) -> dict[str, float]:
         if name not in names:
             raise InputError(f"--set {name!r}: no network model has that parameter",
                              fix=f"parameters: {', '.join(sorted(names))}")
+        if name in out:
+            raise InputError(f"--set gives {name} twice", fix="give each parameter once")
         try:
             out[name] = registry.parse_value(name, value)
         except PerfModelError as exc:
@@ -200,6 +204,11 @@ def calibrate(
         raise InputError(f"--name {name!r} is not a usable file name",
                          fix="use letters, digits, '.', '-' and '_'")
     fixed = _parse_fix(fix)
+    from perfmodel.io import check_writable
+
+    sources = [*(inputs or []), spec]
+    if out is not None and not no_write:   # before any work: not after a long fit
+        check_writable(out, force=force, inputs=sources)
     from perfmodel.calibrate import calibrate as run
     from perfmodel.network.spec import load_spec
     from perfmodel.profile import dumps
@@ -213,6 +222,7 @@ def calibrate(
         from perfmodel.io import write_atomic
 
         target = out or Path("calibration") / f"{result.profile.name}.toml"
+        check_writable(target, force=force, inputs=sources)
         path = write_atomic(target, dumps(result.profile), force=force)
     from perfmodel.cli import render
 
@@ -351,6 +361,10 @@ def predict(
     if saved is not None and (timings is not None or set_values):
         raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
     weak = scaling_mode == "weak"
+    if save is not None:   # before any work: not after a long fit
+        from perfmodel.io import check_writable
+
+        check_writable(save, force=force, inputs=(app_model, machine, timings, saved))
     from perfmodel.apps.model import load as load_model
 
     model = load_model(app_model)
@@ -557,7 +571,7 @@ def whatif(
     if plot is not None:
         from perfmodel.cli.figures import check_path
 
-        check_path(plot, force=force)
+        check_path(plot, force=force, inputs=(app_model, machine, timings, saved, candidates))
     from perfmodel.whatif.axes import parse_vary
 
     axes = parse_vary(vary or [], cat)
@@ -754,11 +768,10 @@ def report(
     formulas and parameters, measured against fitted, predictions and what-if tables."""
     if out.suffix.lower() != ".md":
         raise InputError(f"--out {out} is not a markdown file", fix="name it NAME.md")
-    from perfmodel.io import check_writable
-
-    check_writable(out, force=force)
-    from perfmodel.readers import read_toml
     from perfmodel.report import build as builder
+
+    builder.check_out(out, force=force, inputs=inputs)
+    from perfmodel.readers import read_toml
     from perfmodel.report.spec import KIND, from_doc
 
     first, text = read_toml(inputs[0], "a report specification or a machine profile")
@@ -774,7 +787,7 @@ def report(
     err = Console(stderr=True, highlight=False)
     with err.status("building the report") as status:
         built = builder.build(spec, out, lambda what: status.update(f"building: {what}"))
-    written = builder.write(built, out, force=force)
+    written = builder.write(built, out, force=force, inputs=inputs)
     err.print(f"wrote {out} and {len(written) - 1} figure(s) in {out.with_suffix('')}/")
 
 
@@ -838,16 +851,15 @@ def measure(
     launch.require_mpi4py()
     launcher = launch.detect(os.environ)
     if launcher is None:
-        import subprocess
-
         n = nprocs or PATTERNS[pattern].default_np
         measured_counts(plan, n)   # said here, before any rank starts
         mpiexec = launch.find_mpiexec()
         cmd = launch.local_command(mpiexec, n, sys.argv[1:])
         if not quiet:
             _err(f"measure: starting {n} ranks: {shlex.join(cmd)}")
-        code = subprocess.call(cmd, env=launch.child_env(os.environ, mpiexec, n))
+        code = launch.run_local(cmd, launch.child_env(os.environ, mpiexec, n))
         raise typer.Exit(128 - code if code < 0 else code)   # killed by signal s: 128 + s
+    launch.check_not_stray(os.environ)   # before MPI starts: a stray rank would say nothing
     _measure_in_job(plan, out, force, quiet, nprocs, launcher,
                     shlex.join(["perfmodel", *sys.argv[1:]]))
 
@@ -864,7 +876,7 @@ def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
     try:
         comm = job.world(os.environ)
     except PerfModelError:   # MPI cannot say who is rank 0: the launcher can
-        if launch.launcher_rank(os.environ) not in (0, None):
+        if launch.launcher_rank(os.environ) not in (0, None) and not launch.on_terminal():
             raise typer.Exit(2) from None
         raise
     rank = comm.rank

@@ -3,6 +3,7 @@ inputs: no dates, a fixed hash salt for SVG ids, fixed fonts and sizes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -18,17 +19,18 @@ MAX_LINES = 8
 MARKERS = ("o", "s", "^", "D", "v")
 
 
-def check_path(path: Path, *, force: bool = False) -> str:
+def check_path(path: Path, *, force: bool = False, inputs: Iterable[str | Path | None] = ()
+               ) -> str:
     """The format of a figure to be written at ``path`` (by its suffix); refused before any
-    work when it is neither SVG nor PNG, or when :func:`~perfmodel.io.write_atomic` would
-    refuse the place."""
+    work when it is neither SVG nor PNG, when :func:`~perfmodel.io.write_atomic` would
+    refuse the place, or when it is one of the command's ``inputs``."""
     from perfmodel.io import check_writable
 
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise OutputError(f"cannot draw a {path.suffix or 'suffix-less'} file", file=path,
                           fix="name the figure .svg or .png")
-    check_writable(path, force=force)
+    check_writable(path, force=force, inputs=inputs)
     return fmt
 
 

@@ -121,7 +121,19 @@ def rate(text: str, flag: str) -> float:
     value = _one(text, flag, "rate")
     if not value > 0:
         raise InputError(f"{flag} {text!r} is not a positive rate", fix=f"e.g. {flag} 100Mbps")
+    _floor(value, text, flag)
     return value
+
+
+MIN_RATE = 1.0
+"""The slowest line rate taken, in bytes per second (8 bit/s), as profiles bound β: below it a
+rate is a unit mistake (``1e-300bps``), not a link."""
+
+
+def _floor(value: float, text: str, flag: str) -> None:
+    if value < MIN_RATE:
+        raise InputError(f"{flag} {text!r} is below 1 B/s (8 bit/s): no link is that slow",
+                         fix=f"check the unit, e.g. {flag} 100Mbps")
 
 
 def rates(text: str, flag: str) -> Quantities:
@@ -130,6 +142,8 @@ def rates(text: str, flag: str) -> Quantities:
     if not all(v > 0 for v in values):
         raise InputError(f"{flag} {text!r} is not a list of positive rates",
                          fix=f"e.g. {flag} 10Mbps,100Mbps")
+    for v in values:
+        _floor(v, text, flag)
     return Quantities(values, text)
 
 

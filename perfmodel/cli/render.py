@@ -160,13 +160,14 @@ def calibration(result: Calibration, path: Path | None) -> None:
     model = best.model
     spec = registry.spec(model.kind)
     source = result.data.source or "specification"
-    out.print(f"[bold]{model.kind}[/bold]  {spec.formula}   ({best.n} points from {source})")
+    out.print(f"[bold]{model.kind}[/bold]  {spec.formula}   ({best.n} points from "
+              f"{escape(source)})")
     out.print(_params_table(model.params, best.derived))
     if best.n:
         out.print(f"fit: median |rel. error| {_pct(best.median_rel_err)}, "
                   f"max {_pct(best.max_rel_err)}; noise {_pct(model.noise)}; dof {model.dof}; "
                   f"AIC {best.aic:.1f}; BIC {best.bic:.1f}")
-        out.print(f"choice: {result.selection.reason}")
+        out.print(f"choice: {escape(result.selection.reason)}")
     fitted = [c for c in result.selection.candidates if c.n]
     if len(fitted) > 1:
         t = Tabular(title="Candidates", title_justify="left", box=box.HEAVY_HEAD, pad_edge=True)
@@ -193,14 +194,14 @@ def calibration(result: Calibration, path: Path | None) -> None:
     if result.profile.fabric is not None:
         _fabric_section(out, result.profile.fabric)
     if path is not None:
-        out.print(f"profile written: {path}")
+        out.print(f"profile written: {escape(str(path))}")
 
 
 def calibration_line(result: Calibration, path: Path | None) -> None:
     best = result.selection.best
     quality = (f"median |rel. error| {_pct(best.median_rel_err)} over {best.n} points"
                if best.n else "specified, not fitted")
-    console().print(f"{path or result.profile.name}: {best.model.kind}, {quality}")
+    console().print(f"{escape(str(path or result.profile.name))}: {best.model.kind}, {quality}")
 
 
 # --- network -----------------------------------------------------------------------------------
@@ -224,7 +225,7 @@ def prediction(profile: Profile, pred: Prediction, path: str) -> None:
         where = f"calibrated on {fmt(net.size_range[0], 'B')} … {fmt(net.size_range[1], 'B')}"
     else:
         where = "specified, not calibrated"
-    out.print(f"[bold]{profile.name}[/bold]: {net.kind}, {where}  ({path})")
+    out.print(f"[bold]{escape(profile.name)}[/bold]: {net.kind}, {where}  ({escape(path)})")
     lvl = f"{100 * pred.level:g} %"
     t = Tabular()
     t.column("size")
@@ -241,8 +242,12 @@ def prediction(profile: Profile, pred: Prediction, path: str) -> None:
                   "extrapolated" if pred.extrapolated[i] else "")
     out.print(t)
     if not np.all(np.isfinite(pred.time_lo)):
-        out.print("[dim]note:[/dim] no interval where the profile carries no uncertainty "
-                  "(specified or exactly determined parameters)")
+        from perfmodel.network.predict import why_no_interval
+
+        net = profile.network
+        why = why_no_interval(net.dof, net.noise, net.covariance) or (
+            "the band would pass the range of floating point (a parameter the data barely bound)")
+        out.print(f"[dim]note:[/dim] no interval where none can be given: {escape(why)}")
 
 
 # --- inspect -----------------------------------------------------------------------------------
@@ -414,8 +419,8 @@ def rates(profile: Profile, r: Rates, path: str) -> None:
     out = console()
     fab = profile.fabric
     assert fab is not None
-    out.print(f"[bold]{profile.name}[/bold]: {fab.topology} network, {fab.channels} "
-              f"channel{'s' if fab.channels != 1 else ''} ({path})")
+    out.print(f"[bold]{escape(profile.name)}[/bold]: {fab.topology} network, {fab.channels} "
+              f"channel{'s' if fab.channels != 1 else ''} ({escape(path)})")
     lvl = f"{100 * r.level:g} %"
     t = Tabular()
     cols = ["size", "pairs"]
@@ -480,8 +485,8 @@ def exchange(profile: Profile, r: Exchange, path: str) -> None:
     fab = profile.fabric
     assert fab is not None
     per_box = f", {fab.box} processes per box" if fab.box > 1 else ""
-    out.print(f"[bold]{profile.name}[/bold]: Exchange ring on a {fab.topology} network"
-              f"{per_box}, {r.placement} placement ({path})")
+    out.print(f"[bold]{escape(profile.name)}[/bold]: Exchange ring on a {fab.topology} network"
+              f"{per_box}, {r.placement} placement ({escape(path)})")
     lvl = f"{100 * r.level:g} %"
     show_speed = len(np.unique(r.line_rate)) > 1 or \
         not np.allclose(r.line_rate, fab.values["line_rate"])

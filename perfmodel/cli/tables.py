@@ -4,6 +4,7 @@ narrow, and :class:`Tabular`, whose columns say what they hold and which may go 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich import box
@@ -13,20 +14,55 @@ from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Text
 
+MIN_WIDTH = 30
+"""The narrowest console: a terminal (or COLUMNS) narrower than this is taken as this wide,
+so no table is printed empty or with every column cut to ``…``."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BREAKS = re.compile(r"[\n\r\x0b\x0c\x85\u2028\u2029]")
+
+
+def clean(text: object, *, one_line: bool = False) -> str:
+    """Text from outside (a file's name or contents, a user's option) with its control
+    characters shown as ``\\x1b`` rather than sent to the terminal (an ESC could rewrite the
+    screen); ``one_line`` shows line breaks the same way."""
+    out = _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text))
+    return _BREAKS.sub(lambda m: repr(m[0])[1:-1], out) if one_line else out
+
+
+def safe(text: object) -> str:
+    """Outside text to put inside Rich markup: :func:`clean`, then escaped, so ``[/]`` in a
+    profile's name prints as itself."""
+    return escape(clean(text))
+
 
 def console() -> Console:
-    """Rich console.  On a terminal (or with COLUMNS) tables fit its width (see :func:`fit`);
-    into a file or a pipe nothing is cut: each table takes its natural width, however wide, so
-    no number or heading is ever shortened to fit."""
+    """Rich console.  On a terminal (or with COLUMNS) tables fit its width (see :func:`fit`),
+    taken as at least :data:`MIN_WIDTH`; into a file or a pipe nothing is cut: each table takes
+    its natural width, however wide, so no number or heading is ever shortened to fit."""
     import os
     import sys
 
     wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 100_000
-    return _Console(highlight=False, soft_wrap=True, width=wide)
+    out = _Console(highlight=False, soft_wrap=True, width=wide, emoji=False)
+    if out.width < MIN_WIDTH:
+        out.width = MIN_WIDTH
+    return out
 
 
 class _Console(Console):
-    """A console that prints every table through :func:`fit`, so none is ever cut."""
+    """A console that prints every table through :func:`fit`, so none is ever cut, and never
+    passes a control character through (:func:`clean`) nor fails on markup it cannot read
+    (a stray ``[/]`` prints as text)."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        from rich.errors import MarkupError
+
+        text = clean(text)
+        try:
+            return super().render_str(text, **kwargs)
+        except MarkupError:
+            return super().render_str(text, **{**kwargs, "markup": False})
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         if not any(isinstance(o, Table) for o in objects):

@@ -220,7 +220,7 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     cat = sweep.grid.catalogue
     base = ", ".join(f"{LABELS[k]} {_value(k, v, cat)}" for k, v in sweep.baseline.items()
                      if k != "nodes")
-    out.print(f"baseline hardware (the profile's): {base or 'as calibrated'}")
+    out.print(f"baseline hardware (the profile's): {escape(base) or 'as calibrated'}")
     for name, (_, value, own) in analysis.held(sweep).items():
         if not own:
             out.print(f"[yellow]note:[/] the profile's {LABELS[name]} is not swept: the baseline "

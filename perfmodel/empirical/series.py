@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from perfmodel.apps.timings import TIME_FLOOR
 from perfmodel.errors import InputError
 
 FloatArray = NDArray[np.float64]
@@ -40,8 +41,6 @@ REPEAT = ("rep", "repetition", "run", "source", "note", "date", "commit", "file"
 """Label columns that may differ inside one series: they describe runs, not series (a node
 count beside the process count, a rate measured with the time).  Every other label, processes
 per node included, must take one value."""
-TIME_FLOOR = 1e-12
-"""Seconds: a shorter time is a unit error, not a run."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,10 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
                                                  "result files")
     seen: dict[Path, str] = {}
     for path in paths:
-        real = Path(path).resolve()
+        try:
+            real = Path(path).resolve()
+        except (OSError, RuntimeError):   # a symlink loop: said when the file is read
+            real = Path(path).absolute()
         if real in seen:
             raise InputError(f"given twice (also as {seen[real]})", file=path,
                              fix="give each file once: repeated runs go in as rows")
@@ -142,11 +144,11 @@ def _one_series(labels: list[dict[str, str]], file: str | None) -> None:
 
 def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> bool:
     """Add the runs of ``path``; whether they came from benchmark tables."""
-    from perfmodel.apps.timings import COUNT, RATE, TIME
+    from perfmodel.apps.timings import COUNT, RATE, TIME, split_lines
     from perfmodel.readers import read_text
 
     text, _ = read_text(path)
-    header = next((ln for ln in text.splitlines()
+    header = next((ln for _, ln in split_lines(text)
                    if ln.strip() and not ln.lstrip().startswith("#")), "")
     cells = next(csv.reader(io.StringIO(header if "," in header else
                                         re.sub(r"[;\t]", ",", header))), [])
@@ -195,7 +197,7 @@ def _read_timings(text: str, path: str | Path, rows: _Rows, by_nodes: bool) -> N
             size = _number(cell, size_key, path, line)
             lab["size"] = cell
         t = float(runs.times[i])
-        if t < TIME_FLOOR:
+        if t < TIME_FLOOR:   # parse_timings refuses it; kept for times made another way
             raise InputError(f"a time of {t:g} s", file=path, line=line,
                              fix="times are seconds of a whole run; check the unit")
         rows.p.append(p)
@@ -223,7 +225,7 @@ def _read_tables(text: str, path: str | Path, at: float | None, rows: _Rows,
                  notes: list[str]) -> None:
     from perfmodel.readers import parse
 
-    tables = parse(str(path), text)
+    tables = parse(str(path), text, whole=True)
     seen = 0
     for tab in tables:
         procs = tab.concurrency.get("processes")

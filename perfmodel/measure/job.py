@@ -17,7 +17,7 @@ import numpy as np
 
 from perfmodel.errors import SetupError
 from perfmodel.measure import kernels
-from perfmodel.measure.launch import launcher_size
+from perfmodel.measure.launch import EXPECTED, launcher_size, size_variable
 from perfmodel.measure.plan import Plan, counts
 from perfmodel.measure.stats import Summary, bound, next_batch, stopped_by, summarise
 from perfmodel.measure.table import (
@@ -42,10 +42,18 @@ def world(env: Mapping[str, str]) -> kernels.Comm:
     comm = kernels.MPI.COMM_WORLD
     expected = launcher_size(env)
     if expected is not None and expected != comm.size:
-        raise SetupError(f"the launcher started {expected} ranks, but each sees a job of "
-                         f"{comm.size}: that launcher is not of the MPI library mpi4py loads",
-                         fix="pip install 'perfmodel[mpi]' into this environment, or run "
-                             "under the mpiexec of mpi4py's MPI")
+        var = size_variable(env)
+        if var == EXPECTED:
+            raise SetupError(f"the launcher started {expected} ranks, but each sees a job of "
+                             f"{comm.size}: that launcher is not of the MPI library mpi4py "
+                             "loads", fix="pip install 'perfmodel[mpi]' into this "
+                                          "environment, or run under the mpiexec of mpi4py's MPI")
+        raise SetupError(f"{var}={expected} says a launcher started {expected} ranks, but MPI "
+                         f"sees a job of {comm.size}: that launcher is not of the MPI library "
+                         f"mpi4py loads, or {var} is left over from another job",
+                         fix="run under the mpiexec of mpi4py's MPI (pip install "
+                             f"'perfmodel[mpi]' brings one), or unset {var} and its launcher's "
+                             "other variables")
     return comm
 
 

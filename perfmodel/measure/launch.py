@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -96,6 +98,11 @@ def launcher_size(env: Mapping[str, str]) -> int | None:
     return _first_number(env, _SIZE_VARS)
 
 
+def size_variable(env: Mapping[str, str]) -> str | None:
+    """The variable ``launcher_size`` read, or None."""
+    return _first_var(env, _SIZE_VARS)
+
+
 _RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
               "PALS_RANKID", "ALPS_APP_PE", "SLURM_PROCID")
 
@@ -112,14 +119,109 @@ def launcher_rank(env: Mapping[str, str]) -> int | None:
 
 def _first_number(env: Mapping[str, str], names: Sequence[str]) -> int | None:
     """The first of ``names`` that ``env`` sets to a whole number, as one."""
-    for var in names:
-        value = env.get(var, "").strip()
-        if value.isdigit():
-            return int(value)
-    return None
+    found = _first_var(env, names)
+    return None if found is None else int(env[found])
+
+
+def _first_var(env: Mapping[str, str], names: Sequence[str]) -> str | None:
+    """The first of ``names`` that ``env`` sets to a whole number."""
+    return next((var for var in names if env.get(var, "").strip().isdigit()), None)
+
+
+def check_not_stray(env: Mapping[str, str]) -> None:
+    """Refuse a rank variable left in the environment by no launcher: a rank above 0 that no
+    size variable makes room for (``PMI_RANK=1`` without ``PMI_SIZE``) names a job this process
+    is alone in, whose rank 0 does not exist to report.
+
+    >>> check_not_stray({"PMI_RANK": "1", "PMI_SIZE": "2"})   # rank 1 of 2: fine
+    >>> try:
+    ...     check_not_stray({"PMI_RANK": "1"})
+    ... except SetupError as exc:
+    ...     print(exc.what)
+    PMI_RANK=1 is set, but no launcher started this process (PMI_SIZE unset): it would be \
+rank 1 of a job with no rank 0
+    """
+    if LAUNCHED in env:
+        return
+    var = _first_var(env, _RANK_VARS)
+    if var is None or int(env[var]) == 0:
+        return
+    rank = int(env[var])
+    size_var = _first_var(env, _SIZE_VARS)
+    if size_var is None:
+        said = f"{_SIZE_OF[var]} unset" if var in _SIZE_OF else "no job size is set"
+    elif int(env[size_var]) > rank:
+        return
+    else:
+        said = f"{size_var}={int(env[size_var])} has no rank {rank}"
+    raise SetupError(f"{var}={rank} is set, but no launcher started this process ({said}): "
+                     f"it would be rank {rank} of a job with no rank 0",
+                     fix=f"unset {var}, or start the job: mpiexec -n 2 perfmodel measure …")
+
+
+def on_terminal() -> bool:
+    """Whether standard input is a terminal: never in a rank a launcher started (mpiexec and
+    srun give ranks a pipe or /dev/null), so a process whose rank is not 0 but reads a
+    terminal was started by hand, and has no rank 0 to speak for it."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError, OSError):   # closed or replaced
+        return False
+
+
+_SIZE_OF = {"PMI_RANK": "PMI_SIZE", "OMPI_COMM_WORLD_RANK": "OMPI_COMM_WORLD_SIZE",
+            "MV2_COMM_WORLD_RANK": "MV2_COMM_WORLD_SIZE", "SLURM_PROCID": "SLURM_STEP_NUM_TASKS"}
+"""Each rank variable's own size variable, for the message."""
 
 
 def child_env(env: Mapping[str, str], mpiexec: Path, nprocs: int) -> dict[str, str]:
     """The environment of the ranks perfmodel starts: says who started them and how many."""
     return {**env, LAUNCHED: f"{mpiexec} -n {nprocs}, started by perfmodel on this host",
             EXPECTED: str(nprocs)}
+
+
+# an mpiexec (Hydra) trace line: "[mpiexec@host] FUNC (file.c:75): what went wrong"
+_HYDRA_TRACE = re.compile(rb"^\[(?:mpiexec|proxy:[^\]@]*)@[^\]]*\] \S+ \([^)]*\): ?(.*?)\s*$")
+_HYDRA_FAILED = 255
+"""The exit code of an mpiexec (Hydra) that failed itself, rather than one of its ranks."""
+
+
+def run_local(cmd: Sequence[str], env: Mapping[str, str]) -> int:
+    """Run ``cmd`` (an ``mpiexec``) and return its exit code, its ranks' standard error passed
+    through line by line; an ``mpiexec`` that fails to start its ranks (a bad
+    ``HYDRA_LAUNCHER``, a missing host file) is refused with one line, its own first, in place
+    of its trace."""
+    held: list[bytes] = []
+    out = sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None
+    with subprocess.Popen(list(cmd), env=dict(env), stderr=subprocess.PIPE) as proc:
+        assert proc.stderr is not None
+        try:
+            for line in proc.stderr:
+                if _HYDRA_TRACE.match(line):
+                    held.append(line)
+                elif out is not None:
+                    out.write(line)
+                    out.flush()
+                else:
+                    sys.stderr.write(line.decode(errors="replace"))
+            code = proc.wait()
+        except BaseException:   # Ctrl-C reaches mpiexec too: let it end its ranks first
+            try:
+                proc.wait(timeout=5)
+            except BaseException:
+                proc.kill()
+            raise
+    if held and code == _HYDRA_FAILED:
+        said = next((m.group(1) for m in map(_HYDRA_TRACE.match, held)
+                     if m is not None and m.group(1)), b"(no reason given)")
+        hydra = " ".join(f"{k}={v}" for k, v in sorted(env.items())
+                         if k.startswith(("HYDRA_", "HYD_")))
+        raise SetupError(f"{cmd[0]} could not start the ranks: "
+                         f"{said.decode(errors='replace')}",
+                         fix=(f"check {hydra} in the environment" if hydra else
+                              "check mpiexec's setup (mpiexec -n 2 hostname)")
+                         + ", or run under your site's launcher: mpiexec -n N perfmodel "
+                           "measure …")
+    for line in held:
+        sys.stderr.write(line.decode(errors="replace"))
+    return code

@@ -247,12 +247,30 @@ def exchange(fabric: Fabric, size: ArrayLike, processes: ArrayLike, placement: s
     return Exchange(m, p, c, lr, placement, 1.0 / x, 1.0 / hi, 1.0 / lo, out, level)
 
 
+MAX_ROWS = 10_000
+"""The most rows a grid of predictions may have (the product of its axes): computed in a
+tenth of a second, written as JSON in about 3 s and printed as a table in about 40 s."""
+
+
+def check_rows(**axes: int) -> None:
+    """Refuse a grid whose axes (name -> number of values) make more than :data:`MAX_ROWS`
+    rows, before anything of that size is built."""
+    rows = math.prod(axes.values())
+    if rows > MAX_ROWS:
+        said = " × ".join(f"{n} {k.replace('_', ' ')}" for k, n in axes.items() if n > 1)
+        raise InputError(f"the grid has {rows:,} rows ({said}), more than the {MAX_ROWS:,} "
+                         "a prediction table may have",
+                         fix="give fewer values or coarser ranges, or run it in parts")
+
+
 def exchange_grid(fabric: Fabric, sizes: Sequence[float], processes: Sequence[int],
                   channels: Sequence[int], line_rates: Sequence[float] | None = None,
                   placement: str = "block", level: float = 0.95) -> Exchange:
     """:func:`exchange` over every combination, one row each (ordered by processes, channels,
-    link speed, size)."""
+    link speed, size); at most :data:`MAX_ROWS` of them."""
     lr = [fabric.values["line_rate"]] if line_rates is None else list(line_rates)
+    check_rows(processes=len(processes), channels=len(channels), link_speeds=len(lr),
+               sizes=len(sizes))
     p, c, r, m = (a.ravel() for a in np.meshgrid(processes, channels, lr, sizes, indexing="ij"))
     return exchange(fabric, m, p, placement, c, r, level)
 
@@ -318,8 +336,11 @@ def grid(fabric: Fabric, sizes: Sequence[float], pairs: Sequence[int], channels:
          senders: Sequence[int], line_rates: Sequence[float] | None = None,
          level: float = 0.95, fanin: bool = False) -> Rates:
     """:func:`rates` over every combination, flattened to one row each (size varies fastest
-    after link speed: rows are ordered by pairs, senders, channels, link speed, size)."""
+    after link speed: rows are ordered by pairs, senders, channels, link speed, size); at most
+    :data:`MAX_ROWS` of them."""
     lr = [fabric.values["line_rate"]] if line_rates is None else list(line_rates)
+    check_rows(pairs=len(pairs), senders=len(senders), channels=len(channels),
+               link_speeds=len(lr), sizes=len(sizes))
     k, n, c, r, m = (a.ravel() for a in np.meshgrid(pairs, senders, channels, lr, sizes,
                                                     indexing="ij"))
     return rates(fabric, m, k, c, n, r, level, fanin)

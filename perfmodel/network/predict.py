@@ -70,6 +70,29 @@ def _gradients(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[st
     return np.stack(grads, axis=-1)
 
 
+def why_no_interval(dof: int, noise: float, cov: FloatArray) -> str:
+    """Why a model gives no interval, in a user's words (empty when it can give one): nothing
+    left to estimate the scatter from is not the same as a covariance the data cannot bound.
+
+    >>> why_no_interval(0, math.nan, np.zeros((0, 0)))
+    'its parameters are specified or exactly determined: no scatter left to estimate'
+    >>> why_no_interval(3, 0.1, np.array([[1.0, 2.0], [2.0, -1.0]]))  # doctest: +ELLIPSIS
+    'its covariance is not positive semi-definite ...: the uncertainty is unknown, not zero'
+    >>> why_no_interval(3, 0.1, np.eye(2))
+    ''
+    """
+    if dof <= 0 or not math.isfinite(noise):
+        return "its parameters are specified or exactly determined: no scatter left to estimate"
+    if cov.size and not np.all(np.isfinite(cov)):
+        return ("its covariance is not finite (a parameter the data do not bound): the "
+                "uncertainty is unknown, not zero")
+    if cov.size and (np.any(np.diag(cov) < 0) or np.min(np.linalg.eigvalsh(
+            (cov + cov.T) / 2)) < -1e-12 * max(float(np.max(np.abs(cov))), 1e-300)):
+        return ("its covariance is not positive semi-definite (a parameter the data do not "
+                "bound): the uncertainty is unknown, not zero")
+    return ""
+
+
 def _usable(dof: int, noise: float, cov: FloatArray) -> bool:
     return dof > 0 and math.isfinite(noise) and (cov.size == 0 or bool(np.all(np.isfinite(cov))))
 

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from perfmodel.errors import InputError
+from perfmodel.io import MEASUREMENT_CAP, TOML_CAP, read_file
 from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements
 from perfmodel.readers import canonical, imb, mpi4py_bench, netperf, netpipe, npb, osu, stream
 from perfmodel.readers._toml import check_header as check_header
@@ -31,27 +32,16 @@ REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 
-MAX_BYTES = 256 * 1024 * 1024
+MAX_BYTES = MEASUREMENT_CAP
 
 
-def read_text(path: str | Path, what: str = "a measurement file") -> tuple[str, bytes]:
+def read_text(path: str | Path, what: str = "a measurement file", cap: int = MAX_BYTES
+              ) -> tuple[str, bytes]:
     """The file's text (UTF-8, BOM removed) and its raw bytes; one clear error otherwise.
-    ``what`` the file should be ("a machine profile") goes in the fixes."""
+    ``what`` the file should be ("a machine profile") goes in the fixes; at most ``cap`` bytes
+    are read (:func:`perfmodel.io.read_file` refuses FIFOs, devices and folders first)."""
     p = Path(path)
-    if not p.exists():
-        raise InputError("no such file", file=p, fix="check the path")
-    if p.is_dir():
-        raise InputError("is a directory, not a file", file=p, fix=f"give {what}")
-    try:
-        raw = p.read_bytes()
-    except PermissionError:
-        raise InputError("cannot be read (permission denied)", file=p,
-                         fix="check the file's permissions") from None
-    except OSError as exc:
-        raise InputError(f"cannot be read ({exc.strerror})", file=p, fix="check the file") from None
-    if len(raw) > MAX_BYTES:
-        raise InputError(f"is {len(raw)} bytes, more than {what} can be", file=p,
-                         fix="split it or give the right file")
+    raw = read_file(p, what, cap)
     if b"\x00" in raw[:65536] or binary_kind(raw):
         looks = binary_kind(raw)
         raise InputError(f"is binary, not text{f' ({looks})' if looks else ''}", file=p,
@@ -72,7 +62,7 @@ def read_toml(path: str | Path, what: str = "a perfmodel TOML file", want: str |
     (:data:`~perfmodel.readers.kinds.WANTED`) of the kind the caller reads: a file that is
     not TOML but some other kind perfmodel knows (a benchmark output, a CSV) is named as that
     kind, with the command that takes it."""
-    text, _ = read_text(path, what)
+    text, _ = read_text(path, what, TOML_CAP)
     try:
         return parse_toml(text, path), text
     except InputError:
@@ -114,8 +104,10 @@ def sniff(text: str) -> ModuleType | None:
     return found[0] if found else None
 
 
-def parse(source: str, text: str) -> tuple[Measurements, ...]:
-    """Every table of measurements in ``text``, read by the first reader that knows it."""
+def parse(source: str, text: str, whole: bool = False) -> tuple[Measurements, ...]:
+    """Every table of measurements in ``text``, read by the first reader that knows it.
+    ``whole``: ``text`` is a whole file as written, so a last row without a line end was cut
+    (:func:`_cut_row`)."""
     if not text.strip():
         raise InputError("is empty", file=source, fix="give a file with a header and data rows")
     found = claims(text)
@@ -132,15 +124,46 @@ def parse(source: str, text: str) -> tuple[Measurements, ...]:
         listed = ", ".join(f"{name} from line {line}" for name, line in starts)
         raise InputError(f"holds the output of {len(found)} tools ({listed})", file=source,
                          line=starts[1][1], fix="split it into one file per tool")
-    tables: tuple[Measurements, ...] = found[0].read(source, text)
-    return tables
+    reader = found[0]
+    tables: tuple[Measurements, ...] = reader.read(source, text)
+    if whole and reader is not canonical and (cut := _cut_row(text, tables)) is not None:
+        kept = text[: text.rstrip("\n").rfind("\n") + 1]
+        said = (f"line {cut} left out: the output ends inside it, with no line end (cut while "
+                "being written?), so its last number may be cut short")
+        tables = tuple(replace(t, notes=(*t.notes, said)) for t in reader.read(source, kept))
+    return _same_names(tables)
+
+
+def _cut_row(text: str, tables: tuple[Measurements, ...]) -> int | None:
+    """The line of a tool's output that ends the file without a line end, when a table
+    holds it as a row: a tool ends every line, so the file was cut, perhaps inside the row's
+    last number (``89.48`` read as ``8``)."""
+    if not text or text.endswith(("\n", "\r")):
+        return None
+    last = text.count("\n") + 1
+    return last if any(last in t.line for t in tables) else None
+
+
+def _same_names(tables: tuple[Measurements, ...]) -> tuple[Measurements, ...]:
+    """Tables of one name and process count: ``--benchmark NAME@P`` picks the first, so the
+    others can never be chosen; each says so."""
+    keys = [(t.benchmark.lower(), t.counts("processes")) for t in tables]
+    out = []
+    for t, key in zip(tables, keys, strict=True):
+        same = [u for u, k in zip(tables, keys, strict=True) if k == key]
+        if len(same) > 1:
+            where = ", ".join(f"line {u.line[0]}" for u in same)
+            t = replace(t, notes=(*t.notes, f"{len(same)} {t.label} tables ({where}): "
+                                  f"--benchmark picks the first; split the file to use another"))
+        out.append(t)
+    return tuple(out)
 
 
 def read(path: str | Path) -> tuple[Measurements, ...]:
     """Every table of measurements in ``path``, with the file's sha256 attached."""
     text, raw = read_text(path)
     digest = hashlib.sha256(raw).hexdigest()
-    return tuple(replace(t, sha256=digest) for t in parse(str(path), text))
+    return tuple(replace(t, sha256=digest) for t in parse(str(path), text, whole=True))
 
 
 def choose(tables: tuple[Measurements, ...], source: str,

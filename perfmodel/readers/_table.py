@@ -23,6 +23,13 @@ TIME_RANGE = (1e-12, 1e6)       # seconds (1 ps … 11.6 days)
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _INTEGER = re.compile(r"[0-9]{1,18}")
 SKIPPED_SHOWN = 3
+AGREE = 3.0
+"""Two columns of one row that give the same thing (a time and the bandwidth printed beside
+it) differ by the tool's rounding (two decimals, checked only where the printed value has two
+significant digits: at most 5 %) and by its conventions (MB = 10^6 or 2^20 B: 4.9 %), which
+the table's median ratio takes out.  A row more than 3× away from that median is damaged
+(an edited or corrupted number), whichever column is wrong; in the real outputs in data/ and
+the test fixtures no row is more than 1.3× away."""
 
 
 def number(token: str) -> float | None:
@@ -45,6 +52,13 @@ def numbers(tokens: list[str], count: int) -> list[float] | None:
         return None
     out = [number(t) for t in tokens[:count]]
     return None if any(v is None for v in out) else [v for v in out if v is not None]
+
+
+def precise(token: str) -> bool:
+    """Whether a printed number has two significant digits or more, so that its rounding
+    is at most 5 % (``0.23`` yes, ``0.01`` and ``0.00`` no)."""
+    digits = token.lstrip("+-").split("e")[0].split("E")[0].replace(".", "").lstrip("0")
+    return len(digits) >= 2
 
 
 def lines_of(text: str) -> list[tuple[int, str]]:
@@ -86,6 +100,7 @@ class Table:
         field(default_factory=list)
     _dropped: dict[str, list[int]] = field(default_factory=dict)
     _skipped: list[int] = field(default_factory=list)
+    _agree: list[tuple[int, float, float, str, str]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -98,6 +113,33 @@ class Table:
     def drop(self, line: int, why: str) -> None:
         """A data row left out on purpose (a time-out, a failed validation …), said in notes."""
         self._dropped.setdefault(why, []).append(line)
+
+    def agree(self, line: int, derived: float, printed: float, what: str,
+              basis: str = "time") -> None:
+        """The same quantity of one row twice: ``derived`` from the row's ``basis`` (its
+        time), ``printed`` by the tool in another column (both SI, e.g. B/s), ``what`` naming
+        the printed column.  :meth:`build` refuses a row whose two disagree (:data:`AGREE`)."""
+        if derived > 0 and printed > 0 and math.isfinite(derived) and math.isfinite(printed):
+            self._agree.append((line, derived, printed, what, basis))
+
+    def _check_agreement(self) -> None:
+        """Each row's redundant columns against the table's median ratio (the expected 1
+        when fewer than three rows can be checked)."""
+        if not self._agree:
+            return
+        ratios = [d / p for _, d, p, _, _ in self._agree]
+        ref = float(np.median(ratios)) if len(ratios) >= 3 else 1.0
+        others = "; the other rows agree" if len(ratios) >= 3 else ""
+        for (line, derived, printed, what, basis), ratio in zip(self._agree, ratios, strict=True):
+            off = ratio / ref
+            if not 1 / AGREE <= off <= AGREE:
+                times = max(off, 1 / off)
+                raise InputError(
+                    f"{self.benchmark}: the row's {basis} gives {derived:.4g} B/s, but its {what} "
+                    f"says {printed:.4g} B/s ({times:.3g}× apart{others})",
+                    file=self.source, line=line,
+                    fix="the row is damaged (one of its numbers was changed); correct it "
+                        "from the original output or delete the row")
 
     def skip(self, line: int) -> None:
         """A line inside the table that is not a row (a launcher's warning), said in notes."""
@@ -112,6 +154,7 @@ class Table:
 
     def build(self) -> Measurements | None:
         """The checked, frozen table; None when no row survived."""
+        self._check_agreement()
         rows = []
         for row in self._rows:
             line, size, time, *_ = row

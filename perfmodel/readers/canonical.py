@@ -132,19 +132,51 @@ def _split(line: str) -> list[str]:
     return [c.strip() for c in next(_csv.reader([line], skipinitialspace=True))]
 
 
+def _lines(text: str) -> list[tuple[int, str]]:
+    """Every line with its 1-based number, split at line ends only (LF, CRLF, CR): a form
+    feed, NEL or U+2028 inside a comment does not end it, as ``str.splitlines`` would."""
+    return list(enumerate(re.split(r"\r\n|\r|\n", text), start=1))
+
+
 def _content_lines(text: str) -> list[tuple[int, str]]:
     """Non-blank, non-comment lines with their 1-based line numbers."""
-    return [(i, ln.strip()) for i, ln in enumerate(text.splitlines(), start=1)
+    return [(i, ln.strip()) for i, ln in _lines(text)
             if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+MAX_HEADER = 20000
+"""Characters of the header line the sniffer looks at; the comments before it may be of any
+length (``perfmodel measure`` lists every host in one)."""
+
+
+def _header_line(text: str) -> str | None:
+    """The first line that is neither blank nor a comment, however far down; None if none."""
+    pos = 0
+    while pos < len(text):
+        found = _LINE_END.search(text, pos)
+        end = len(text) if found is None else found.start()
+        line = text[pos:min(end, pos + MAX_HEADER)].strip()
+        if line and not line.startswith("#"):
+            return line
+        pos = len(text) if found is None else found.end()
+    return None
+
+
+def _clean(comment: str) -> str:
+    """A comment with control characters and line or paragraph separators as spaces: it is
+    kept as provenance, in a profile that must load again."""
+    return "".join(" " if (c < " " and c != "\t") or c in "\x7f\x85\u2028\u2029" else c
+                   for c in comment)
 
 
 def sniff(text: str) -> bool:
     """A header line of names separated by commas (or, to report it, by ; or tabs), or one
     that starts with a column perfmodel knows."""
-    lines = _content_lines(text[:20000])
-    if not lines:
+    header = _header_line(text)
+    if header is None:
         return False
-    fields = [f.strip().strip('"') for f in re.split(r"[,;\t]", lines[0][1])]
+    fields = [f.strip().strip('"') for f in re.split(r"[,;\t]", header)]
     if not (all(_HEADER_FIELD.match(f) for f in fields if f) and any(fields)):
         return False
     if len(fields) > 1:
@@ -172,6 +204,11 @@ def _columns(source: str, header: str, lineno: int) -> list[Column]:
             role, factor = classify(name)
         except InputError as exc:
             raise exc.at(source, lineno) from None
+        if name.lower() in (c.name.lower() for c in cols):
+            first = next(c.index for c in cols if c.name.lower() == name.lower()) + 1
+            raise InputError(f"column {name!r} appears twice (columns {first} and {i + 1})",
+                             file=source, line=lineno,
+                             fix="keep one of them: which copy holds the data is a guess")
         if role in seen:
             raise InputError(f"columns {seen[role]!r} and {name!r} both give the {role}",
                              file=source, line=lineno, fix="keep one of them")
@@ -199,7 +236,7 @@ def _number(cell: str, col: Column, source: str, lineno: int) -> float:
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     """Parse the canonical CSV ``text`` (from ``source``) into one Measurements table."""
     lines = _content_lines(text)
-    comments = tuple(ln.strip().lstrip("#").strip() for ln in text.splitlines()
+    comments = tuple(_clean(ln.strip().lstrip("#").strip()) for _, ln in _lines(text)
                      if ln.lstrip().startswith("#"))
     if not lines:
         raise InputError("has comments but no header", file=source,

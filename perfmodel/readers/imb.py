@@ -31,7 +31,7 @@ import numpy as np
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements, Pattern, Quantity
-from perfmodel.readers._table import Table, integer, lines_of, number, row_values
+from perfmodel.readers._table import Table, integer, lines_of, number, precise, row_values
 
 NAME = "imb"
 DESCRIPTION = "Intel MPI Benchmarks IMB-MPI1 (2018+), legacy IMB 3.x/4.x and Pallas PMB"
@@ -159,6 +159,9 @@ class _Block:
             if "group" in index:
                 extra["group"] = values[index["group"]]
             reps = values[index["#repetitions"]] if "#repetitions" in index else None
+            if reps == 0:
+                table.drop(line, "#repetitions is 0, so nothing was timed")
+                continue
             if tcol is not None:
                 time = values[index[tcol]] * 1e-6
             else:
@@ -172,6 +175,8 @@ class _Block:
                 bytes_per_s = self._throughput(size, time, extra, pattern)
                 if printed >= 1 and bytes_per_s > 0:
                     mb_pairs.append((printed, bytes_per_s))
+                if precise(tokens[index["mbytes/sec"]]):
+                    table.agree(line, bytes_per_s, printed * mega(version), "Mbytes/sec")
             table.add(line, size, time, reps, **extra)
         for line in self.timeouts:
             table.drop(line, "IMB time-out")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, integer, lines_of, row_values
+from perfmodel.readers._table import Table, integer, lines_of, precise, row_values
 
 NAME = "mpi4py-bench"
 DESCRIPTION = "python -m mpi4py.bench pingpong"
@@ -65,7 +65,11 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         if values is None:
             continue
         size, bw = values[0], values[1] * 1e6
-        if stats:
+        if stats and values[4] == 0:
+            table.drop(lineno, "Samples is 0, so nothing was timed")
+        elif stats:
+            if size > 0 and values[2] > 0 and precise(cells[1]):
+                table.agree(lineno, size / values[2], bw, "Bandwidth [MB/s]")
             table.add(lineno, size, values[2], values[4], stddev=values[3], rate=bw)
         elif size > 0 and bw > 0:
             table.add(lineno, size, size / bw, rate=bw)

@@ -150,6 +150,8 @@ def _classic_row(source: str, proto: str, kind: str, line: int, tokens: list[str
     if values is None:
         raise InputError(f"netperf {name} row has {len(tokens)} values, not {need}",
                          file=source, line=line, fix="rerun netperf and keep its whole output")
+    elapsed_at = 2 if udp_stream else 4 if kind in ("RR", "CRR", "CC") else 3
+    _check_elapsed(values[elapsed_at], tokens[elapsed_at], source, line)
     if kind in ("RR", "CRR", "CC"):
         _, _, request, response, elapsed, rate = values[:6]
         if not rate > 0 or rate == float("inf"):
@@ -181,6 +183,14 @@ def _classic_row(source: str, proto: str, kind: str, line: int, tokens: list[str
                            "columns" + ("" if kind == "RR" else
                                        f", in netperf's default unit {_DEFAULT_UNIT}"))
     return _built(table, source, line)
+
+
+def _check_elapsed(elapsed: float | None, said: str, source: str, line: int) -> None:
+    """A test runs for a positive time: a zero or negative one is a damaged result."""
+    if elapsed is not None and not elapsed > 0:
+        raise InputError(f"netperf elapsed time is {said} s", file=source, line=line,
+                         fix="a test runs for a positive time: the result is damaged; rerun "
+                             "netperf")
 
 
 def _built(table: Table, source: str, line: int) -> Measurements:
@@ -259,6 +269,7 @@ def _omni(source: str, proto: str, kind: str, fields: dict[str, str], line: int,
         return number(fields[key]) if key in fields else None
 
     units = fields.get("THROUGHPUT_UNITS", "")
+    _check_elapsed(value("ELAPSED_TIME"), fields.get("ELAPSED_TIME", ""), source, line)
     if not kind:
         rr_like = units.lower().startswith("trans") or any(
             k in fields for k in ("RT_LATENCY", "MEAN_LATENCY", "TRANSACTION_RATE"))

@@ -19,7 +19,15 @@ import numpy as np
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, integer, lines_of, number, numbers, truncated
+from perfmodel.readers._table import (
+    Table,
+    integer,
+    lines_of,
+    number,
+    numbers,
+    precise,
+    truncated,
+)
 
 NAME = "netpipe"
 DESCRIPTION = "NetPIPE 3.x/5.x np.out, and the 3.x transmitter's output"
@@ -35,22 +43,32 @@ def _numeric_rows(text: str) -> list[tuple[int, list[str]]]:
     return [(n, ln.split()) for n, ln in lines_of(text) if ln]
 
 
-def _layout(rows: list[tuple[int, list[str]]]) -> int | None:
-    """3 or 5 when every row looks like a NetPIPE np.out row, else None."""
+def _fits(tokens: list[str], width: int) -> bool:
+    """Whether one row looks like an np.out row of ``width`` columns."""
+    values = numbers(tokens, min(len(tokens), 5))
+    if len(tokens) != width or values is None or integer(tokens[0]) is None:
+        return False
+    return width != 3 or 0 < values[2] < 1        # 3.x: seconds
+
+
+def _layout(rows: list[tuple[int, list[str]]]) -> tuple[int, list[int]] | None:
+    """``(3 or 5, the lines of rows that do not fit)`` when the rows look like a NetPIPE
+    np.out table, else None.  One row in ten may be damaged (and is then named by
+    :func:`read`): a file is not refused as unrecognised for one bad line."""
     if len(rows) < 2:
         return None
-    width = len(rows[0][1])
+    widths = [len(t) for _, t in rows]
+    width = max(set(widths), key=widths.count)
     if width not in (3, 5, 6):
         return None
-    sizes = []
-    for _, tokens in rows:
-        values = numbers(tokens, min(len(tokens), 5))
-        if len(tokens) != width or values is None or integer(tokens[0]) is None:
-            return None
-        if width == 3 and not 0 < values[2] < 1:       # 3.x: seconds
-            return None
-        sizes.append(values[0])
-    return (3 if width == 3 else 5) if all(np.diff(sizes) >= 0) else None
+    good = [(n, t) for n, t in rows if _fits(t, width)]
+    bad = [n for n, t in rows if not _fits(t, width)]
+    if len(good) < 2 or len(bad) > max(len(rows) // 10, 0 if len(rows) < 5 else 1):
+        return None
+    sizes = [float(t[0]) for _, t in good]
+    if not all(np.diff(sizes) >= 0):
+        return None
+    return (3 if width == 3 else 5), bad
 
 
 def sniff(text: str) -> bool:
@@ -67,12 +85,21 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     if any(_STDOUT.match(ln) for _, ln in lines_of(text[:20000])):
         return (_stdout(source, text),)
     rows = _numeric_rows(text)
-    width = _layout(rows)
-    if width is None:
+    layout = _layout(rows)
+    if layout is None:
         bad = next((n for n, t in rows if len(t) != len(rows[0][1])), rows[-1][0] if rows else 1)
         raise InputError("not a NetPIPE np.out table: rows differ in width or order "
                          "(a truncated file?)",
                          file=source, line=bad, fix="give NetPIPE's np.out as it wrote it")
+    width, bad_rows = layout
+    if bad_rows:
+        line = bad_rows[0]
+        tokens = next(t for n, t in rows if n == line)
+        said = f"{len(tokens)} values" if len(tokens) != (3 if width == 3 else len(rows[0][1])) \
+            else "values that are not a NetPIPE row's"
+        raise InputError(f"NetPIPE row has {said}: {' '.join(tokens)[:60]!r}", file=source,
+                         line=line, fix="the line is damaged; correct it from the original "
+                         "np.out or delete it")
     if width == 3:
         meaning = "seconds as printed (3.x: half the round trip)"
         table = Table(source, NAME, "NPtcp", "pingpong", "one_way", meaning, "3.x",
@@ -82,6 +109,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             size, mbps, sec = (float(v) for v in t)
             if size > 0 and sec > 0:
                 ratios.append(mbps * 2**20 / (8 * size / sec))
+                if precise(t[1]):
+                    table.agree(line, size / sec, mbps * 2**20 / 8, "Mbps")
             table.add(line, size, sec, rate=mbps * 2**20 / 8)
         table.notes.append(_rate_check(ratios, "Mbps = 2^20 bit/s"))
     else:
@@ -90,6 +119,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                       concurrency={"pairs": 1})
         for line, t in rows:
             size, avg, lo, hi, usec = (float(v) for v in t[:5])   # _layout checked them
+            if size > 0 and usec > 0 and precise(t[1]):
+                table.agree(line, size / (usec * 1e-6), avg * 1.25e8, "avg-Gbps")
             table.add(line, size, usec * 1e-6, rate=avg * 1.25e8,
                       rate_min=lo * 1.25e8, rate_max=hi * 1.25e8)
     table.notes.append(_ASSUMED)

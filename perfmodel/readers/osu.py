@@ -23,7 +23,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements, Pattern, Quantity
-from perfmodel.readers._table import Table, integer, lines_of, number, row_values
+from perfmodel.readers._table import Table, integer, lines_of, number, precise, row_values
 
 NAME = "osu"
 DESCRIPTION = "OSU Micro-Benchmarks 5.x–7.x (latency, bw, bibw, mbw_mr, multi_lat, collectives)"
@@ -182,6 +182,10 @@ class _Block:
                     continue
                 time = size * streams / rate
                 extra["rate"] = rate
+                if "messages/s" in index and precise(tokens[index["messages/s"]]) and \
+                        precise(tokens[index[bw]]):   # osu_mbw_mr: MB/s = size · Messages/s
+                    table.agree(line, size * values[index["messages/s"]], rate, "MB/s",
+                               "Messages/s")
             table.add(line, size, time, reps, **extra)
         for line in self.skipped:
             table.skip(line)

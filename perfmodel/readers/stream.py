@@ -12,6 +12,7 @@ rate (``1e-6 · bytes / mintime``, MB = 10^6 B).  The rate column is checked aga
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
@@ -36,6 +37,7 @@ def sniff(text: str) -> bool:
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     version, elements, element_bytes, threads = "", None, 8, None
     tables: list[Measurements] = []
+    left_out: list[str] = []
     header = None
     for lineno, ln in lines_of(text):
         if m := _VERSION.match(ln):
@@ -54,6 +56,11 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 raise truncated(source, lineno, len(m["rest"].split()), 4, "STREAM")
             rate, avg, best, worst = values
             kernel = m["kernel"]
+            if not (rate > 0 and best > 0):
+                said = "Best Rate" if not rate > 0 else "Min time"
+                left_out.append(f"{kernel} left out: its {said} is 0 (line {lineno}; below "
+                                "the timer's resolution: rerun STREAM with larger arrays)")
+                continue
             attrs = {"element bytes": str(element_bytes)}
             if threads is not None:
                 attrs["threads"] = str(threads)
@@ -77,6 +84,11 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             built = table.build()
             if built is not None:
                 tables.append(built)
+    if not tables and left_out:
+        raise InputError(f"every STREAM kernel is 0 ({left_out[0]})", file=source,
+                         line=header, fix="rerun STREAM with arrays large enough to time")
+    if left_out:
+        tables[0] = replace(tables[0], notes=(*tables[0].notes, *left_out))
     if not tables:
         raise InputError("STREAM output without its results table (a truncated file?)",
                          file=source, line=header,

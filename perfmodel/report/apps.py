@@ -15,7 +15,7 @@ from perfmodel.errors import InputError
 from perfmodel.report.context import Context
 from perfmodel.report.doc import Block, Figure, Section, bullets, formula, slug, table
 from perfmodel.report.network import _params_rows, _pct, fit_line
-from perfmodel.report.spec import Run, SectionSpec
+from perfmodel.report.spec import MAX_WHATIF_ROWS, Run, SectionSpec
 from perfmodel.units import format_line_rate, format_share, format_time
 
 if TYPE_CHECKING:
@@ -491,9 +491,10 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
         raise InputError(f"what-if run {run.label!r} gives channels, link_speed or nodes",
                          fix="vary them instead: vary = { channels = \"1,2\" }")
     axes = parse_vary([f"{k}={v}" for k, v in sec.options["vary"].items()])
+    grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()},
+                cap=MAX_WHATIF_ROWS, what="a report's what-if section (one row each)")
     d = _done(run, ctx, [int(x) for x in axes["nodes"]])
     prof = ctx.profile(run.machine)
-    grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()})
     s = sweep(d.fit, prof, grid, size=d.size, weak=run.weak)
     names = [k for k in s.grid.axes if k != "nodes"]
     nodes = s.config["nodes"]

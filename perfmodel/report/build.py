@@ -4,10 +4,13 @@ fails)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfmodel.errors import OutputError, PerfModelError
 from perfmodel.report import apps, links, network
 from perfmodel.report.context import Context
 from perfmodel.report.doc import Report, Section, render, table
@@ -36,7 +39,6 @@ def build(spec: ReportSpec, out: Path, progress: Callable[[str], None] | None = 
     """Build the report ``spec`` describes, to be written at ``out`` (its figures in the folder
     ``out``'s stem names, beside it)."""
     from perfmodel import __version__
-    from perfmodel.errors import PerfModelError
 
     ctx = Context(out.parent)
     sections = []
@@ -64,22 +66,129 @@ def build(spec: ReportSpec, out: Path, progress: Callable[[str], None] | None = 
     return Built(md, figures)
 
 
-def write(built: Built, out: Path, *, force: bool = False) -> list[Path]:
-    """Write the figures, then the markdown; every name is checked before anything is
-    written."""
-    from perfmodel.io import check_writable, write_atomic
+MANIFEST = ".perfmodel-report.toml"
+"""The file in a report's figure folder that lists the figures perfmodel wrote there, and the
+sha256 of the markdown they belong to: ``--force`` removes only these, never a file it did
+not write."""
+MANIFEST_KIND = "perfmodel report figures"
+_FIGURE = re.compile(r"[^/\\\x00.][^/\\\x00]*\.(?:svg|png)")
 
+
+def figure_folder(out: Path) -> Path:
+    """The folder of ``out``'s figures (``reports/NAME.md`` -> ``reports/NAME``); a name that
+    would make it the markdown's own folder or another (``..md``, ``.md``) is refused."""
+    stem = out.stem
+    if not stem or stem.startswith(".") or out.name.startswith("."):
+        raise OutputError(f"--out {out.name!r} is not a usable report name", file=out,
+                          fix="name it NAME.md, NAME not starting with '.': its figures go "
+                              "in the folder NAME beside it")
+    return out.parent / stem
+
+
+def check_out(out: Path, *, force: bool = False, inputs: Iterable[Path] = ()) -> Path:
+    """Refuse, before any work, a report that :func:`write` would refuse: its markdown and its
+    figure folder, each a place perfmodel may write (not one of ``inputs``)."""
+    from perfmodel.io import check_writable
+
+    folder = figure_folder(out)
+    check_writable(out, force=force, inputs=inputs)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError("is a file, where the report's figures go", file=folder,
+                          fix="move it, or name the report otherwise")
+    return out
+
+
+def _recorded(folder: Path, out: Path) -> list[str]:
+    """The figures the manifest in ``folder`` says perfmodel wrote there for ``out`` (none when
+    there is no manifest, or one perfmodel cannot read: then nothing is removed)."""
+    import tomllib
+
+    from perfmodel.io import read_file
+
+    try:
+        doc = tomllib.loads(read_file(folder / MANIFEST, "a report manifest", 1024 * 1024)
+                            .decode("utf-8"))
+    except (PerfModelError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return []
+    names = doc.get("figures")
+    if doc.get("kind") != MANIFEST_KIND or doc.get("report") != out.name or \
+            not isinstance(names, list):
+        return []
+    return [n for n in names if isinstance(n, str) and _FIGURE.fullmatch(n)]
+
+
+def _manifest(out: Path, markdown: str, names: Iterable[str]) -> str:
+    from perfmodel import SCHEMA_VERSION
+    from perfmodel.tomlw import dumps
+
+    return dumps({"kind": MANIFEST_KIND, "schema_version": SCHEMA_VERSION, "report": out.name,
+                  "markdown_sha256": hashlib.sha256(markdown.encode("utf-8")).hexdigest(),
+                  "figures": sorted(set(names))})
+
+
+def _leftovers(place: Path, names: Iterable[str]) -> None:
+    """Remove the temporary files an earlier, killed write of these names left in ``place``
+    (``.NAME.XXXXXXXX.tmp``, as :func:`perfmodel.io.stage` makes them)."""
+    for name in names:
+        pattern = re.compile(rf"\.{re.escape(name[:96])}\.[A-Za-z0-9_]{{8}}\.tmp")
+        try:
+            found = [p for p in place.iterdir() if pattern.fullmatch(p.name)]
+        except OSError:
+            return
+        for p in found:
+            p.unlink(missing_ok=True)
+
+
+def write(built: Built, out: Path, *, force: bool = False,
+          inputs: Iterable[Path] = ()) -> list[Path]:
+    """Write the figures and the markdown as one set.
+
+    Every name is checked, then every file is written in full to a temporary file beside its
+    place; only then is the set switched, by renames: the manifest first (listing the old
+    figures and the new), the old figures removed, the markdown put in place, the new figures
+    put in place, the manifest rewritten with the new figures alone.  Killed at any point, the
+    markdown on disk is never beside figures of another generation (at worst, some of its
+    figures are missing until the command is run again), and every file perfmodel made is
+    recorded, so that the next ``--force`` removes it; files perfmodel did not write are never
+    removed.
+    """
+    from perfmodel.io import check_writable, commit, stage, write_atomic
+
+    folder = figure_folder(out)
+    inputs = list(inputs)
     targets = [(out.parent / rel, data) for rel, data in built.figures.items()]
     for path, _ in [*targets, (out, b"")]:
-        check_writable(path, force=force)
-    written = [write_atomic(path, data, force=force) for path, data in targets]
-    written.append(write_atomic(out, built.markdown, force=force))
-    if force:     # figures of an earlier version of this report that it no longer draws
-        folder = out.parent / out.stem
-        keep = {p.resolve() for p in written}
-        for old in sorted(folder.glob("*")):
-            if old.suffix in (".svg", ".png") and old.resolve() not in keep:
-                old.unlink()
+        check_writable(path, force=force, inputs=inputs)
+    old = _recorded(folder, out) if force else []
+    new = [path.name for path, _ in targets]
+    _leftovers(folder, {*old, *new, MANIFEST})
+    _leftovers(out.parent, {out.name})
+    manifest = folder / MANIFEST
+    made = not folder.exists()
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in targets:
+            staged.append((stage(path, data), path))
+        md_tmp = stage(out, built.markdown)
+        staged.append((md_tmp, out))
+        if old or new:
+            commit(stage(manifest, _manifest(out, built.markdown, [*old, *new])), manifest,
+                   force=True)
+        for name in old:
+            gone = folder / name
+            if gone.is_file() and not gone.is_symlink():
+                gone.unlink()
+        written = [commit(md_tmp, out, force=force)]
+        written[:0] = [commit(tmp, path, force=force) for tmp, path in staged[:-1]]
+    finally:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        if made and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()   # the folder this write made, left empty by a failure
+    if new:
+        write_atomic(manifest, _manifest(out, built.markdown, new), force=True)
+    else:
+        manifest.unlink(missing_ok=True)
     return written
 
 

@@ -37,7 +37,9 @@ class Context:
         """The file's sha256 (hex), read once per report."""
         key = path.resolve()
         if key not in self._digests:
-            self._digests[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+            from perfmodel.io import read_file
+
+            self._digests[key] = hashlib.sha256(read_file(path, "an input")).hexdigest()
         return self._digests[key]
 
     def model(self, model: Any) -> None:

@@ -105,7 +105,13 @@ def render(report: Report, folder: str, fmt: str,
                         f"*Report figure {number}.* {block.caption}", ""]
             elif block.strip():
                 out += [block.strip(), ""]
-    return "\n".join(out).rstrip() + "\n", figures
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", "\n".join(out).replace("\r\n", "\n"))
+    return text.rstrip() + "\n", figures
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters (an ESC in a title, a NUL from a file): shown as ``\\x1b`` in the
+markdown, never written raw, so a report shown in a terminal cannot rewrite it."""
 
 
 def _anchor(title: str) -> str:

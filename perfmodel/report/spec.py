@@ -389,6 +389,11 @@ AXES = tuple(k for k, axis in VARY.items() if axis not in ("node", "network"))
 """The axes a report's what-if varies: the command line's, without the catalogue's."""
 
 
+MAX_WHATIF_ROWS = 10_000
+"""The most configurations a report's what-if section may have: each is a row of its table
+(about a second's work; far more than anyone reads)."""
+
+
 def _vary(value: Any, path: Path, line: int | None) -> dict[str, str]:
     if not isinstance(value, dict) or not value:
         raise InputError(f"vary is {value!r}", file=path, line=line,
@@ -400,5 +405,18 @@ def _vary(value: Any, path: Path, line: int | None) -> dict[str, str]:
     if not all(isinstance(v, str) for v in value.values()):
         raise InputError("vary's values are not text", file=path, line=line,
                          fix='give each axis as text: nodes = "8,16"')
+    from perfmodel.errors import PerfModelError
+    from perfmodel.whatif.axes import parse_vary
+
+    try:   # a bad axis is refused where the section is built; only the count matters here
+        axes = parse_vary([f"{k}={v}" for k, v in value.items()])
+    except PerfModelError:
+        return dict(value)
+    rows = math.prod(len(v) for v in axes.values())
+    if rows > MAX_WHATIF_ROWS:
+        said = " × ".join(f"{len(v)} {k.replace('_', ' ')}" for k, v in axes.items())
+        raise InputError(f"vary gives {rows:,} configurations ({said}), more than the "
+                         f"{MAX_WHATIF_ROWS:,} a report's what-if section may have (one row "
+                         "each)", file=path, line=line, fix="give fewer values, or coarser ranges")
     return dict(value)
 

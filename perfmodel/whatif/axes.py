@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from perfmodel.errors import InputError
+from perfmodel.errors import InputError, PerfModelError
 from perfmodel.whatif.catalogue import Catalogue
 
 VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",
@@ -32,7 +32,10 @@ def parse_vary(items: Sequence[str], cat: Catalogue | None = None) -> dict[str, 
         elif axis in ("nodes", "channels"):
             out[axis] = [float(c) for c in parse_counts(values, f"vary {name}")]
         else:
-            out[axis] = parse_list(values, "rate" if axis == "link_speed" else "time")
+            try:
+                out[axis] = parse_list(values, "rate" if axis == "link_speed" else "time")
+            except PerfModelError as exc:
+                raise InputError(f"--vary {item!r}: {exc.what}", fix=exc.fix) from None
             if not all(v > 0 for v in out[axis]):
                 raise InputError(f"--vary {item!r}: values must be positive",
                                  fix="e.g. --vary latency=10us,100us")

@@ -59,6 +59,9 @@ class Grid:
 
     axes: Mapping[str, FloatArray]
     catalogue: Catalogue | None = None
+    cap: int = MAX_CONFIGS
+    """The most configurations (the product of the axes' lengths) the grid may have."""
+    what: str = "a sweep"
 
     def __post_init__(self) -> None:
         for name, values in self.axes.items():
@@ -75,9 +78,12 @@ class Grid:
             if name == "channels" and np.max(values) > MAX_CHANNELS:
                 raise InputError(f"--vary channels up to {np.max(values):g}",
                                  fix=f"channels per node run from 1 to {MAX_CHANNELS}")
-        if self.size > MAX_CONFIGS:
-            raise InputError(f"{self.size:,} configurations", fix=f"sweep at most "
-                             f"{MAX_CONFIGS:,}: fewer values, or coarser ranges")
+        if self.size > self.cap:
+            said = " × ".join(f"{len(v)} {k.replace('_', ' ')}" for k, v in self.axes.items()
+                              if len(v) > 1)
+            raise InputError(f"{self.size:,} configurations ({said}), more than the "
+                             f"{self.cap:,} {self.what} may have",
+                             fix="give fewer values, or coarser ranges")
 
     def _check_entries(self, name: str, values: FloatArray) -> None:
         cat = self.catalogue

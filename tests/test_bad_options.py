@@ -1,0 +1,156 @@
+"""Options that are wrong in a way the parser alone would take: a name given twice, a decimal
+comma in a list, a launcher's variable left in the environment.  Each is refused with one line
+``error: what — fix`` and exit 2, never a traceback, never a silent choice."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfmodel.cli.app import app
+
+ROOT = Path(__file__).parent.parent
+BEOWULF = str(ROOT / "calibration" / "beowulf-1995.toml")
+APPS = str(ROOT / "data" / "seeds" / "beowulf-1995-apps.csv")
+HYGLAC = str(ROOT / "data" / "seeds" / "hyglac-mpi.csv")
+BIN = Path(sys.executable).parent
+HAVE_MPI = importlib.util.find_spec("mpi4py") is not None and (BIN / "mpiexec").is_file()
+
+
+def refused(*args: str) -> str:
+    """The one error line of perfmodel ARGS, which must exit 2 without a traceback."""
+    done = CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+    assert done.exit_code == 2, done.output
+    assert done.exception is None or isinstance(done.exception, SystemExit)
+    lines = done.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and " — " in lines[0], lines
+    return lines[0]
+
+
+# --- a name given twice ---------------------------------------------------------------------
+
+def test_calibrate_set_twice() -> None:
+    line = refused("calibrate", HYGLAC, "--no-write", "--set", "beta=1MB/s", "--set",
+                   "beta=2MB/s")
+    assert "--set gives beta twice" in line
+
+
+@pytest.mark.parametrize("command", ["predict", "whatif"])
+def test_app_set_twice(command: str) -> None:
+    line = refused(command, "ppm", "--machine", BEOWULF, "--set", "end_wait=1us", "--set",
+                   "end_wait=2us")
+    assert "--set gives end_wait twice" in line
+
+
+def test_vary_twice_under_either_spelling() -> None:
+    base = ["whatif", "ppm", "--machine", BEOWULF, "--set", "end_wait=1us"]
+    assert "--vary gives nodes twice" in refused(*base, "--vary", "nodes=1,2", "--vary",
+                                                 "nodes=4")
+    assert "twice" in refused(*base, "--vary", "link-speed=1Gbps", "--vary",
+                              "link_speed=2Gbps")
+
+
+@pytest.mark.parametrize("command", ["predict", "whatif"])
+def test_where_one_label_twice_selects_nothing(command: str) -> None:
+    """A row has one value per label: code=ppm AND code=nbody could select no row."""
+    line = refused(command, "ppm", "--machine", BEOWULF, "--fit", APPS, "--where", "code=ppm",
+                   "--where", "code=nbody")
+    assert "--where gives code twice" in line
+
+
+# --- a decimal comma in a list ----------------------------------------------------------------
+
+def test_decimal_comma_in_sizes() -> None:
+    line = refused("network", BEOWULF, "--sizes", "1,5KiB")
+    assert "did you mean 1.5KiB?" in line and "1B,5KiB" in line
+    assert "--sizes '1,5KiB'" in line
+
+
+def test_decimal_comma_in_rates() -> None:
+    line = refused("network", BEOWULF, "--link-speed", "1,5Gbps")
+    assert "did you mean 1.5Gbps?" in line and "1Gbps,5Gbps" in line
+    line = refused("whatif", "ppm", "--machine", BEOWULF, "--set", "end_wait=1us", "--vary",
+                   "link-speed=1,5Gbps")
+    assert "did you mean 1.5Gbps?" in line and "link-speed=1,5Gbps" in line
+
+
+def test_lists_with_units_everywhere_still_read() -> None:
+    from perfmodel.units import parse_list
+
+    assert parse_list("1B,5KiB", "size") == [1.0, 5120.0]
+    assert parse_list("1,5", "size") == [1.0, 5.0]   # no unit anywhere: plain bytes
+    assert parse_list("1.5KiB,8", "size") == [1536.0, 8.0]
+    assert parse_list("1..4,8KiB", "size") == [1.0, 2.0, 4.0, 8192.0]
+
+
+# --- measure in an environment a launcher did not make ----------------------------------------
+
+def measure(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """perfmodel measure under ``env`` on top of a clean one, bounded in time."""
+    plain = {k: v for k, v in os.environ.items()
+             if not k.startswith(("PMI_", "PMIX_", "OMPI_", "PERFMODEL_MEASURE", "SLURM_",
+                                  "HYDRA_", "MV2_", "PALS_", "ALPS_"))}
+    return subprocess.run([str(BIN / "perfmodel"), "measure", "--sizes", "8B", "--reps", "2",
+                           "--warmup", "0", "--quiet"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120, env={**plain, **env},
+                          stdin=subprocess.DEVNULL)
+
+
+def one_error(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and " — " in lines[0], lines
+    assert done.stdout == ""
+    return lines[0]
+
+
+needs_mpi = pytest.mark.skipif(not HAVE_MPI, reason="mpi4py and MPICH's mpiexec not installed")
+
+
+@needs_mpi
+@pytest.mark.parametrize(("env", "said"), [
+    ({"PMI_RANK": "1"}, "PMI_RANK=1 is set, but no launcher started this process (PMI_SIZE "
+                        "unset)"),
+    ({"PMIX_RANK": "1"}, "PMIX_RANK=1 is set"),
+    ({"SLURM_PROCID": "1", "SLURM_STEP_NUM_TASKS": "1", "PMI_RANK": "2", "PMI_SIZE": "2"},
+     "PMI_RANK=2 is set, but no launcher started this process (PMI_SIZE=2 has no rank 2)"),
+    ({"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "1"}, "OMPI_COMM_WORLD_RANK=1"),
+])
+def test_stray_rank_variable_is_named(env: dict[str, str], said: str, tmp_path: Path) -> None:
+    line = one_error(measure(env, tmp_path))
+    assert said in line and "unset " in line
+
+
+@needs_mpi
+def test_stray_rank_and_size_on_a_terminal(tmp_path: Path) -> None:
+    """PMI_RANK=1 PMI_SIZE=2 looks like a real job whose rank 0 reports; typed at a terminal
+    (no launcher gives its ranks one) this process is alone, so it says why it stops."""
+    import pty
+
+    main, side = pty.openpty()
+    try:
+        plain = {k: v for k, v in os.environ.items()
+                 if not k.startswith(("PMI_", "PMIX_", "OMPI_", "PERFMODEL_MEASURE", "SLURM_"))}
+        done = subprocess.run([str(BIN / "perfmodel"), "measure", "--sizes", "8B", "--quiet"],
+                              capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                              env={**plain, "PMI_RANK": "1", "PMI_SIZE": "2"}, stdin=side)
+    finally:
+        os.close(main)
+        os.close(side)
+    line = one_error(done)
+    assert "PMI_SIZE=2 says a launcher started 2 ranks, but MPI sees a job of 1" in line
+
+
+@needs_mpi
+def test_mpiexec_that_cannot_start_ranks(tmp_path: Path) -> None:
+    line = one_error(measure({"HYDRA_LAUNCHER": "nonexistent"}, tmp_path))
+    assert "could not start the ranks: unrecognized launcher: nonexistent" in line
+    assert "HYDRA_LAUNCHER=nonexistent" in line
+    line = one_error(measure({"HYDRA_HOST_FILE": str(tmp_path / "none")}, tmp_path))
+    assert "unable to open host file" in line
