@@ -144,6 +144,26 @@ def parse_flop_rate(text: str) -> float:
 
 MAX_ITEMS = 100_000
 
+MIN_RATE = 1.0
+"""The slowest line rate a what-if takes, bytes per second (8 bit/s), as profiles bound β:
+below it a rate is a unit mistake (``1e-300bps``), not a link."""
+MAX_RATE = 1e15
+"""The fastest, bytes per second (8 Pb/s, 10,000 times today's fastest links): above it a rate
+is a unit mistake too."""
+MAX_LATENCY = 3600.0
+"""The longest latency a what-if takes, seconds."""
+
+
+def check_rate(value: float) -> str:
+    """Why ``value`` (bytes per second) is no line rate, or ``""``.
+
+    >>> check_rate(12.5e6), check_rate(1e-300) != ""
+    ('', True)
+    """
+    if not MIN_RATE <= value <= MAX_RATE:
+        return "is not a line rate from 1 B/s (8 bit/s) to 1 PB/s"
+    return ""
+
 
 def parse_list(text: str, kind: Kind) -> list[float]:
     """Comma-separated quantities: ``"1B,8KiB,1MiB"`` -> ``[1.0, 8192.0, 1048576.0]``.

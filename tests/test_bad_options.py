@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -154,3 +155,48 @@ def test_mpiexec_that_cannot_start_ranks(tmp_path: Path) -> None:
     assert "HYDRA_LAUNCHER=nonexistent" in line
     line = one_error(measure({"HYDRA_HOST_FILE": str(tmp_path / "none")}, tmp_path))
     assert "unable to open host file" in line
+
+
+# --- found by trying issue 28 as a user after the first pass ------------------------------------
+
+def _cli(args: list[str], cwd: Path, env: dict[str, str] | None = None,
+         stdout: Any = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    """The installed entry point (perfmodel.cli.app:main), as a shell runs it."""
+    main = "import sys; from perfmodel.cli.app import main; sys.argv[0] = 'perfmodel'; main()"
+    return subprocess.run([sys.executable, "-c", main, *args], cwd=cwd, env=env, text=True,
+                          stdout=stdout, stderr=subprocess.PIPE, timeout=120, check=False)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_standard_output_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        done = _cli(["network", str(ROOT / "calibration/hyglac.toml"), "--sizes", "1KiB"],
+                    tmp_path, stdout=full)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: standard output cannot be written")
+
+
+def test_an_empty_source_date_epoch_is_unset(tmp_path: Path) -> None:
+    env = {**os.environ, "SOURCE_DATE_EPOCH": ""}
+    done = _cli(["calibrate", str(ROOT / "data/mpi4py/pingpong_mpich.csv"), "--no-write",
+                 "--quiet"], tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_report_named_with_markup_and_escapes_prints_as_text(tmp_path: Path) -> None:
+    out = tmp_path / "a[/]b\x1b[2Jc.md"
+    result = CliRunner().invoke(app, ["report", str(ROOT / "calibration/hyglac-mpi.toml"),
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and "\x1b" not in result.stderr and "a[/]b" in result.stderr
+
+
+@pytest.mark.parametrize("vary", ["link-speed=1e-300bps", "link-speed=1e300bps",
+                                  "latency=1e300s"])
+def test_whatif_takes_no_absurd_hardware(vary: str) -> None:
+    result = CliRunner().invoke(app, ["whatif", "ppm", "--machine",
+                                      str(ROOT / "calibration/beowulf-1995.toml"), "--set",
+                                      "end_wait=0.05", "--vary", vary, "--vary", "nodes=1,2"])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and f"--vary '{vary}'" in lines[0], lines

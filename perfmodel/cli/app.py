@@ -784,11 +784,14 @@ def report(
         spec = builder.from_profiles(inputs)
     from rich.console import Console
 
-    err = Console(stderr=True, highlight=False)
-    with err.status("building the report") as status:
-        built = builder.build(spec, out, lambda what: status.update(f"building: {what}"))
+    from perfmodel.cli.tables import safe
+
+    err = Console(stderr=True, highlight=False, emoji=False)
+    with err.status("building the report") as status:   # names from files: never markup
+        built = builder.build(spec, out, lambda what: status.update(f"building: {safe(what)}"))
     written = builder.write(built, out, force=force, inputs=inputs)
-    err.print(f"wrote {out} and {len(written) - 1} figure(s) in {out.with_suffix('')}/")
+    err.print(f"wrote {safe(out)} and {len(written) - 1} figure(s) in "
+              f"{safe(out.with_suffix(''))}/")
 
 
 @app.command()
@@ -1058,5 +1061,21 @@ for _info in app.registered_commands:
 
 
 def main() -> None:
-    """Console entry point: every error, usage errors included, is one line and exit 2."""
-    app(prog_name="perfmodel")
+    """Console entry point: every error, usage errors included, is one line and exit 2; so is
+    standard output that cannot be written (a full disk, a closed pipe)."""
+    import errno
+    import os
+
+    if os.environ.get("SOURCE_DATE_EPOCH") == "":   # empty means unset (reproducible-builds);
+        del os.environ["SOURCE_DATE_EPOCH"]         # numpy's f2py, under scipy, fails on it
+    try:
+        app(prog_name="perfmodel")
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EPIPE, errno.EDQUOT, errno.EIO):
+            raise
+        try:
+            sys.stderr.write(f"error: standard output cannot be written: "
+                             f"{os.strerror(exc.errno)} — free space or write elsewhere "
+                             "(--out where the command has one)\n")
+        finally:
+            os._exit(2)

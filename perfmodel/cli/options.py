@@ -125,14 +125,11 @@ def rate(text: str, flag: str) -> float:
     return value
 
 
-MIN_RATE = 1.0
-"""The slowest line rate taken, in bytes per second (8 bit/s), as profiles bound β: below it a
-rate is a unit mistake (``1e-300bps``), not a link."""
-
-
 def _floor(value: float, text: str, flag: str) -> None:
-    if value < MIN_RATE:
-        raise InputError(f"{flag} {text!r} is below 1 B/s (8 bit/s): no link is that slow",
+    from perfmodel.units import check_rate
+
+    if why := check_rate(value):
+        raise InputError(f"{flag} {text!r} {why}: no link is that slow or fast",
                          fix=f"check the unit, e.g. {flag} 100Mbps")
 
 
