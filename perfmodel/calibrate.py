@@ -47,6 +47,32 @@ class Calibration:
     fabric: FabricFit | None = None
 
 
+def _beyond_any_link(profile: Profile, data: Measurements) -> list[str]:
+    """A warning when the fitted law passes the bandwidth no link reaches
+    (:data:`~perfmodel.measurements.MAX_LINK_BANDWIDTH`) at the largest size measured or at
+    16 times it: each row may be possible while the fit is not (times that fall with size, a
+    bandwidth the large sizes do not bound)."""
+    import numpy as np
+
+    from perfmodel.measurements import MAX_LINK_BANDWIDTH
+    from perfmodel.units import format_rate, format_size
+
+    top = float(np.max(data.size)) if len(data) else 0.0
+    if top <= 0:
+        return []
+    sizes = np.array([top, 16 * top])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        bandwidth = sizes / profile.network.time(sizes)
+    over = np.flatnonzero(~(bandwidth <= MAX_LINK_BANDWIDTH))
+    if not over.size:
+        return []
+    at = int(over[0])
+    return [f"the fitted {profile.network.kind} law gives "
+            f"{format_rate(float(bandwidth[at]))} at {format_size(float(sizes[at]))}, above the "
+            f"{MAX_LINK_BANDWIDTH / 1e12:g} TB/s no link reaches: the data do not bound the "
+            "bandwidth (times that fall with size?) or a unit is wrong; check the rows"]
+
+
 def gather(paths: Sequence[str | Path], benchmark: str | None = None
            ) -> tuple[Measurements, tuple[InputRecord, ...], list[str], Measurements]:
     """Read every input and choose its table: the single-stream rows (for the point-to-point
@@ -203,6 +229,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
                               selection.notes + (spec.notes if spec else ()) + said)
     name = name or Path(paths[0]).stem
     profile = _mark_assumed(from_selection(name, selection, records, provenance), spec)
+    notes += _beyond_any_link(profile, data)
     fabric = None
     if box is not None and not varies(shared) and (spec is None or spec.fabric is None):
         raise InputError("--box describes the boxes Exchange rings are placed on, but no input "

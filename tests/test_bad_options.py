@@ -200,3 +200,26 @@ def test_whatif_takes_no_absurd_hardware(vary: str) -> None:
                                       "end_wait=0.05", "--vary", vary, "--vary", "nodes=1,2"])
     lines = result.stderr.strip().splitlines()
     assert result.exit_code == 2 and len(lines) == 1 and f"--vary '{vary}'" in lines[0], lines
+
+
+def test_a_fit_beyond_any_link_is_said(tmp_path: Path) -> None:
+    """Every row possible (no row over 10 TB/s, the time falls only 5.6x), the fitted law not:
+    30 TB/s at 16 times the largest size. calibrate says so beside the fit."""
+    data = tmp_path / "fall.csv"
+    data.write_text("size_bytes,one_way_us\n1,10\n64,9.5\n1024,9\n8192,7\n65536,5\n"
+                    "262144,3\n1048576,2\n4194304,1.8\n")
+    result = CliRunner().invoke(app, ["calibrate", str(data), "--no-write", "--json"])
+    assert result.exit_code == 0, result.output
+    import json
+
+    notes = json.loads(result.stdout)["notes"]
+    assert any("no link reaches" in n for n in notes), notes
+
+
+def test_scaling_refuses_the_same_runs_twice(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_bytes((ROOT / "data/local/jacobi2d-scaling.csv").read_bytes())
+    os.link(a, b)
+    result = CliRunner().invoke(app, ["scaling", str(a), str(b)])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and "same runs as" in lines[0], lines

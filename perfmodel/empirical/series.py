@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from perfmodel.apps.timings import TIME_FLOOR
-from perfmodel.errors import InputError
+from perfmodel.errors import InputError, PerfModelError
 
 FloatArray = NDArray[np.float64]
 
@@ -72,6 +72,25 @@ class _Rows:
     source: list[str] = field(default_factory=list)
 
 
+def _same_content(paths: Sequence[str | Path]) -> None:
+    """Refuse two files whose runs are the same bytes (a copy, a hard link): every run would
+    count twice, with standard errors that shrink for nothing."""
+    import hashlib
+
+    from perfmodel.io import read_file
+
+    first: dict[str, str] = {}
+    for path in paths:
+        try:
+            digest = hashlib.sha256(read_file(path, "a timings file")).hexdigest()
+        except PerfModelError:   # said, in its own words, when the file is read
+            continue
+        if digest in first:
+            raise InputError(f"holds the same runs as {first[digest]}: every run would count "
+                             "twice", file=path, fix="give each file once")
+        first[digest] = str(path)
+
+
 def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = None,
                 at: float | None = None) -> Series:
     """The runs of ``paths`` that ``where`` selects, as one series."""
@@ -88,6 +107,7 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
             raise InputError(f"given twice (also as {seen[real]})", file=path,
                              fix="give each file once: repeated runs go in as rows")
         seen[real] = str(path)
+    _same_content(paths)
     rows = _Rows()
     notes: list[str] = []
     tables = [_read(path, at, rows, notes) for path in paths]
