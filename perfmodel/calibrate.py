@@ -15,6 +15,7 @@ import numpy as np
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import (
+    MAX_LINK_BANDWIDTH,
     PATTERNS,
     POINT_TO_POINT,
     Measurements,
@@ -36,6 +37,7 @@ from perfmodel.network.spec import NetworkSpec
 from perfmodel.node import specified as specified_node
 from perfmodel.profile import InputRecord, Profile, from_selection
 from perfmodel.provenance import stamp
+from perfmodel.units import format_rate, format_size
 
 
 @dataclass(frozen=True)
@@ -52,11 +54,6 @@ def _beyond_any_link(profile: Profile, data: Measurements) -> list[str]:
     (:data:`~perfmodel.measurements.MAX_LINK_BANDWIDTH`) at the largest size measured or at
     16 times it: each row may be possible while the fit is not (times that fall with size, a
     bandwidth the large sizes do not bound)."""
-    import numpy as np
-
-    from perfmodel.measurements import MAX_LINK_BANDWIDTH
-    from perfmodel.units import format_rate, format_size
-
     top = float(np.max(data.size)) if len(data) else 0.0
     if top <= 0:
         return []

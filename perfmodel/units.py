@@ -145,8 +145,9 @@ def parse_flop_rate(text: str) -> float:
 MAX_ITEMS = 100_000
 
 MIN_RATE = 1.0
-"""The slowest line rate a what-if takes, bytes per second (8 bit/s), as profiles bound β:
-below it a rate is a unit mistake (``1e-300bps``), not a link."""
+"""The slowest bandwidth or line rate perfmodel takes, bytes per second (8 bit/s): a fitted
+or given β and every line rate of a what-if; below it a rate is a unit mistake
+(``1e-300bps``), not a link."""
 MAX_RATE = 1e15
 """The fastest, bytes per second (8 Pb/s, 10,000 times today's fastest links): above it a rate
 is a unit mistake too."""

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from perfmodel.measurements import Measurements
 from perfmodel.network import models as registry
+
+if TYPE_CHECKING:
+    from typer.testing import Result
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -41,3 +45,20 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run in an empty temporary folder (calibrate writes calibration/ relative to it)."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def invoke_in(cwd: Path, args: list[str], env: dict[str, str] | None = None) -> Result:
+    """The command line ``perfmodel ARGS`` through the real app, run from ``cwd`` (so relative
+    outputs land there), the working directory restored after."""
+    import os
+
+    from typer.testing import CliRunner
+
+    from perfmodel.cli.app import app
+
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        return CliRunner().invoke(app, args, env=env)
+    finally:
+        os.chdir(old)

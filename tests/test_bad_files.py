@@ -31,13 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from perfmodel import io, tomlw
-from perfmodel.cli.app import app
 from perfmodel.errors import InputError
 from perfmodel.profile import load
 from perfmodel.report import build as builder
+from tests.conftest import invoke_in
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "tests" / "fixtures" / "bad"
@@ -50,7 +49,6 @@ CATALOGUE = str(BAD / "catalogues" / "ok_catalogue.toml")
 SPEC = str(ROOT / "data" / "seeds" / "hyglac-sockets.spec.toml")
 HYGLAC = str(ROOT / "calibration" / "hyglac.toml")
 HYGLAC_MPI = str(ROOT / "calibration" / "hyglac-mpi.toml")
-runner = CliRunner()
 
 # every kind of input file -> a command reading it ("{}" is the file)
 READERS: dict[str, list[str]] = {
@@ -97,12 +95,7 @@ def _no_hang() -> Iterator[None]:
 
 def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None
          ) -> tuple[int, str, str]:
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        result = runner.invoke(app, args, env=env)
-    finally:
-        os.chdir(old)
+    result = invoke_in(cwd, args, env)
     return result.exit_code, result.stdout, result.stderr
 
 

@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from perfmodel.cli.app import app
+from tests.conftest import invoke_in
 
 BAD = Path(__file__).parent / "fixtures" / "bad"
 runner = CliRunner()
@@ -212,12 +213,7 @@ KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
 
 
 def _run(args: list[str], cwd: Path) -> tuple[int, str, str, list[str]]:
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        result = runner.invoke(app, args)
-    finally:
-        os.chdir(old)
+    result = invoke_in(cwd, args)
     written = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*"))
     return result.exit_code, result.stdout, result.stderr, written
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from perfmodel.cli.app import app
+from tests.conftest import invoke_in
 
 BAD = Path(__file__).parent / "fixtures" / "bad"
 LIMITS = BAD / "limits"
@@ -44,12 +45,7 @@ CASES: dict[str, tuple[list[str], int | None, str]] = {
 
 def _one_line(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     """Run the CLI; assert exit 2, one line on stderr, no traceback; return the line."""
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        result = runner.invoke(app, args, env=env)
-    finally:
-        os.chdir(old)
+    result = invoke_in(cwd, args, env)
     assert result.exit_code == 2, (result.stdout, result.stderr)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr

@@ -9,17 +9,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from perfmodel.cli.app import app
 from perfmodel.errors import PerfModelError
 from perfmodel.measurements import MAX_FALL, MAX_LINK_BANDWIDTH, MIN_ONE_WAY, check_physical
 from perfmodel.readers import read
+from tests.conftest import invoke_in
 
 HERE = Path(__file__).parent / "fixtures" / "bad" / "numbers"
 ROOT = Path(__file__).resolve().parent.parent
 TOY = str(ROOT / "tests" / "fixtures" / "bad" / "models" / "ok_model.toml")
-runner = CliRunner()
 
 # file -> (command with "{}" for the file, line the message names, a fragment of it)
 REFUSED: dict[str, tuple[list[str], int, str]] = {
@@ -54,12 +52,7 @@ NOTED: dict[str, tuple[list[str], str]] = {
 
 
 def _run(args: list[str], cwd: Path) -> tuple[int, str, str]:
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        result = runner.invoke(app, args, env={"COLUMNS": "200"})
-    finally:
-        os.chdir(old)
+    result = invoke_in(cwd, args, env={"COLUMNS": "200"})
     return result.exit_code, result.stdout, result.stderr
 
 

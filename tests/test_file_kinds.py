@@ -8,19 +8,16 @@ what it is (:data:`KINDS`) and what was wanted.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from perfmodel.cli.app import app
 from perfmodel.errors import InputError
 from perfmodel.readers.kinds import binary_kind, identify, wrong_kind
+from tests.conftest import invoke_in
 
 HERE = Path(__file__).parent / "fixtures" / "bad" / "wrong_kinds"
 TOY = str(HERE.parent / "models" / "ok_model.toml")
-runner = CliRunner()
 
 # file -> (its key, how it is named, a fragment of the command that takes it)
 KINDS: dict[str, tuple[str, str, str]] = {
@@ -72,12 +69,7 @@ def test_every_file_of_the_corpus_is_in_the_table() -> None:
 
 
 def _run(args: list[str], cwd: Path) -> tuple[int, str]:
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        result = runner.invoke(app, args)
-    finally:
-        os.chdir(old)
+    result = invoke_in(cwd, args)
     return result.exit_code, result.stderr
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,10 +21,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from perfmodel.errors import InputError
+from perfmodel.readers.canonical import split_lines
+from perfmodel.readers.kinds import TIMING_COUNTS, TIMING_RATES, TIMING_TIMES
 
-COUNT = ("nodes", "processes", "ranks", "p")
-TIME = ("time_s", "time", "seconds")
-RATE = ("mflops", "mops", "mflop_s")
+COUNT, TIME, RATE = TIMING_COUNTS, TIMING_TIMES, TIMING_RATES
 TIME_FLOOR = 1e-12
 """Seconds: a run time shorter than 1 ps is a unit error, not a run.  ``predict --fit`` and
 ``scaling`` both refuse it (:mod:`perfmodel.empirical.series` reads it from here)."""
@@ -76,12 +75,6 @@ def parse_timings(text: str, path: str | Path) -> Timings:
         if other is not None:
             raise other from None
         raise
-
-
-def split_lines(text: str) -> list[tuple[int, str]]:
-    """Every line with its 1-based number, split at line ends only (LF, CRLF, CR): a form
-    feed, NEL or U+2028 inside a comment is not one (``str.splitlines`` takes them for one)."""
-    return list(enumerate(re.split(r"\r\n|\r|\n", text), start=1))
 
 
 def _parse(text: str, path: str | Path) -> Timings:

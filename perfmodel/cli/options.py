@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Self, TypeVar
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
@@ -29,38 +29,32 @@ if TYPE_CHECKING:
     from perfmodel.units import Kind
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 # --- values -------------------------------------------------------------------------------------
 
 
-class Quantities(tuple[float, ...]):
+class _Given(tuple[V, ...]):
+    """Values given as one option, with the text they came from (``.text``, and ``str()``)."""
+
+    text: str
+
+    def __new__(cls, values: Iterable[V], text: str) -> Self:
+        self = super().__new__(cls, values)
+        self.text = text
+        return self
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Quantities(_Given[float]):
     """Sizes or rates given as one option (``1B,8KiB,1MiB``, ``4B..8KiB``): SI values, in the
-    order given, with the text they came from (``.text``)."""
-
-    text: str
-
-    def __new__(cls, values: Iterable[float], text: str) -> Quantities:
-        self = super().__new__(cls, values)
-        self.text = text
-        return self
-
-    def __str__(self) -> str:
-        return self.text
+    order given."""
 
 
-class Counts(tuple[int, ...]):
-    """Whole numbers given as one option (``1..8``, ``1,2,4``): sorted, each once, with the
-    text they came from (``.text``)."""
-
-    text: str
-
-    def __new__(cls, values: Iterable[int], text: str) -> Counts:
-        self = super().__new__(cls, values)
-        self.text = text
-        return self
-
-    def __str__(self) -> str:
-        return self.text
+class Counts(_Given[int]):
+    """Whole numbers given as one option (``1..8``, ``1,2,4``): sorted, each once."""
 
 
 class BadValue(typer.BadParameter):

@@ -19,6 +19,7 @@ what is left must be one series: one value of every label, one part.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import math
 import re
@@ -30,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from perfmodel.apps.timings import TIME_FLOOR
-from perfmodel.errors import InputError, PerfModelError
+from perfmodel.errors import InputError
 
 FloatArray = NDArray[np.float64]
 
@@ -72,25 +73,6 @@ class _Rows:
     source: list[str] = field(default_factory=list)
 
 
-def _same_content(paths: Sequence[str | Path]) -> None:
-    """Refuse two files whose runs are the same bytes (a copy, a hard link): every run would
-    count twice, with standard errors that shrink for nothing."""
-    import hashlib
-
-    from perfmodel.io import read_file
-
-    first: dict[str, str] = {}
-    for path in paths:
-        try:
-            digest = hashlib.sha256(read_file(path, "a timings file")).hexdigest()
-        except PerfModelError:   # said, in its own words, when the file is read
-            continue
-        if digest in first:
-            raise InputError(f"holds the same runs as {first[digest]}: every run would count "
-                             "twice", file=path, fix="give each file once")
-        first[digest] = str(path)
-
-
 def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = None,
                 at: float | None = None) -> Series:
     """The runs of ``paths`` that ``where`` selects, as one series."""
@@ -107,10 +89,10 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
             raise InputError(f"given twice (also as {seen[real]})", file=path,
                              fix="give each file once: repeated runs go in as rows")
         seen[real] = str(path)
-    _same_content(paths)
     rows = _Rows()
     notes: list[str] = []
-    tables = [_read(path, at, rows, notes) for path in paths]
+    digests: dict[str, str] = {}
+    tables = [_read(path, at, rows, notes, digests) for path in paths]
     if at is not None and not any(tables):
         raise InputError("--at picks a message size in benchmark tables; the inputs are "
                          "timing CSVs", fix="drop --at")
@@ -162,12 +144,22 @@ def _one_series(labels: list[dict[str, str]], file: str | None) -> None:
                              fix=f"choose one with --where {key}={values[0]}")
 
 
-def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str]) -> bool:
-    """Add the runs of ``path``; whether they came from benchmark tables."""
-    from perfmodel.apps.timings import COUNT, RATE, TIME, split_lines
+def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str],
+          digests: dict[str, str]) -> bool:
+    """Add the runs of ``path``; whether they came from benchmark tables.  ``digests`` maps
+    the checksum of each file read so far to its path: a file holding the same bytes as one of
+    them (a copy, a hard link) is refused, since every run would count twice, with standard
+    errors that shrink for nothing."""
+    from perfmodel.apps.timings import COUNT, RATE, TIME
     from perfmodel.readers import read_text
+    from perfmodel.readers.canonical import split_lines
 
-    text, _ = read_text(path)
+    text, raw = read_text(path)
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest in digests:
+        raise InputError(f"holds the same runs as {digests[digest]}: every run would count "
+                         "twice", file=path, fix="give each file once")
+    digests[digest] = str(path)
     header = next((ln for _, ln in split_lines(text)
                    if ln.strip() and not ln.lstrip().startswith("#")), "")
     cells = next(csv.reader(io.StringIO(header if "," in header else

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
 from perfmodel.network import laws
-from perfmodel.units import Kind, parse_quantity
+from perfmodel.units import MIN_RATE, Kind, parse_quantity
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,9 @@ AUTO = "auto"
 def lower_bound(name: str) -> float:
     """The smallest physical value of parameter ``name`` (SI units): bandwidths 1 B/s, packet
     sizes and breakpoints 1 byte, latencies, overheads, per-packet costs and gaps 0."""
-    return 1.0 if name.split("_")[0] in ("beta", "mtu", "breakpoint") else 0.0
+    if name.split("_")[0] == "beta":
+        return MIN_RATE
+    return 1.0 if name.split("_")[0] in ("mtu", "breakpoint") else 0.0
 
 
 def check_value(name: str, value: float) -> str | None:

@@ -132,19 +132,21 @@ def _split(line: str) -> list[str]:
     return [c.strip() for c in next(_csv.reader([line], skipinitialspace=True))]
 
 
-def _lines(text: str) -> list[tuple[int, str]]:
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[tuple[int, str]]:
     """Every line with its 1-based number, split at line ends only (LF, CRLF, CR): a form
     feed, NEL or U+2028 inside a comment does not end it, as ``str.splitlines`` would."""
-    return list(enumerate(re.split(r"\r\n|\r|\n", text), start=1))
+    return list(enumerate(_LINE_END.split(text), start=1))
 
 
 def _content_lines(text: str) -> list[tuple[int, str]]:
     """Non-blank, non-comment lines with their 1-based line numbers."""
-    return [(i, ln.strip()) for i, ln in _lines(text)
+    return [(i, ln.strip()) for i, ln in split_lines(text)
             if ln.strip() and not ln.lstrip().startswith("#")]
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
 MAX_HEADER = 20000
 """Characters of the header line the sniffer looks at; the comments before it may be of any
 length (``perfmodel measure`` lists every host in one)."""
@@ -236,7 +238,7 @@ def _number(cell: str, col: Column, source: str, lineno: int) -> float:
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     """Parse the canonical CSV ``text`` (from ``source``) into one Measurements table."""
     lines = _content_lines(text)
-    comments = tuple(_clean(ln.strip().lstrip("#").strip()) for _, ln in _lines(text)
+    comments = tuple(_clean(ln.strip().lstrip("#").strip()) for _, ln in split_lines(text)
                      if ln.lstrip().startswith("#"))
     if not lines:
         raise InputError("has comments but no header", file=source,

@@ -58,8 +58,10 @@ TOOLS: Mapping[str, str] = {
     "stream": "STREAM", "npb": "NPB", "netpipe": "NetPIPE", "csv": "perfmodel CSV"}
 
 TIMING_COUNTS = ("nodes", "processes", "ranks", "p")
-TIMING_TIMES = ("time_s", "time", "seconds", "mflops", "mops", "mflop_s")
-"""The columns a timings CSV names (:mod:`perfmodel.apps.timings` reads them)."""
+TIMING_TIMES = ("time_s", "time", "seconds")
+TIMING_RATES = ("mflops", "mops", "mflop_s")
+"""The columns a timings CSV names: its process count, and its run time or flop rate
+(:mod:`perfmodel.apps.timings` reads them by these names)."""
 
 _KIND = re.compile(r"""^\s*kind\s*=\s*["']([^"'\n]*)["']""", re.MULTILINE)
 _MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -113,7 +115,7 @@ def _timings_header(text: str) -> bool:
     if "," not in header:
         return False
     names = {h.strip().lower() for h in next(csv.reader(io.StringIO(header)), [])}
-    return bool(names & set(TIMING_COUNTS)) and bool(names & set(TIMING_TIMES)) and \
+    return bool(names & set(TIMING_COUNTS)) and bool(names & {*TIMING_TIMES, *TIMING_RATES}) and \
         not any(n.startswith("size_") for n in names)   # a perfmodel CSV's message sizes
 
 
