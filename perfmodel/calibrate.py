@@ -70,6 +70,31 @@ def _beyond_any_link(profile: Profile, data: Measurements) -> list[str]:
             "bandwidth (times that fall with size?) or a unit is wrong; check the rows"]
 
 
+def default_name(paths: Sequence[str | Path], spec: str | Path | None, model: str) -> str:
+    """The profile's name when none is given: the first input's stem, else the spec's, else
+    the model's (known before any work, so the profile's path can be checked first).
+
+    >>> default_name(["runs/osu_latency.out"], None, "auto"), default_name([], "fe.toml", "x")
+    ('osu_latency', 'fe')
+    """
+    if paths:
+        return Path(paths[0]).stem
+    return Path(spec).stem if spec is not None else model
+
+
+def _points_key(tables: Sequence[Measurements]) -> str:
+    """What a file measured, as one digest of every table's sizes, times and counts: a copy
+    whose comments, spacing or line ends differ has the same key."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for t in tables:
+        h.update(t.label.encode())
+        for column in (t.size, t.time, *(t.concurrency[k] for k in sorted(t.concurrency))):
+            h.update(np.ascontiguousarray(column, dtype=float).tobytes())
+    return h.hexdigest()
+
+
 def gather(paths: Sequence[str | Path], benchmark: str | None = None
            ) -> tuple[Measurements, tuple[InputRecord, ...], list[str], Measurements]:
     """Read every input and choose its table: the single-stream rows (for the point-to-point
@@ -82,16 +107,19 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
     records: list[InputRecord] = []
     notes: list[str] = []
     streams: list[str | Path] = []   # the fan-in files
-    digests: dict[str, str | Path] = {}
+    seen: dict[str, str | Path] = {}
     for path in paths:
         tables = read(path)
-        digest = tables[0].sha256 if tables else ""
-        if digest in digests:
-            same = "the same file as" if Path(path).resolve() == Path(digests[digest]).resolve() \
-                else "the same content as"
-            raise InputError(f"is {same} {digests[digest]}: every point would count twice",
-                             file=path, fix="give each measurement file once")
-        digests[digest] = path
+        key = _points_key(tables)
+        if tables and key in seen:
+            first = seen[key]
+            same = ("the same file as" if Path(path).resolve() == Path(first).resolve() else
+                    "the same content as" if tables[0].sha256 == read(first)[0].sha256 else
+                    f"the same {sum(len(t) for t in tables)} points as")
+            raise InputError(f"is {same} {first}: every point would count twice", file=path,
+                             fix="give each measurement once (a copy with other comments or "
+                                 "spacing is the same measurement)")
+        seen[key] = path
         table = choose(tables, str(path), benchmark)
         if table.pattern in ("application", "memory"):
             what = "whole runs" if table.pattern == "application" else "a memory kernel"
@@ -224,7 +252,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     if said or (spec is not None and spec.notes):
         selection = Selection(selection.best, selection.candidates, selection.reason,
                               selection.notes + (spec.notes if spec else ()) + said)
-    name = name or Path(paths[0]).stem
+    name = name or default_name(paths, None, model)
     profile = _mark_assumed(from_selection(name, selection, records, provenance), spec)
     notes += _beyond_any_link(profile, data)
     fabric = None
@@ -300,7 +328,7 @@ def _from_spec_only(model: str, fixed: dict[str, float], sources: dict[str, str]
     notes = ("a specification, not a fit: every parameter is given, none measured here",)
     selection = Selection(result, (result,), f"{model} as specified",
                           notes + (spec.notes if spec else ()))
-    label = name or (Path(spec.path).stem if spec else model)
+    label = name or default_name((), spec.path if spec else None, model)
     profile = _mark_assumed(from_selection(label, selection, (), provenance), spec)
     fabric = None
     if spec is not None and spec.fabric is not None:

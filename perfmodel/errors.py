@@ -39,8 +39,25 @@ class PerfModelError(Exception):
         if self.file is not None:
             where = self.file if self.line is None else f"{self.file}:{self.line}"
             where += ": "
-        tail = f" — {self.fix}" if self.fix else ""
-        return f"{where}{self.what}{tail}"
+        tail = f" — {_cut(self.fix)}" if self.fix else ""
+        return f"{_cut(where)}{_cut(self.what)}{tail}"
+
+
+LONGEST = 400
+"""The most characters of one part of an error line (the place, what, the fix): a 1 MB key or
+value quoted from a file is cut in its middle, never printed whole."""
+
+
+def _cut(text: str, longest: int = LONGEST) -> str:
+    """``text``, its middle cut out when longer than ``longest`` characters.
+
+    >>> _cut("a" * 10 + "b" * 10, 12)
+    'aaaaaaaa…(8 characters)…bbbb'
+    """
+    if len(text) <= longest:
+        return text
+    head, tail = (longest * 2) // 3, longest // 3
+    return f"{text[:head]}…({len(text) - head - tail:,} characters)…{text[-tail:]}"
 
 
 class InputError(PerfModelError):

@@ -192,13 +192,23 @@ def stage(path: str | Path, data: str | bytes) -> Path:
             fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # as open() would make it, not mkstemp's 0600
+        os.chmod(tmp, _mode_for(p))
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise _cannot(p, exc) from None
         raise
     return Path(tmp)
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions of the file ``path`` replaces (a read-only profile stays read-only
+    under ``--force``), else those open() gives a new file, not mkstemp's 0600."""
+    try:
+        st = path.stat()
+    except OSError:
+        return 0o666 & ~_umask()
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else 0o666 & ~_umask()
 
 
 def commit(tmp: Path, path: str | Path, *, force: bool = False) -> Path:

@@ -191,10 +191,12 @@ def parse_list(text: str, kind: Kind) -> list[float]:
                             fix=f"write {one}, or {bare}{tail['unit']},{after} if you meant "
                                 f"two {kind}s")
     out: list[float] = []
+    origin: list[str] = []   # the item each value came from
     for item in items:
         lo_text, dots, hi_text = item.partition("..")
         if not dots:
             out.append(parse_quantity(item, kind))
+            origin.append(item)
             continue
         lo, hi = parse_quantity(lo_text.strip(), kind), parse_quantity(hi_text.strip(), kind)
         if not 0 < lo <= hi or math.log2(hi / lo) > 200:
@@ -202,8 +204,20 @@ def parse_list(text: str, kind: Kind) -> list[float]:
                             fix="write LOW..HIGH with 0 < LOW <= HIGH, e.g. 4B..8KiB")
         steps = math.floor(math.log2(hi / lo) + 1e-9)
         out += [lo * 2.0**i for i in range(steps + 1)]
+        origin += [item] * (steps + 1)
+        if len(out) > MAX_ITEMS:
+            break
     if len(out) > MAX_ITEMS:
         raise UnitError(f"{text!r} has {len(out)} values", fix=f"give at most {MAX_ITEMS}")
+    first: dict[str, int] = {}
+    for i, v in enumerate(out):
+        key = f"{v:.12g}"   # 1us and 1000ns differ in the last bit
+        if key in first:
+            a, b = origin[first[key]], origin[i]
+            said = f"{a!r} twice" if a == b else f"the same {kind} twice ({a!r} and {b!r})"
+            raise UnitError(f"{text!r} gives {said}",
+                            fix="give each value once: every one is a row of the answer")
+        first[key] = i
     return out
 
 
@@ -225,7 +239,12 @@ def parse_counts(text: str, what: str, lo: int = 1, hi: int | None = None) -> li
         if not lo <= a <= b <= top:
             raise UnitError(f"{flag} {text!r}: {item!r} is not a rising range of counts "
                             f"from {lo} to {top}", fix=f"write e.g. {flag} {lo}..8")
-        out.update(range(a, b + 1))
+        span = range(a, b + 1)
+        if not out.isdisjoint(span):
+            twice = next(v for v in span if v in out)
+            raise UnitError(f"{flag} {text!r} gives {twice} twice",
+                            fix="give each count once: every one is a row of the answer")
+        out.update(span)
         if len(out) > MAX_ITEMS:
             raise UnitError(f"{flag} {text!r} has too many values",
                             fix=f"give at most {MAX_ITEMS}")

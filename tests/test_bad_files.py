@@ -17,6 +17,7 @@ be mounted, and injected otherwise (and always, through ``os.fsync``).
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import shutil
 import signal
@@ -492,12 +493,20 @@ def test_a_tampered_manifest_removes_nothing_outside_the_folder(tmp_path: Path) 
     (tmp_path / "r" / "mine.svg").write_text("mine")
     manifest = tmp_path / "r" / builder.MANIFEST
     doc = tomllib.loads(manifest.read_text())
-    doc["figures"] += ["../precious.svg", "/etc/hostname", "..", ".", "sub/x.svg"]
+    mine = hashlib.sha256(b"mine").hexdigest()
+    listed = sorted(doc["figures"])
+    doc["figures"].update({name: mine for name in ("../precious.svg", "/etc/hostname", "..",
+                                                   ".", "sub/x.svg")})
+    doc["figures"]["mine.svg"] = "0" * 64            # a user's file, listed by hand
+    doc["figures"]["gone-by-now.svg"] = "1" * 64     # a figure no longer made, edited since
+    (tmp_path / "r" / "gone-by-now.svg").write_text("edited by hand")
     manifest.write_text(tomlw.dumps(doc))
     code, _, err = _run(["report", HYGLAC_MPI, "--out", "r.md", "--force"], tmp_path)
     assert code == 0, err
     assert outside.read_text() == "mine" and (tmp_path / "r" / "mine.svg").exists()
+    assert (tmp_path / "r" / "gone-by-now.svg").read_text() == "edited by hand"
     assert Path("/etc/hostname").exists()
+    assert sorted(tomllib.loads(manifest.read_text())["figures"]) == listed
 
 
 @pytest.mark.parametrize(("name", "said"), [("..md", "is not a usable report name"),

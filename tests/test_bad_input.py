@@ -106,6 +106,8 @@ _TIMINGS: dict[str, tuple[int | None, str]] = {
     "no_time_column.csv": (2, "the header needs a process count and a time"),
     "non_numeric.csv": (4, "nodes or time_s is not a number"),
     "semicolons.csv": (2, "columns are separated by ;, not commas"),
+    "two_count_columns.csv": (2, "columns processes and ranks both name the process count"),
+    "two_time_columns.csv": (2, "columns time_s and time both name a run's time"),
     "zero_nodes.csv": (3, "nodes is 0"),
 }
 

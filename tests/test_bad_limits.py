@@ -249,3 +249,20 @@ def test_inputs_grown_in_size_and_depth_trip_a_cap_not_a_crash(kind: str, power:
     if done.returncode == 2:
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"error: {path}"), done.stderr
+
+
+@pytest.mark.parametrize(("where", "reason"), [("key", ": unknown key"),
+                                               ("value", "model is 'kkkk")])
+def test_a_megabyte_of_text_in_an_error_is_cut_in_its_middle(where: str, reason: str,
+                                                              tmp_path: Path) -> None:
+    """A key or a value of any length: the line stays readable (each part at most
+    errors.LONGEST characters), and keeps its ends: the start, and the reason after it."""
+    from perfmodel.errors import LONGEST
+
+    long = "k" * 1_000_000
+    head = 'schema_version = 1\nkind = "perfmodel network spec"\n'
+    text = {"key": f"{head}{long} = 1\n", "value": f'{head}model = "{long}"\n'}[where]
+    (tmp_path / "s.toml").write_text(text)
+    line = _one_line(["calibrate", "--spec", "s.toml"], tmp_path)
+    assert len(line) < 3 * LONGEST, len(line)
+    assert "characters)…" in line and reason in line, line

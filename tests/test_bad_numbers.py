@@ -85,7 +85,7 @@ def test_the_cut_row_is_left_out_not_read_as_8_us() -> None:
     assert 25 not in table.line and table.size.max() == 524288
 
 
-@pytest.mark.parametrize("how", ["same path", "copy", "hard link"])
+@pytest.mark.parametrize("how", ["same path", "copy", "hard link", "edited copy"])
 def test_the_same_data_twice_is_refused(how: str, tmp_path: Path) -> None:
     first = tmp_path / "a.csv"
     shutil.copy(ROOT / "data" / "mpi4py" / "pingpong_mpich.csv", first)
@@ -96,6 +96,10 @@ def test_the_same_data_twice_is_refused(how: str, tmp_path: Path) -> None:
     elif how == "hard link":
         second = tmp_path / "b.csv"
         os.link(first, second)
+    elif how == "edited copy":   # one more comment and Windows line ends: the same points
+        second = tmp_path / "b.csv"
+        second.write_bytes(b"# copied for a second run\r\n"
+                           + first.read_bytes().replace(b"\n", b"\r\n"))
     work = tmp_path / "work"
     work.mkdir()
     code, out, err = _run(["calibrate", str(first), str(second)], work)
@@ -103,6 +107,8 @@ def test_the_same_data_twice_is_refused(how: str, tmp_path: Path) -> None:
     (msg,) = err.strip().splitlines()
     assert msg.startswith(f"error: {second}: is the same"), msg
     assert f" as {first}: every point would count twice — " in msg
+    if how == "edited copy":
+        assert "the same 24 points as" in msg
     assert list(work.iterdir()) == []
 
 

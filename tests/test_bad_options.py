@@ -65,6 +65,24 @@ def test_where_one_label_twice_selects_nothing(command: str) -> None:
     assert "--where gives code twice" in line
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (["network", BEOWULF, "--pairs", "1,1,2"], "--pairs '1,1,2' gives 1 twice"),
+    (["network", BEOWULF, "--pairs", "1..4,3..8"], "--pairs '1..4,3..8' gives 3 twice"),
+    (["network", BEOWULF, "--sizes", "1KiB,1024B"],
+     "--sizes '1KiB,1024B' gives the same size twice ('1KiB' and '1024B')"),
+    (["network", BEOWULF, "--sizes", "1B..8B,8B"], "('1B..8B' and '8B')"),
+    (["network", BEOWULF, "--link-speed", "1Gbps,1000Mbps"], "gives the same rate twice"),
+    (["whatif", "ppm", "--machine", BEOWULF, "--set", "end_wait=1us", "--vary",
+      "nodes=4,4,8"], "--vary nodes '4,4,8' gives 4 twice"),
+    (["whatif", "ppm", "--machine", BEOWULF, "--set", "end_wait=1us", "--vary",
+      "latency=1us,1000ns"], "gives the same time twice ('1us' and '1000ns')"),
+])
+def test_a_value_given_twice_in_a_list(args: list[str], said: str) -> None:
+    """Every value of a list is a row of the answer: one given twice is a slip, said."""
+    line = refused(*args)
+    assert said in line and "give each" in line
+
+
 # --- a decimal comma in a list ----------------------------------------------------------------
 
 def test_decimal_comma_in_sizes() -> None:
@@ -149,6 +167,20 @@ def test_stray_rank_and_size_on_a_terminal(tmp_path: Path) -> None:
 
 
 @needs_mpi
+@pytest.mark.parametrize(("env", "var"), [
+    ({"PMI_RANK": "1", "PMI_SIZE": "2"}, "PMI_SIZE=2"),
+    ({"SLURM_PROCID": "1", "SLURM_STEP_NUM_TASKS": "2"}, "SLURM_STEP_NUM_TASKS=2"),
+])
+def test_stray_rank_and_size_without_a_terminal_or_launcher(env: dict[str, str], var: str,
+                                                            tmp_path: Path) -> None:
+    """The same without a terminal (a batch script, cron): a rank variable without its
+    launcher's channel (PMI_FD, PMI_PORT; SLURM_STEP_ID) has no rank 0 to speak for it, so it
+    speaks itself; in a real job of another MPI only rank 0 does (test_measure_mpi)."""
+    line = one_error(measure(env, tmp_path))
+    assert f"{var} says a launcher started 2 ranks, but MPI sees a job of 1" in line
+
+
+@needs_mpi
 def test_mpiexec_that_cannot_start_ranks(tmp_path: Path) -> None:
     line = one_error(measure({"HYDRA_LAUNCHER": "nonexistent"}, tmp_path))
     assert "could not start the ranks: unrecognized launcher: nonexistent" in line
@@ -190,6 +222,28 @@ def test_a_report_named_with_markup_and_escapes_prints_as_text(tmp_path: Path) -
                                       "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert out.is_file() and "\x1b" not in result.stderr and "a[/]b" in result.stderr
+
+
+def test_a_report_without_figures_names_no_folder(tmp_path: Path) -> None:
+    spec = tmp_path / "words.toml"
+    spec.write_text(f"""kind = "perfmodel report"
+schema_version = 1
+title = "A table, no figure"
+[[section]]
+kind = "whatif"
+title = "PPM with one channel or two"
+vary = {{ nodes = "8,16", channels = "1,2" }}
+[[section.run]]
+label = "PPM"
+model = "ppm"
+machine = "{BEOWULF}"
+fit = "{APPS}"
+where = {{ code = "ppm", use = "fit" }}
+""")
+    result = CliRunner().invoke(app, ["report", str(spec), "--out", str(tmp_path / "w3.md")])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == f"wrote {tmp_path / 'w3.md'}"
+    assert not (tmp_path / "w3").exists()
 
 
 @pytest.mark.parametrize("vary", ["link-speed=1e-300bps", "link-speed=1e300bps",

@@ -149,3 +149,46 @@ def test_ranks_pinned_to_one_core_are_oversubscribed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "1 core usable" in done.stdout and "# OVERSUBSCRIBED" in done.stdout
     assert done.stdout.rstrip().endswith("intra-node oversubscribed")
+
+
+def _processes_naming(text: str) -> list[int]:
+    """The processes whose command line holds ``text``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if text.encode() in (proc / "cmdline").read_bytes():
+                    found.append(int(proc.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signum", [15, 9])
+def test_a_killed_measure_ends_its_job(signum: int, tmp_path: Path) -> None:
+    """SIGTERM is passed on to mpiexec; SIGKILL reaches it through the kernel (the parent-death
+    signal): no rank runs on, and none writes --out after the command ended."""
+    import time
+
+    out = f"killed{signum}.csv"
+    plain = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "SLURM_"))}
+    proc = subprocess.Popen([str(PERFMODEL), "measure", "--sizes", "1B..4MiB", "--max-time",
+                             "20s", "--tolerance", "1e-9", "--out", out],
+                            cwd=tmp_path, env=plain, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(_processes_naming(out)) < 4 and time.monotonic() < deadline:  # perfmodel,
+        time.sleep(0.2)                                    # mpiexec and two ranks
+    assert len(_processes_naming(out)) >= 4, "the job did not start"
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == (128 + signum if signum == 15 else -signum)
+    if signum == 15:
+        assert "SIGTERM received: mpiexec and its ranks ended" in err
+        assert "Traceback" not in err
+    deadline = time.monotonic() + 20
+    while _processes_naming(out) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_naming(out) == []
+    time.sleep(1)
+    assert not (tmp_path / out).exists()

@@ -362,6 +362,23 @@ def test_cli_plan_hyglac_and_exit_codes() -> None:
     assert r.exit_code == 2 and "give one target" in r.output
 
 
+def test_catalogue_text_prints_as_itself(tmp_path: Path) -> None:
+    """A currency or a note with markup or a trailing backslash: printed as written, never
+    taken as perfmodel's own tags (nor eating them)."""
+    text = CAT_HYGLAC.read_text().replace('currency = "USD"', 'currency = "[red]US$"')
+    text = text.replace("notes = [", 'notes = [\n  "ends in a backslash \\\\",\n'
+                        '  "[bold]markup[/bold] and [/]",', 1)
+    cat = tmp_path / "cat.toml"
+    cat.write_text(text)
+    r = runner.invoke(app, ["plan", "physical-optics", "--machine", str(HYGLAC),
+                            "--candidates", str(cat), "--fit", str(OPTICS), "--where",
+                            "machine=beowulf", "--where", "table=1", "--target-time", "45s"])
+    assert r.exit_code == 0, r.output
+    assert "[red]US$ 34,375" in r.output
+    assert "catalogue note: ends in a backslash \\\n" in r.output
+    assert "catalogue note: [bold]markup[/bold] and [/]\n" in r.output
+
+
 def test_cli_whatif_with_a_catalogue(tmp_path: Path) -> None:
     fig = tmp_path / "sweep.svg"
     args = ["whatif", "nbody", "--machine", str(BEOWULF), "--candidates", str(CAT_BEOWULF),

@@ -201,7 +201,7 @@ def test_a_profile_value_not_swept_is_said() -> None:
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (["--vary", "link-speed=10Mbps,10Mbps"], "a value twice"),
+    (["--vary", "link-speed=10Mbps,10Mbps"], "'10Mbps' twice"),
     (["--vary", "channels=1..65"], "from 1 to 64"),
     (["--vary", "nodes=1..100000", "--vary", "channels=1..60"], "configurations"),
     (["--size", "0"], "not a positive size"),

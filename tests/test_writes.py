@@ -120,3 +120,40 @@ def test_a_filesystem_without_hard_links_still_gets_the_file(
         write_atomic(p, "two\n")
     assert p.read_text() == "one\n"
     assert [q.name for q in tmp_path.iterdir()] == ["a.toml"]
+
+
+@pytest.mark.parametrize("args", [[], ["--name", "given"]])
+def test_calibrate_checks_its_default_profile_before_reading(args: list[str], tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """calibration/NAME.toml (NAME from --name or the first input) is refused before any
+    input is read: not after a fit that may take minutes."""
+    import perfmodel.readers
+    from tests.conftest import invoke_in
+
+    name = args[1] if args else "pingpong_mpich"
+    (tmp_path / "calibration").mkdir()
+    (tmp_path / "calibration" / f"{name}.toml").write_text("keep me\n")
+
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("an input was read")
+
+    monkeypatch.setattr(perfmodel.readers, "read", never)
+    done = invoke_in(tmp_path, ["calibrate", MPICH, *args])
+    assert done.exit_code == 2, done.output
+    assert f"calibration/{name}.toml: exists already" in done.output
+    assert (tmp_path / "calibration" / f"{name}.toml").read_text() == "keep me\n"
+
+
+def test_force_keeps_the_permissions_of_what_it_replaces(tmp_path: Path) -> None:
+    from tests.conftest import invoke_in
+
+    for mode in (0o444, 0o640):
+        target = tmp_path / f"m{mode:o}.toml"
+        target.write_text("old\n")
+        target.chmod(mode)
+        done = invoke_in(tmp_path, ["calibrate", MPICH, "--out", target.name, "--force",
+                                    "--quiet"])
+        assert done.exit_code == 0, done.output
+        assert load(target).name == "pingpong_mpich"
+        assert target.stat().st_mode & 0o777 == mode

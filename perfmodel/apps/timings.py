@@ -93,6 +93,14 @@ def _parse(text: str, path: str | Path) -> Timings:
             raise InputError(f"column {name!r} appears twice (columns {names.index(name) + 1} "
                              f"and {i + 1})", file=path, line=head_line,
                              fix="keep one of them: which copy holds the runs is a guess")
+    for same, what in ((TIME, "a run's time"), (COUNT[1:], "the process count"),
+                       (RATE, "a rate")):
+        given = [c for c in same if c in names]
+        if len(given) > 1:
+            raise InputError(f"columns {' and '.join(given)} both name {what}", file=path,
+                             line=head_line, fix=f"keep one of them, or rename the other "
+                                                 f"(like {given[1]}_other): which one is meant "
+                                                 "is a guess")
     count = next((c for c in COUNT if c in names), None)
     time = next((c for c in (*TIME, *RATE) if c in names), None)
     if count is None or time is None:

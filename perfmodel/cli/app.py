@@ -204,12 +204,14 @@ def calibrate(
         raise InputError(f"--name {name!r} is not a usable file name",
                          fix="use letters, digits, '.', '-' and '_'")
     fixed = _parse_fix(fix)
+    from perfmodel.calibrate import calibrate as run
+    from perfmodel.calibrate import default_name
     from perfmodel.io import check_writable
 
     sources = [*(inputs or []), spec]
-    if out is not None and not no_write:   # before any work: not after a long fit
-        check_writable(out, force=force, inputs=sources)
-    from perfmodel.calibrate import calibrate as run
+    target = out or Path("calibration") / f"{name or default_name(inputs or [], spec, model)}.toml"
+    if not no_write:   # before any work: not after a long fit
+        check_writable(target, force=force, inputs=sources)
     from perfmodel.network.spec import load_spec
     from perfmodel.profile import dumps
 
@@ -221,8 +223,7 @@ def calibrate(
     if not no_write:
         from perfmodel.io import write_atomic
 
-        target = out or Path("calibration") / f"{result.profile.name}.toml"
-        check_writable(target, force=force, inputs=sources)
+        check_writable(target, force=force, inputs=sources)   # again: the fit took time
         path = write_atomic(target, dumps(result.profile), force=force)
     from perfmodel.cli import render
 
@@ -790,8 +791,9 @@ def report(
     with err.status("building the report") as status:   # names from files: never markup
         built = builder.build(spec, out, lambda what: status.update(f"building: {safe(what)}"))
     written = builder.write(built, out, force=force, inputs=inputs)
-    err.print(f"wrote {safe(out)} and {len(written) - 1} figure(s) in "
-              f"{safe(out.with_suffix(''))}/")
+    figures = len(written) - 1
+    err.print(f"wrote {safe(out)}" + ("" if not figures else
+              f" and {figures} figure{'s' * (figures > 1)} in {safe(out.with_suffix(''))}/"))
 
 
 @app.command()
@@ -861,6 +863,11 @@ def measure(
         if not quiet:
             _err(f"measure: starting {n} ranks: {shlex.join(cmd)}")
         code = launch.run_local(cmd, launch.child_env(os.environ, mpiexec, n))
+        if code < 0:
+            import signal
+
+            _err(f"measure: {signal.Signals(-code).name} received: mpiexec and its ranks ended"
+                 + ("" if out is None else f", {out} not written by this run"))
         raise typer.Exit(128 - code if code < 0 else code)   # killed by signal s: 128 + s
     launch.check_not_stray(os.environ)   # before MPI starts: a stray rank would say nothing
     _measure_in_job(plan, out, force, quiet, nprocs, launcher,
@@ -879,7 +886,8 @@ def _measure_in_job(plan: Any, out: Path | None, force: bool, quiet: bool,
     try:
         comm = job.world(os.environ)
     except PerfModelError:   # MPI cannot say who is rank 0: the launcher can
-        if launch.launcher_rank(os.environ) not in (0, None) and not launch.on_terminal():
+        if (launch.launcher_rank(os.environ) not in (0, None) and not launch.on_terminal()
+                and launch.reachable(os.environ)):   # its rank 0 says it, once
             raise typer.Exit(2) from None
         raise
     rank = comm.rank

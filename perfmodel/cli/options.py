@@ -84,7 +84,8 @@ def _parser(parse: Callable[[str, str], T], flag: str) -> Callable[[Any], T]:
 
 def _prefixed(exc: PerfModelError, flag: str, text: str) -> InputError:
     """The unit parser's error, said about ``flag`` (which it does not know)."""
-    what = exc.what if exc.what.startswith(flag) else f"{flag} {text!r}: {exc.what}"
+    what = exc.what if exc.what.startswith(flag) else f"{flag} {exc.what}" \
+        if exc.what.startswith(repr(text)) else f"{flag} {text!r}: {exc.what}"
     return InputError(what, fix=exc.fix)
 
 

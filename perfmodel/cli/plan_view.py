@@ -7,10 +7,9 @@ import math
 from typing import Any
 
 import numpy as np
-from rich.markup import escape
 
 from perfmodel.cli.render import jsonable
-from perfmodel.cli.tables import Tabular, console
+from perfmodel.cli.tables import Tabular, console, safe
 from perfmodel.cli.whatif_view import LABELS, _spread_front, _value, extrapolation_warnings, money
 from perfmodel.units import format_change, format_number, format_share, format_time
 from perfmodel.whatif import analysis
@@ -25,7 +24,7 @@ def target_text(p: Plan, cat: Catalogue) -> str:
     if t.kind == "time":
         return f"time at most {format_time(t.value)}"
     if t.kind == "speedup":
-        return f"speedup at least {t.value:g} over one {cat.reference} node"
+        return f"speedup at least {t.value:g} over one {safe(cat.reference)} node"
     return f"price at most {money(t.value, cat)}"
 
 
@@ -102,7 +101,7 @@ def _table(p: Plan, idx: list[int] | np.ndarray, title: str, cat: Catalogue) -> 
             f"{format_time(c['time_lo'])} – {format_time(c['time_hi'])}"
         sp = c["speedup_over_reference"] if c["speedup_over_reference"] is not None \
             else c["speedup_same_hardware"]
-        t.add_row(format_number(c["nodes"]), escape(c["node"]), escape(c["network"]),
+        t.add_row(format_number(c["nodes"]), safe(c["node"]), safe(c["network"]),
                   format_number(c["channels"]), money(c["price"], cat), format_time(c["time"]),
                   rng, f"{sp:.2f}", format_share(c["comm_share"]),
                   _pct(c["margin"]) if p.target.kind != "budget" else _left(p, c, cat),
@@ -120,8 +119,8 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
     s = p.sweep
     n = len(s.time)
     offered = int(np.sum(np.isfinite(s.cost))) if s.cost is not None else 0
-    out.print(f"[bold]plan[/] for [bold]{escape(app)}[/] on [bold]{escape(machine)}[/] from "
-              f"catalogue [bold]{escape(cat.name)}[/]: {target_text(p, cat)}")
+    out.print(f"[bold]plan[/] for [bold]{safe(app)}[/] on [bold]{safe(machine)}[/] from "
+              f"catalogue [bold]{safe(cat.name)}[/]: {target_text(p, cat)}")
     shape = " × ".join(f"{len(v)} {LABELS[k]}" for k, v in s.grid.axes.items())
     out.print(f"{n:,} configurations ({shape}), "
               f"{offered:,} offered by the catalogue, evaluated in {seconds:.2f} s; "
@@ -145,14 +144,14 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
     else:
         how = "at the estimate only: its band reaches past the target" if p.banded else \
             "at the estimate"
-    out.print(f"[bold green]chosen[/]: {c['nodes']:g} × {escape(c['node'])} on "
-              f"{escape(c['network'])} with {c['channels']:g} channel"
+    out.print(f"[bold green]chosen[/]: {c['nodes']:g} × {safe(c['node'])} on "
+              f"{safe(c['network'])} with {c['channels']:g} channel"
               f"{'s' if c['channels'] != 1 else ''}, {money(c['price'], cat)}; meets the "
               f"target {how}")
     pick = np.zeros(n, dtype=bool)
     pick[p.chosen] = True
     for note in s.extrapolation.notes(pick):
-        out.print(f"  [yellow]extrapolated[/]: {escape(note)}")
+        out.print(f"  [yellow]extrapolated[/]: {safe(note)}")
     rng = "" if c["time_lo"] is None else \
         f" (band {format_time(c['time_lo'])} – {format_time(c['time_hi'])})"
     if p.target.kind == "budget":
@@ -168,8 +167,8 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
                                           if v) + f" = {money(c['price'], cat)}")
     if p.cheaper_unsure is not None:
         u = _config(p, p.cheaper_unsure, cat)
-        out.print(f"  cheaper but unsure: {u['nodes']:g} × {escape(u['node'])} on "
-                  f"{escape(u['network'])} ({money(u['price'], cat)}) meets the target at the "
+        out.print(f"  cheaper but unsure: {u['nodes']:g} × {safe(u['node'])} on "
+                  f"{safe(u['network'])} ({money(u['price'], cat)}) meets the target at the "
                   f"estimate ({format_time(u['time'])}) but not across its band (to "
                   f"{format_time(u['time_hi'])})")
     out.print(_table(p, [p.chosen, *p.runners_up], "chosen, then the best of each other "
@@ -180,4 +179,4 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
         out.print(line)
     if cat.notes:
         for note in cat.notes:
-            out.print(f"[dim]catalogue note: {escape(note)}[/]")
+            out.print(f"[dim]catalogue note: {safe(note)}[/]")

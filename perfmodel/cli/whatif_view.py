@@ -7,10 +7,9 @@ import sys
 from typing import Any
 
 import numpy as np
-from rich.markup import escape
 
 from perfmodel.cli.render import jsonable
-from perfmodel.cli.tables import Tabular, console
+from perfmodel.cli.tables import Tabular, console, safe
 from perfmodel.units import (
     format_counts,
     format_line_rate,
@@ -146,10 +145,11 @@ def csv_rows(sweep: Sweep) -> None:
 
 
 def money(value: float, cat: Catalogue | None) -> str:
-    """A price in the catalogue's currency, to the unit."""
+    """A price in the catalogue's currency, to the unit, as console markup (the currency is
+    the catalogue's text: printed as itself)."""
     if not math.isfinite(value):
         return "not offered"
-    return f"{cat.currency if cat else ''} {value:,.0f}".strip()
+    return safe(f"{cat.currency if cat else ''} {value:,.0f}".strip())
 
 
 def axes_shown(sweep: Sweep) -> list[str]:
@@ -197,14 +197,14 @@ def extrapolation_warnings(sweep: Sweep) -> list[str]:
     from perfmodel.apps.trust import specified_note, unmeasured_note
 
     why = sweep.extrapolation
-    out = [f"[yellow]warning:[/] {escape(note)}" for note in why.notes()]
+    out = [f"[yellow]warning:[/] {safe(note)}" for note in why.notes()]
     if out:
         out.append("[dim]extrapolated rows are marked in the tables; a change's gain there is "
                    "extrapolated too[/]")
     for note in (specified_note(why), unmeasured_note(sweep.unmeasured, sweep.baseline,
                                                       why.specified)):
         if note:
-            out.append(f"[dim]note:[/dim] {escape(note)}")
+            out.append(f"[dim]note:[/dim] {safe(note)}")
     return out
 
 
@@ -213,14 +213,14 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     out = console()
     nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
     n = len(sweep.time)
-    out.print(f"[bold]{escape(app)}[/] on [bold]{escape(machine)}[/]: {n:,} configurations "
+    out.print(f"[bold]{safe(app)}[/] on [bold]{safe(machine)}[/]: {n:,} configurations "
               f"({' × '.join(f'{len(v)} {LABELS[k]}' for k, v in sweep.grid.axes.items())}), "
               f"evaluated in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} per second; "
               f"{total:.2f} s with the analysis)")
     cat = sweep.grid.catalogue
     base = ", ".join(f"{LABELS[k]} {_value(k, v, cat)}" for k, v in sweep.baseline.items()
                      if k != "nodes")
-    out.print(f"baseline hardware (the profile's): {escape(base) or 'as calibrated'}")
+    out.print(f"baseline hardware (the profile's): {safe(base) or 'as calibrated'}")
     for name, (_, value, own) in analysis.held(sweep).items():
         if not own:
             out.print(f"[yellow]note:[/] the profile's {LABELS[name]} is not swept: the baseline "
@@ -233,7 +233,7 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
                       "its ports) are left out of best and the fronts")
         if cat is not None and "node" not in sweep.grid.axes and \
                 cat.reference_node.price is None:
-            out.print(f"[yellow]note:[/] the profile's node ({escape(cat.reference)}, the "
+            out.print(f"[yellow]note:[/] the profile's node ({safe(cat.reference)}, the "
                       "catalogue's reference) is not for sale: vary node=NAME,... to price "
                       "configurations")
     if sweep.weak:

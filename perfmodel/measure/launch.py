@@ -9,13 +9,15 @@ on ``PATH``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from perfmodel.errors import SetupError
@@ -159,6 +161,36 @@ rank 1 of a job with no rank 0
                      fix=f"unset {var}, or start the job: mpiexec -n 2 perfmodel measure …")
 
 
+# rank variable -> variables its launcher also sets to reach the ranks (its channel): a rank
+# variable without any of them was left in the environment, not set by a launcher
+_CHANNELS: dict[str, tuple[str, ...]] = {
+    "PMI_RANK": ("PMI_FD", "PMI_PORT", "PMI_HOSTNAME", "HYDI_CONTROL_FD", "SLURM_STEP_ID"),
+    "OMPI_COMM_WORLD_RANK": ("PMIX_SERVER_URI", "OMPI_MCA_orte_hnp_uri", "OMPI_MCA_ess_base_jobid",
+                             "PMIX_NAMESPACE"),
+    "PMIX_RANK": ("PMIX_SERVER_URI", "PMIX_NAMESPACE"),
+    "MV2_COMM_WORLD_RANK": ("MPISPAWN_ID", "PMI_PORT", "MPISPAWN_MPIRUN_HOST"),
+    "PALS_RANKID": ("PALS_APID", "PALS_NODEID"),
+    "ALPS_APP_PE": ("ALPS_APP_ID",),
+    "SLURM_PROCID": ("SLURM_STEP_ID", "SLURM_JOB_ID"),
+}
+
+
+def reachable(env: Mapping[str, str]) -> bool:
+    """Whether the rank variable in ``env`` comes with its launcher's channel (``PMI_RANK``
+    with ``PMI_FD`` or ``PMI_PORT``, ``SLURM_PROCID`` with ``SLURM_STEP_ID``, …): a rank
+    without one has no launcher, and no rank 0, to speak for it.
+
+    >>> reachable({"PMI_RANK": "1", "PMI_SIZE": "2", "PMI_FD": "9"})
+    True
+    >>> reachable({"PMI_RANK": "1", "PMI_SIZE": "2"})
+    False
+    """
+    var = _first_var(env, _RANK_VARS)
+    if var is None:
+        return False
+    return any(key.startswith(_CHANNELS.get(var, ())) for key in env)
+
+
 def on_terminal() -> bool:
     """Whether standard input is a terminal: never in a rank a launcher started (mpiexec and
     srun give ranks a pipe or /dev/null), so a process whose rank is not 0 but reads a
@@ -193,7 +225,8 @@ def run_local(cmd: Sequence[str], env: Mapping[str, str]) -> int:
     of its trace."""
     held: list[bytes] = []
     out = sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None
-    with subprocess.Popen(list(cmd), env=dict(env), stderr=subprocess.PIPE) as proc:
+    with subprocess.Popen(list(cmd), env=dict(env), stderr=subprocess.PIPE,
+                          preexec_fn=_end_with_parent) as proc, _forwarding(proc) as caught:
         assert proc.stderr is not None
         try:
             for line in proc.stderr:
@@ -211,6 +244,8 @@ def run_local(cmd: Sequence[str], env: Mapping[str, str]) -> int:
             except BaseException:
                 proc.kill()
             raise
+    if caught:   # the job ended because this process was told to end: end as told
+        return -caught[0]
     if held and code == _HYDRA_FAILED:
         said = next((m.group(1) for m in map(_HYDRA_TRACE.match, held)
                      if m is not None and m.group(1)), b"(no reason given)")
@@ -225,3 +260,46 @@ def run_local(cmd: Sequence[str], env: Mapping[str, str]) -> int:
     for line in held:
         sys.stderr.write(line.decode(errors="replace"))
     return code
+
+
+_FORWARDED = (signal.SIGTERM, signal.SIGHUP)
+"""Signals passed on to the ``mpiexec`` perfmodel started, which then ends its ranks (Ctrl-C
+reaches it through the terminal's process group by itself)."""
+_PR_SET_PDEATHSIG = 1
+
+
+def _end_with_parent() -> None:
+    """In the ``mpiexec`` child, before it runs: on Linux, have the kernel send it SIGTERM when
+    perfmodel dies, even by SIGKILL, so no job outlives the command that reported on it."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):   # no prctl: the signals below still reach it
+        return
+
+
+@contextlib.contextmanager
+def _forwarding(proc: subprocess.Popen[bytes]) -> Iterator[list[int]]:
+    """While ``proc`` runs, pass SIGTERM and SIGHUP on to it; yield the signals received."""
+    caught: list[int] = []
+
+    def forward(signum: int, _frame: object) -> None:
+        caught.append(signum)
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signum)
+
+    before: dict[int, object] = {}
+    try:
+        for sig in _FORWARDED:
+            before[sig] = signal.signal(sig, forward)
+    except ValueError:   # not the main thread: nothing to forward from
+        pass
+    try:
+        yield caught
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)  # type: ignore[arg-type]

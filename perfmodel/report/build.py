@@ -98,9 +98,10 @@ def check_out(out: Path, *, force: bool = False, inputs: Iterable[Path] = ()) ->
     return out
 
 
-def _recorded(folder: Path, out: Path) -> list[str]:
-    """The figures the manifest in ``folder`` says perfmodel wrote there for ``out`` (none when
-    there is no manifest, or one perfmodel cannot read: then nothing is removed)."""
+def _recorded(folder: Path, out: Path) -> dict[str, str]:
+    """The figures the manifest in ``folder`` says perfmodel wrote there for ``out``, each with
+    the sha256 it had (none when there is no manifest, or one perfmodel cannot read: then
+    nothing is removed)."""
     import tomllib
 
     from perfmodel.io import read_file
@@ -109,21 +110,41 @@ def _recorded(folder: Path, out: Path) -> list[str]:
         doc = tomllib.loads(read_file(folder / MANIFEST, "a report manifest", 1024 * 1024)
                             .decode("utf-8"))
     except (PerfModelError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
-        return []
-    names = doc.get("figures")
+        return {}
+    figures = doc.get("figures")
     if doc.get("kind") != MANIFEST_KIND or doc.get("report") != out.name or \
-            not isinstance(names, list):
-        return []
-    return [n for n in names if isinstance(n, str) and _FIGURE.fullmatch(n)]
+            not isinstance(figures, dict):
+        return {}
+    return {n: h for n, h in figures.items()
+            if _FIGURE.fullmatch(n) and isinstance(h, str) and _SHA256.fullmatch(h)}
 
 
-def _manifest(out: Path, markdown: str, names: Iterable[str]) -> str:
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _as_written(path: Path, sha256: str) -> bool:
+    """Whether ``path`` is a regular file (not a link) that still holds what perfmodel wrote:
+    a figure the user edited, or a file of theirs under a name a manifest was edited to
+    list, is not perfmodel's to remove."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > _LARGEST_FIGURE:
+            return False
+        return hashlib.sha256(path.read_bytes()).hexdigest() == sha256
+    except OSError:
+        return False
+
+
+_LARGEST_FIGURE = 64 * 1024 * 1024
+"""No figure perfmodel writes is near this; a larger file is not compared (nor removed)."""
+
+
+def _manifest(out: Path, markdown: str, figures: dict[str, str]) -> str:
     from perfmodel import SCHEMA_VERSION
     from perfmodel.tomlw import dumps
 
     return dumps({"kind": MANIFEST_KIND, "schema_version": SCHEMA_VERSION, "report": out.name,
                   "markdown_sha256": hashlib.sha256(markdown.encode("utf-8")).hexdigest(),
-                  "figures": sorted(set(names))})
+                  "figures": dict(sorted(figures.items()))})
 
 
 def _leftovers(place: Path, names: Iterable[str]) -> None:
@@ -159,8 +180,8 @@ def write(built: Built, out: Path, *, force: bool = False,
     targets = [(out.parent / rel, data) for rel, data in built.figures.items()]
     for path, _ in [*targets, (out, b"")]:
         check_writable(path, force=force, inputs=inputs)
-    old = _recorded(folder, out) if force else []
-    new = [path.name for path, _ in targets]
+    old = _recorded(folder, out) if force else {}
+    new = {path.name: hashlib.sha256(data).hexdigest() for path, data in targets}
     _leftovers(folder, {*old, *new, MANIFEST})
     _leftovers(out.parent, {out.name})
     manifest = folder / MANIFEST
@@ -172,12 +193,11 @@ def write(built: Built, out: Path, *, force: bool = False,
         md_tmp = stage(out, built.markdown)
         staged.append((md_tmp, out))
         if old or new:
-            commit(stage(manifest, _manifest(out, built.markdown, [*old, *new])), manifest,
+            commit(stage(manifest, _manifest(out, built.markdown, {**old, **new})), manifest,
                    force=True)
-        for name in old:
-            gone = folder / name
-            if gone.is_file() and not gone.is_symlink():
-                gone.unlink()
+        for name, sha256 in old.items():
+            if _as_written(folder / name, sha256):
+                (folder / name).unlink()
         written = [commit(md_tmp, out, force=force)]
         written[:0] = [commit(tmp, path, force=force) for tmp, path in staged[:-1]]
     finally:
