@@ -66,6 +66,7 @@ docs: $(STAMP)
 # virtual environment in build/extrap-venv on first use (needs the network).
 bench: $(STAMP)
 	$(BIN)/python bench/speed.py
+	$(BIN)/python bench/cost.py
 	$(BIN)/python bench/sweep_throughput.py
 	$(BIN)/python bench/p2p_accuracy.py --markdown
 	$(BIN)/python bench/scaling_accuracy.py --markdown

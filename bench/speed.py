@@ -3,7 +3,8 @@
 
 - start-up: ``perfmodel --help``;
 - calibrate: ``perfmodel calibrate`` on an OSU latency output (tests/fixtures/benchmarks/
-  osu_latency.txt, a real osu_latency run), profile written;
+  osu_latency.txt, a real osu_latency run), profile written; beside it Extra-P's whole
+  process (``extrap --text``) on the same points, and the ratio (issue 29: at most 1.0);
 - sweep: ``perfmodel whatif`` of ppm over 65,536 configurations (1024 node counts × 4 channel
   counts × 16 line rates) on the 1995 Beowulf, in configurations per second of the whole
   command (bench/sweep_throughput.py measures the sweep alone over a million);
@@ -12,7 +13,7 @@
 Each is the median of ``--runs`` runs (default 7; 3 for the reports), with the range, min to
 max; ``python -c pass`` is timed the same way, the floor any Python command starts from.
 
-    .venv/bin/python bench/speed.py [--runs 7]
+    .venv/bin/python bench/speed.py [--runs 7] [--no-extrap]
 """
 
 from __future__ import annotations
@@ -42,6 +43,30 @@ def timed(cmd: list[str], runs: int) -> list[float]:
     return out
 
 
+OSU = ROOT / "tests" / "fixtures" / "benchmarks" / "osu_latency.txt"
+
+
+def extrap_exe() -> Path:
+    """Extra-P's command, in the environment bench/scaling_accuracy.py makes for it."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from scaling_accuracy import ensure_extrap
+
+    return ensure_extrap().with_name("extrap")
+
+
+def extrap_points(folder: Path) -> str:
+    """The OSU file's points (size, one-way µs) in Extra-P's text format: what Extra-P models
+    when it is given the same measurement as ``perfmodel calibrate``."""
+    from perfmodel.readers import read
+
+    (table,) = read(OSU)
+    path = folder / "osu_latency.extrap.txt"
+    path.write_text("PARAMETER p\nPOINTS " + " ".join(f"{int(s)}" for s in table.size)
+                    + "\nREGION reg\nMETRIC time\n"
+                    + "".join(f"DATA {t * 1e6:.6g}\n" for t in table.time))
+    return str(path)
+
+
 def line(label: str, secs: list[float], extra: str = "") -> str:
     med = statistics.median(secs)
     return (f"| {label} | {med * 1000:,.0f} ms | {min(secs) * 1000:,.0f}–{max(secs) * 1000:,.0f} "
@@ -51,6 +76,7 @@ def line(label: str, secs: list[float], extra: str = "") -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--no-extrap", action="store_true", help="leave Extra-P out")
     args = ap.parse_args()
     n = args.runs
     rows = []
@@ -61,10 +87,14 @@ def main() -> None:
                      f" {statistics.median(start) / statistics.median(floor):.1f}× the floor |"))
     with tempfile.TemporaryDirectory() as tmp:
         prof = str(Path(tmp) / "osu.toml")
-        cal = timed([EXE, "calibrate", "tests/fixtures/benchmarks/osu_latency.txt", "--out", prof,
-                     "--force", "--quiet"], n)
+        cal = timed([EXE, "calibrate", str(OSU), "--out", prof, "--force", "--quiet"], n)
         rows.append(line("`perfmodel calibrate` an OSU latency file, profile written", cal,
                          " |"))
+        if not args.no_extrap:
+            extrap = timed([str(extrap_exe()), "--text", extrap_points(Path(tmp))], n)
+            ratio = statistics.median(cal) / statistics.median(extrap)
+            rows.append(line("`extrap --text` the same points (Extra-P's whole process)",
+                             extrap, f" calibrate is {ratio:.2f}× Extra-P |"))
         sweep = timed([EXE, "whatif", "ppm", "--machine", "calibration/beowulf-1995.toml",
                        "--fit", "data/seeds/beowulf-1995-apps.csv", "--where", "code=ppm",
                        "--where", "use=fit", "--vary", "nodes=1..1024", "--vary",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -62,3 +62,33 @@ def invoke_in(cwd: Path, args: list[str], env: dict[str, str] | None = None) -> 
         return CliRunner().invoke(app, args, env=env)
     finally:
         os.chdir(old)
+
+
+def beowulf_fit(code: str) -> Any:
+    """The seed code ``code`` (ppm: its fixed-size runs) fitted to the 1995 Beowulf's timings,
+    on its calibrated profile: what the what-if tests sweep."""
+    from perfmodel.apps.fit import fit_app, timing_inputs
+    from perfmodel.apps.machine import Machine
+    from perfmodel.apps.model import load as load_model
+    from perfmodel.apps.timings import read_timings
+    from perfmodel.profile import load
+
+    model = load_model(code)
+    rows = read_timings(ROOT / "data" / "seeds" / "beowulf-1995-apps.csv").select(code=code)
+    if code == "ppm":
+        rows = rows.select(use="fit")
+    times, sizes = timing_inputs(model, rows, {})
+    machine = Machine(load(ROOT / "calibration" / "beowulf-1995.toml"))
+    return fit_app(model, rows.processes, times, rows.parts, {}, machine=machine, sizes=sizes)
+
+
+@pytest.fixture(scope="module")
+def ppm() -> Any:
+    """ppm fitted on the 1995 Beowulf (a module may define its own)."""
+    return beowulf_fit("ppm")
+
+
+@pytest.fixture(scope="module")
+def nbody() -> Any:
+    """The N-body code fitted on the 1995 Beowulf (a module may define its own)."""
+    return beowulf_fit("nbody")

@@ -374,3 +374,7 @@ def test_the_unmeasured_hardware_note_counts_what_it_names() -> None:
     assert unmeasured_note({"latency": [5e-5]}, own, True).startswith(
         "latency 50 µs (the profile's 100 µs) was not measured: there the fabric's laws carry "
         "its specified costs")
+    many = [1.25e6 * k for k in range(2, 1002)]
+    assert unmeasured_note({"link_speed": many}, own, False).startswith(
+        "link speeds 20 Mb/s … 10.01 Gb/s (1,000 values; the profile's 10 Mb/s) were not "
+        "measured")

@@ -359,3 +359,17 @@ def test_ranges_keep_one_style() -> None:
     assert format_range(2.51e-4 * 1e6, 2.32e8, "rate") == "0.000251–232 MB/s"
     for lo, hi in ((1e-9, 1.0), (3e-5, 9e7), (5.0, 5e9)):
         assert not EXPONENT.search(format_range(lo, hi, "rate"))
+
+
+def test_a_table_longer_than_a_person_reads_is_cut_with_a_line() -> None:
+    """10,000 rows print as the first MOST_ROWS and one line saying how many there are; the
+    JSON of the same command holds every row."""
+    args = ["network", str(ROOT / "calibration" / "beowulf-1995.toml"), "--pairs", "1..1000",
+            "--sizes", "1KiB"]
+    out = CliRunner(env={"COLUMNS": "120"}).invoke(app, args)
+    assert out.exit_code == 0, out.output
+    rows = [ln for ln in out.stdout.splitlines() if re.match(r"\s*1 KiB\s", ln)]
+    assert len(rows) == tables.MOST_ROWS
+    assert f"the first {tables.MOST_ROWS} of 1,000 rows; --json gives every one" in out.stdout
+    doc = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
+    assert len(doc["rows"]) == 1000

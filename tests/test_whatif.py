@@ -11,11 +11,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from perfmodel.apps.fit import AppFit, fit_app, timing_inputs
+from perfmodel.apps.fit import AppFit
 from perfmodel.apps.machine import Machine
 from perfmodel.apps.metrics import scaling
-from perfmodel.apps.model import load as load_model
-from perfmodel.apps.timings import read_timings
 from perfmodel.cli.app import app
 from perfmodel.profile import load
 from perfmodel.whatif import analysis
@@ -28,24 +26,6 @@ APPS = str(ROOT / "data" / "seeds" / "beowulf-1995-apps.csv")
 PROFILE = load(BEOWULF)
 
 
-def _fit(code: str) -> AppFit:
-    model = load_model(code)
-    rows = read_timings(APPS).select(code=code)
-    if code == "ppm":
-        rows = rows.select(use="fit")
-    times, sizes = timing_inputs(model, rows, {})
-    return fit_app(model, rows.processes, times, rows.parts, {}, machine=Machine(PROFILE),
-                   sizes=sizes)
-
-
-@pytest.fixture(scope="module")
-def ppm() -> AppFit:
-    return _fit("ppm")
-
-
-@pytest.fixture(scope="module")
-def nbody() -> AppFit:
-    return _fit("nbody")
 
 
 GRID = Grid({"nodes": np.array([1.0, 2, 3, 8, 16, 33]), "channels": np.array([1.0, 2, 3]),
@@ -220,13 +200,21 @@ def test_chunks_on_several_cores_give_the_same_sweep(ppm: AppFit, nbody: AppFit,
     import perfmodel.whatif.sweep as sw
 
     wholes = [sweep(fit, PROFILE, GRID) for fit in (ppm, nbody)]
-    monkeypatch.setattr(sw, "CHUNK", 37)
     monkeypatch.setattr(sw.os, "cpu_count", lambda: 3)
-    for fit, whole in zip((ppm, nbody), wholes, strict=True):
-        seen: list[int] = []
-        parts = sweep(fit, PROFILE, GRID,
-                      progress=lambda done, total, seen=seen: seen.append(done))
-        for key in ("time", "lo", "hi", "speedup"):
-            assert np.array_equal(getattr(whole, key), getattr(parts, key), equal_nan=True)
-        assert seen[-1] == GRID.size and len(seen) == -(-GRID.size // 37)
+    # 37: a box per node count; 7: boxes cut along the link speeds (6, then 3 configurations)
+    for most in (37, 7):
+        monkeypatch.setattr(sw, "CHUNK", most)
+        chunks = sw.boxes(GRID.shape)
+        assert all(0 < b - a <= most for a, b, _ in chunks)
+        assert [b for _, b, _ in chunks[:-1]] == [a for a, _, _ in chunks[1:]]
+        for fit, whole in zip((ppm, nbody), wholes, strict=True):
+            seen: list[int] = []
+            parts = sweep(fit, PROFILE, GRID,
+                          progress=lambda done, total, seen=seen: seen.append(done))
+            for key in ("time", "lo", "hi", "speedup"):
+                assert np.array_equal(getattr(whole, key), getattr(parts, key), equal_nan=True)
+            for key in ("communication", "synchronisation"):
+                assert np.array_equal(whole.terms[key], parts.terms[key], equal_nan=True)
+            assert np.array_equal(whole.extrapolated, parts.extrapolated)
+            assert seen[-1] == GRID.size and len(seen) == len(chunks)
     assert np.all(np.isfinite(wholes[0].lo[6:]))      # ppm's band is there, in every chunk

@@ -3,17 +3,21 @@
 Timings are rows of (processes, part, seconds); a row whose part is empty is a whole run (the
 sum of the parts).  The residuals are log ratios, as for the network fits, so a 1-second part
 and a 300-second part weigh alike; constants stay at or above their lower bound (0 unless the
-model says).  lmfit is started from several scalings, since terms such as ``work / p`` and
-``tree * log2(p)`` differ by orders of magnitude.  With degrees of freedom to spare, the fit
-carries a covariance and predictions carry intervals; with none, it says so and claims none.
+model says).  The fit is started from several scalings, since terms such as ``work / p`` and
+``tree * log2(p)`` differ by orders of magnitude; each start is SciPy's trust-region least
+squares as lmfit calls it (:func:`least_squares`).  When the times are linear in the fitted
+constants (every built-in model whose constants stand outside its machine calls), the formulas
+are evaluated once per fit, as a matrix over the timing rows with an exact Jacobian
+(:class:`LinearRows`), instead of at every step of every start.  With degrees of freedom to
+spare, the fit carries a covariance and predictions carry intervals; with none, it says so and
+claims none.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,7 +27,7 @@ from perfmodel.apps.machine import Machine, message_span
 from perfmodel.apps.model import AppModel, free_params
 from perfmodel.apps.timings import Timings
 from perfmodel.apps.trust import Extrapolation, problem_sizes
-from perfmodel.errors import FitError, InputError
+from perfmodel.errors import FitError, InputError, PerfModelError
 from perfmodel.network.fit import Estimate, ParamSet, fit_stats, log_ratio
 from perfmodel.network.predict import log_interval
 
@@ -176,6 +180,142 @@ def _unidentified(model: AppModel, values: Mapping[str, float], varied: Sequence
     return [n for n, w in zip(varied, null, strict=True) if w > 0.1 * null.max()]
 
 
+class _Exhausted(Exception):
+    """The evaluations of one least-squares fit ran out."""
+
+
+def least_squares(residual: Callable[[FloatArray], FloatArray], x0: FloatArray,
+                  lower: FloatArray, jacobian: Callable[[FloatArray], FloatArray] | None = None
+                  ) -> tuple[FloatArray, FloatArray | None]:
+    """Minimise Σ residual(x)² over x ≥ ``lower`` from ``x0``: SciPy's trust-region-reflective
+    method, as lmfit's ``least_squares`` method calls it (the same options, the same limit of
+    2000 (k + 1) evaluations, x clipped to its bounds: the same x, bit for bit), without
+    lmfit's parameter objects around each evaluation.  The Jacobian is ``jacobian(x)`` when
+    given, else finite differences (lmfit's).  Returns x and (JᵀJ)⁻¹ there, None when JᵀJ is
+    singular or the evaluations ran out.
+
+    >>> x, cov = least_squares(lambda x: np.array([x[0] - 1, x[0] - 3]), np.array([0.5]),
+    ...                        np.array([0.0]))
+    >>> bool(abs(x[0] - 2.0) < 1e-6), bool(abs(cov[0, 0] - 0.5) < 1e-5)   # (JᵀJ)⁻¹ = 1/2
+    (True, True)
+    """
+    from scipy.optimize import least_squares as trf
+
+    limit = 2000 * (len(x0) + 1)
+    calls, last = 0, x0
+
+    def counted(x: FloatArray) -> FloatArray:
+        nonlocal calls, last
+        calls += 1
+        last = x
+        if calls > limit:
+            raise _Exhausted
+        return residual(np.maximum(x, lower))
+
+    try:
+        done = trf(counted, x0, bounds=(lower, np.full(len(x0), np.inf)),
+                   jac="2-point" if jacobian is None else jacobian,
+                   method="trf", ftol=1e-08, xtol=1e-08, gtol=1e-08, x_scale=1.0,
+                   loss="linear", f_scale=1.0, diff_step=None, tr_solver=None, tr_options={},
+                   jac_sparsity=None, max_nfev=2 * limit, verbose=0)
+    except _Exhausted:
+        return np.maximum(last, lower), None
+    try:
+        covar = np.linalg.inv(done.jac.T @ done.jac)
+    except np.linalg.LinAlgError:
+        covar = None
+    return np.maximum(done.x, lower), covar
+
+
+@dataclass(frozen=True)
+class LinearRows:
+    """A model's time at fixed timing rows when it is linear in the fitted constants c:
+    ``offset + basis @ c`` (seconds), the formulas evaluated once instead of at every step of
+    a fit."""
+
+    offset: FloatArray
+    basis: FloatArray
+    """Shape (rows, constants)."""
+
+    def times(self, c: FloatArray) -> FloatArray:
+        return np.asarray(self.offset + self.basis @ c, dtype=np.float64)
+
+    def log_jacobian(self, c: FloatArray) -> FloatArray:
+        """d ln T / d c at every row: the basis over the time (0 where the time is held at
+        the floor of :func:`~perfmodel.network.fit.log_ratio`)."""
+        y = self.times(c)[:, None]
+        with np.errstate(all="ignore"):
+            return np.asarray(np.where(y > 1e-300, self.basis / y, 0.0), dtype=np.float64)
+
+
+def linear_in(model: AppModel, names: Sequence[str]) -> bool:
+    """Whether every term of the model's time is linear in the constants ``names``: no
+    term's derivative in one of them holds any of them (SymPy, on the formulas as written; a
+    constant inside a machine call, a power, a min or a max is not linear).
+
+    >>> from perfmodel.apps.model import load
+    >>> linear_in(load("physical-optics"), ["work_I", "serial_II", "parallel_III"])
+    True
+    """
+    key = (id(model), frozenset(names))
+    if key not in _LINEAR or _LINEAR[key][0] is not model:   # a report fits one model often
+        _LINEAR[key] = (model, _linear_in(model, names))
+    return _LINEAR[key][1]
+
+
+_LINEAR: dict[tuple[int, frozenset[str]], tuple[AppModel, bool]] = {}
+"""linear_in's answers by model object (kept with it, so its id stays its own)."""
+
+
+def _linear_in(model: AppModel, names: Sequence[str]) -> bool:
+    import sympy
+
+    wanted = set(names)
+    for (part, _), expr in model.symbolic.items():
+        if not part:   # the flop count, not a time
+            continue
+        mine = {s for s in expr.free_symbols if s.name in wanted}
+        for sym in mine:
+            d = sympy.diff(expr, sym)
+            if d.free_symbols & mine or d.has(sympy.Derivative, sympy.Subs):
+                return False
+    return True
+
+
+def linear_rows(model: AppModel, free: Sequence[str], base: Mapping[str, float],
+                lower: FloatArray, p: FloatArray, labels: Sequence[str],
+                machine: Machine | None, sizes: FloatArray | None,
+                check: FloatArray) -> LinearRows | None:
+    """The rows' times as :class:`LinearRows` in the ``free`` constants (the others at
+    ``base``), or None when they are not that: a term not linear in them (:func:`linear_in`),
+    or one that could turn negative for constants at or above ``lower`` (the formulas clip a
+    term below zero, which no matrix does).  Checked against the formulas at ``check``."""
+    if np.any(lower < 0) or not linear_in(model, free):
+        return None
+    zero = {**base, **{n: 0.0 for n in free}}
+    units = [{**zero, n: 1.0} for n in free]
+    try:
+        with np.errstate(all="ignore"):
+            at0 = model.evaluate(p, zero, machine, sizes)
+            for values in units:   # each term: ≥ 0 at zero, and no constant takes from it
+                at1 = model.evaluate(p, values, machine, sizes)
+                for key, v in at0.items():
+                    if key[0] and not (np.all(np.isfinite(v) & (v >= 0))
+                                       and np.all(np.isfinite(at1[key]) & (at1[key] >= v))):
+                        return None
+            offset = _predicted(model, zero, p, labels, machine, sizes)
+            basis = np.column_stack([_predicted(model, v, p, labels, machine, sizes) - offset
+                                     for v in units])
+            rows = LinearRows(offset, basis)
+            exact = _predicted(model, {**base, **dict(zip(free, check.tolist(), strict=True))},
+                               p, labels, machine, sizes)
+    except PerfModelError:   # not at these constants: the fit through the formulas says why
+        return None
+    if not np.allclose(rows.times(check), exact, rtol=1e-12, atol=0.0):
+        return None
+    return rows
+
+
 def given_fit(model: AppModel, given: Mapping[str, float] | None = None,
               machine: Machine | None = None) -> AppFit:
     """The model with its constants as its file and ``given`` say, nothing fitted; one line
@@ -194,6 +334,19 @@ def given_fit(model: AppModel, given: Mapping[str, float] | None = None,
     return AppFit(model, tuple(params), machine=machine)
 
 
+def _linear_start(fast: LinearRows, t: FloatArray, lower: FloatArray, other: FloatArray
+                  ) -> FloatArray:
+    """Where the fit of a model linear in its constants starts: the non-negative least squares
+    of the relative residuals (offset + basis·c − t) / t, convex, so one solve; its answer is
+    next to the log-ratio fit's.  ``other`` stands in for a constant the solve leaves at 0."""
+    from scipy.optimize import nnls
+
+    a = fast.basis / t[:, None]
+    c, _ = nnls(a, 1.0 - fast.offset / t - a @ lower)
+    x = c + lower
+    return np.where(x > lower, x, other)
+
+
 def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
             parts: Sequence[str] | None = None, fixed: Mapping[str, float] | None = None,
             sources: Mapping[str, str] | None = None, machine: Machine | None = None,
@@ -201,8 +354,6 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
     """Fit the model's free constants to the timing rows; ``fixed`` holds some (SI units).
     ``machine`` costs the model's communication (the machine the timings were taken on);
     ``sizes`` are the rows' problem sizes (default: the model's)."""
-    import lmfit
-
     fixed = dict(fixed or {})
     unknown = sorted(set(fixed) - set(model.param_names))
     if unknown:
@@ -222,25 +373,32 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
                        f"({', '.join(free)})", fix="give more timings, or fix some constants")
     lower = {q.name: q.lower for q in model.params}
     scale = float(np.median(t))
+    floor = np.array([lower[n] for n in free], dtype=np.float64)
+    starts = [np.array([max(scale * (factors[i] if i < len(factors) else 1.0),
+                            lower[n] + scale * 1e-3) for i, n in enumerate(free)])
+              for factors in itertools.product((1.0, 1e-2), repeat=min(len(free), 6))]
+    # the formulas once, as a matrix, when the times are linear in the constants
+    fast = linear_rows(model, free, base, floor, p, labels, machine, sz, starts[0]) \
+        if free else None
 
-    def residual(ps: lmfit.Parameters) -> FloatArray:
-        v = {**base, **{n: ps[n].value for n in free}}
+    def residual(x: FloatArray, formulas: bool = False) -> FloatArray:
         with np.errstate(all="ignore"):
-            r = log_ratio(_predicted(model, v, p, labels, machine, sz), t)
+            if fast is not None and not formulas:
+                r = log_ratio(fast.times(x), t)
+            else:
+                v = {**base, **dict(zip(free, x.tolist(), strict=True))}
+                r = log_ratio(_predicted(model, v, p, labels, machine, sz), t)
         return np.asarray(np.where(np.isfinite(r), r, 50.0), dtype=np.float64)
 
-    best: tuple[float, lmfit.Parameters, object] | None = None
-    for factors in itertools.product((1.0, 1e-2), repeat=min(len(free), 6)):
-        ps = lmfit.Parameters()
-        for i, n in enumerate(free):
-            f = factors[i] if i < len(factors) else 1.0
-            ps.add(n, value=max(scale * f, lower[n] + scale * 1e-3), min=lower[n])
-        with warnings.catch_warnings():   # lmfit's sqrt of a singular covariance: judged below
-            warnings.simplefilter("ignore", RuntimeWarning)
-            res = lmfit.minimize(residual, ps, method="least_squares", scale_covar=False)
-        rss = float(np.sum(residual(res.params) ** 2))
+    jacobian = None if fast is None else fast.log_jacobian
+    if fast is not None and len(starts) > 2:   # nearly convex: a linear start and two scalings
+        starts = [_linear_start(fast, t, floor, starts[0]), starts[0], starts[-1]]
+    best: tuple[float, FloatArray, FloatArray | None] | None = None
+    for x0 in starts:
+        x, covar = least_squares(residual, x0, floor, jacobian) if free else (x0, None)
+        rss = float(np.sum(residual(x) ** 2))
         if best is None or rss < best[0]:
-            best = (rss, res.params, res)
+            best = (rss, x, covar)
     values = dict(base)
     rss = 0.0
     rows = len(t)   # the timings some varied constant reaches
@@ -248,10 +406,12 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
     varied: list[str] = []
     notes: list[str] = []
     if best is not None:
-        rss, ps, res = best
-        values.update({n: ps[n].value for n in free})
+        _, x, covar = best
+        rss = float(np.sum(residual(x, formulas=True) ** 2))   # the statistics: the formulas'
+        found = dict(zip(free, x.tolist(), strict=True))
+        values.update(found)
         size = max(abs(values[n]) for n in free) if free else 1.0
-        on_bound = [n for n in free if ps[n].value <= lower[n] + 1e-9 * max(size, scale)]
+        on_bound = [n for n in free if found[n] <= lower[n] + 1e-9 * max(size, scale)]
         values.update({n: lower[n] for n in on_bound})
         varied = [n for n in free if n not in on_bound]
         notes += [f"{n} ends on its lower bound {lower[n]:g}: held there" for n in on_bound]
@@ -267,7 +427,6 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
                            fix="give timings that tell them apart (more node counts, a one-node "
                                "run, other sizes), or hold one with --set NAME=VALUE")
         spare = rows - len(varied)
-        covar = getattr(res, "covar", None)
         if spare > 0 and varied:
             # the others' errors from the full fit's covariance: a constant held on its bound
             # by noise may belong elsewhere, and conditioning on it would understate them

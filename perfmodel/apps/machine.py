@@ -67,6 +67,9 @@ class Machine:
     log: SizeLog | None = field(default=None, compare=False, repr=False)
     """Where the sizes of the messages costed are kept, per configuration (see
     :meth:`watched`); None keeps nothing."""
+    kept: Recall | None = field(default=None, compare=False, repr=False)
+    """What the formulas' calls on this machine cost, kept to be read again (see
+    :meth:`remembering`); None keeps nothing."""
 
     def calibrated(self) -> tuple[float, float] | None:
         """The message sizes the costs were calibrated on: the fabric's fitted span, else the
@@ -80,6 +83,15 @@ class Machine:
         """This machine with a fresh :class:`SizeLog`: every message it costs from now on is
         kept, for :meth:`messages` to compare with :meth:`calibrated`."""
         return replace(self, log=SizeLog())
+
+    def remembering(self) -> Machine:
+        """This machine with a fresh :class:`Recall`: every call a model's formulas make on it
+        (``exchange(...)``, ``kernel(...)``) is kept with its arguments, and a later call with
+        the same arguments on this machine, or on one made from it with the same hardware,
+        reads the kept cost instead of solving it again.  A sweep's band moves one fitted
+        constant at a time, which rarely reaches a message size or a flop count: its passes
+        cost the network once, not once per constant."""
+        return replace(self, kept=Recall(self))
 
     def messages(self, shape: tuple[int, ...]) -> MessageSpan:
         """The messages costed so far (by a :meth:`watched` machine), one span per element of
@@ -235,6 +247,53 @@ class Machine:
                              placement=self.placement, channels=c,
                              line_rate=self.line_rate)
         return np.asarray(np.where(p > 1, self.probed(t, m), 0.0), dtype=np.float64)
+
+
+class Recall:
+    """The calls a :meth:`Machine.remembering` machine has costed: per call name, the arguments
+    and the cost.  A call is read back only on a machine of the same hardware (the same
+    profile and override arrays, the same placement, the same probing span); arguments match
+    when they are the same arrays, element by element (NaN never matches: it is costed again).
+    Mutable, and only ever filled by the one evaluation that owns it (a sweep's chunk)."""
+
+    def __init__(self, owner: Machine) -> None:
+        self.hardware = _hardware(owner)
+        self.calls: dict[str, list[tuple[tuple[Any, ...], FloatArray]]] = {}
+
+    def find(self, machine: Machine, name: str, args: tuple[Any, ...]) -> FloatArray | None:
+        """The kept cost of ``name(*args)`` on ``machine``, or None."""
+        if not _same(_hardware(machine), self.hardware):
+            return None
+        for kept_args, cost in self.calls.get(name, ()):
+            if len(kept_args) == len(args) and all(_same_arg(a, b) for a, b in
+                                                   zip(args, kept_args, strict=True)):
+                return cost
+        return None
+
+    def keep(self, machine: Machine, name: str, args: tuple[Any, ...], cost: FloatArray) -> None:
+        if _same(_hardware(machine), self.hardware):
+            self.calls.setdefault(name, []).append((args, cost))
+
+
+def _hardware(machine: Machine) -> tuple[Any, ...]:
+    """What a machine's costs depend on besides the arguments of a call."""
+    probe = machine.log.probe if machine.log is not None else None
+    return (machine.profile, machine.channels, machine.line_rate, machine.flop_rate,
+            machine.placement, machine.overhead, machine.speed, machine.memory_speed, probe)
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """The same hardware: the same objects (arrays by identity), the same placement and
+    probing span."""
+    return all(x is y or (isinstance(x, str | tuple) and x == y) for x, y in
+               zip(a, b, strict=True))
+
+
+def _same_arg(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    x, y = np.asarray(a), np.asarray(b)
+    return x.shape == y.shape and x.dtype == y.dtype and bool(np.array_equal(x, y))
 
 
 class SizeLog:

@@ -277,7 +277,12 @@ class AppModel:
                  machine: Machine | None = None, n: ArrayLike | None = None
                  ) -> dict[tuple[str, str], FloatArray]:
         """Every (part, term) over the process counts ``p`` (and problem sizes ``n``), in
-        seconds; with a ``flops`` formula, also ``("", "flops")``, the run's flop count."""
+        seconds; with a ``flops`` formula, also ``("", "flops")``, the run's flop count.
+
+        Each has the shape of ``p`` and ``n`` broadcast together, or, where the machine's
+        overrides are arrays of other shapes that broadcast with them (a sweep's box: node
+        counts along one dimension, channels along another), the shape all broadcast to; a
+        term that does not reach the machine keeps the shape of ``p``."""
         if machine is None and self.uses_machine:
             raise InputError(f"model {self.name} costs its communication on a machine",
                              fix="give --machine PROFILE")
@@ -299,7 +304,9 @@ class AppModel:
                 # a negative time (or flop count) is no prediction: NaN, never a number shown;
                 # rounding's -1e-15 s is 0
                 real = np.where(real < -NEGLIGIBLE, np.nan, np.maximum(real, 0.0))
-                out[key] = np.broadcast_to(real, pp.shape).copy()
+                shape = np.broadcast_shapes(pp.shape, real.shape)
+                # np.where made a new array: copied only where it must grow to the shape
+                out[key] = real if real.shape == shape else np.broadcast_to(real, shape).copy()
         return out
 
     def flop_count(self, p: ArrayLike, n: ArrayLike | None = None,
@@ -336,6 +343,21 @@ class AppModel:
 
 
 def _call(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike,
+          algorithms: dict[str, str]) -> FloatArray:
+    """Cost one of :data:`CALLS` on ``machine``; a :meth:`Machine.remembering` machine reads
+    a call it has costed before with the same arguments instead of costing it again."""
+    kept = machine.kept
+    if kept is None:
+        return _cost(name, machine, args, p, algorithms)
+    key = (*args, p)
+    out = kept.find(machine, name, key)
+    if out is None:
+        out = _cost(name, machine, args, p, algorithms)
+        kept.keep(machine, name, key, out)
+    return out
+
+
+def _cost(name: str, machine: Machine, args: tuple[ArrayLike, ...], p: ArrayLike,
           algorithms: dict[str, str]) -> FloatArray:
     if name == "kernel":
         return machine.kernel(args[0], args[1], p, *args[2:])

@@ -97,8 +97,9 @@ class Extrapolation:
         nodes = pick & self.nodes_outside
         if np.any(nodes):
             lo, hi = self.fitted_nodes
-            many = len(np.unique(self.nodes[nodes])) > 1
-            out.append(f"node count{'s' if many else ''} {format_counts(self.nodes[nodes])} "
+            counts = np.unique(self.nodes[nodes])     # once, and before any Python loop
+            many = len(counts) > 1
+            out.append(f"node count{'s' if many else ''} {format_counts(counts)} "
                        f"lie{'' if many else 's'} outside {lo:g}–{hi:g}, the range the "
                        "constants were fitted on: extrapolated")
         sized = pick & self.size_outside
@@ -124,10 +125,11 @@ class Extrapolation:
                        "extrapolated")
         beyond = pick & self.beyond_model
         if np.any(beyond) and self.valid is not None:
-            many = len(np.unique(self.nodes[beyond])) > 1
+            counts = np.unique(self.nodes[beyond])
+            many = len(counts) > 1
             sizes = np.unique(self.sizes[beyond])
             at = float(sizes[0]) if len(sizes) == 1 and np.isfinite(sizes[0]) else None
-            out.append(f"node count{'s' if many else ''} {format_counts(self.nodes[beyond])} "
+            out.append(f"node count{'s' if many else ''} {format_counts(counts)} "
                        f"lie{'' if many else 's'} outside the model's range "
                        f"({self.valid.describe(at)}): {self.valid.reason}")
         return out
@@ -166,6 +168,10 @@ def unmeasured(asked: Mapping[str, ArrayLike | None], own: Mapping[str, float]
     return out
 
 
+LISTED = 8
+"""The most values a note lists one by one; more are said as their span and count."""
+
+
 def unmeasured_note(other: Mapping[str, ArrayLike], own: Mapping[str, float],
                     specified: bool) -> str | None:
     """The sentence for line rates (``link_speed``) and host latencies (``latency``) asked
@@ -181,8 +187,10 @@ def unmeasured_note(other: Mapping[str, ArrayLike], own: Mapping[str, float],
             continue
         one, many, fmt = shown[key]
         count += len(v)
-        said.append(f"{one if len(v) == 1 else many} {', '.join(fmt(x) for x in v)} (the "
-                    f"profile's {fmt(own[key])})")
+        theirs = f"the profile's {fmt(own[key])}"
+        listed = f"{', '.join(fmt(x) for x in v)} ({theirs})" if len(v) <= LISTED else \
+            f"{fmt(min(v))} … {fmt(max(v))} ({len(v):,} values; {theirs})"
+        said.append(f"{one if len(v) == 1 else many} {listed}")
     if not said:
         return None
     costs = "specified" if specified else "calibrated"
@@ -198,8 +206,9 @@ def size_span(lo: float, hi: float) -> str:
 
 def _at(nodes: FloatArray) -> str:
     """``at 2 nodes``, ``at 1 node``, ``at 1–4, 8 nodes``."""
-    one = len(np.unique(nodes)) == 1 and float(nodes[0]) == 1.0
-    return f"at {format_counts(nodes)} node{'' if one else 's'}"
+    counts = np.unique(nodes)    # format_counts reads them one by one
+    one = len(counts) == 1 and float(counts[0]) == 1.0
+    return f"at {format_counts(counts)} node{'' if one else 's'}"
 
 
 def problem_sizes(n: ArrayLike, uses_size: bool, shape: tuple[int, ...]) -> FloatArray:

@@ -45,7 +45,7 @@ def _config(p: Plan, i: int, cat: Catalogue) -> dict[str, Any]:
         "speedup_over_reference": p.speedup(i) if math.isfinite(p.reference) else None,
         "speedup_same_hardware": float(s.speedup[i]),
         "comm_share": float(s.comm_share[i]),
-        "sync_share": float(s.terms["synchronisation"][i] / s.time[i]),
+        "sync_share": float(s.sync_share[i]),
         "margin": p.margin(i),
         "margin_at_band_end": p.margin(i, pessimistic=True) if banded else None,
         "meets_across_band": bool(p.sure_mask[i]) if p.banded else None,

@@ -234,8 +234,9 @@ def prediction(profile: Profile, pred: Prediction, path: str) -> None:
     t.column("bandwidth")
     t.column(f"{lvl} range", drop=1, name=f"the bandwidth's {lvl} range")
     t.column("", drop=3, name="the extrapolated mark")
+    bandwidth = pred.bandwidth
     for i in range(len(pred.size)):
-        bw = format_rate(pred.bandwidth[i]) if pred.size[i] > 0 else "—"
+        bw = format_rate(bandwidth[i]) if pred.size[i] > 0 else "—"
         t.add_row(format_size(pred.size[i]), format_time(pred.time[i]),
                   format_range(pred.time_lo[i], pred.time_hi[i], "time"), bw,
                   format_range(pred.bandwidth_lo[i], pred.bandwidth_hi[i], "rate"),
@@ -394,25 +395,31 @@ def rates_doc(profile: Profile, r: Rates) -> dict[str, Any]:
     """One row per combination, SI units; per-pair values are one stream's share."""
     fab = profile.fabric
     assert fab is not None
-    rows = []
-    for i in range(r.size.size):
-        streams = r.streams[i]
-        x, lo, hi = r.message_rate[i], r.message_rate_lo[i], r.message_rate_hi[i]
-        m = r.size[i]
-        rows.append({
-            "size": m, "pairs": int(r.pairs[i]), "channels": int(r.channels[i]),
-            "senders": int(r.senders[i]), "link_speed": r.line_rate[i],
-            "aggregate_bandwidth": m * x, "aggregate_bandwidth_lo": m * lo,
-            "aggregate_bandwidth_hi": m * hi, "per_pair_bandwidth": m * x / streams,
-            "aggregate_message_rate": x, "aggregate_message_rate_lo": lo,
-            "aggregate_message_rate_hi": hi, "per_pair_message_rate": x / streams,
-            "extrapolated": bool(r.extrapolated[i])})
+    m, x, lo, hi, streams = r.size, r.message_rate, r.message_rate_lo, r.message_rate_hi, \
+        r.streams   # whole arrays, each computed once: a row is one element of each
+    columns = {
+        "size": m, "pairs": r.pairs.astype(int), "channels": r.channels.astype(int),
+        "senders": r.senders.astype(int), "link_speed": r.line_rate,
+        "aggregate_bandwidth": m * x, "aggregate_bandwidth_lo": m * lo,
+        "aggregate_bandwidth_hi": m * hi, "per_pair_bandwidth": m * x / streams,
+        "aggregate_message_rate": x, "aggregate_message_rate_lo": lo,
+        "aggregate_message_rate_hi": hi, "per_pair_message_rate": x / streams,
+        "extrapolated": r.extrapolated.astype(bool)}
+    rows = _rows(columns)
     return {"profile": profile.name, "topology": fab.topology, "level": r.level,
             "units": {"size": "B", "link_speed": "B/s", "aggregate_bandwidth": "B/s",
                       "per_pair_bandwidth": "B/s", "aggregate_message_rate": "1/s",
                       "per_pair_message_rate": "1/s"},
             "per_pair": "one stream's share: a ping-pong pair's, or one sender's with senders > 1",
             "parameters": fabric_params_doc(fab), "rows": rows}
+
+
+def _rows(columns: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows of a JSON document from whole columns (NumPy arrays of one length), as Python
+    numbers: one pass per column, not one array read per cell."""
+    names = list(columns)
+    values = [np.ravel(c).tolist() for c in columns.values()]
+    return [dict(zip(names, row, strict=True)) for row in zip(*values, strict=True)]
 
 
 def rates(profile: Profile, r: Rates, path: str) -> None:
@@ -436,8 +443,9 @@ def rates(profile: Profile, r: Rates, path: str) -> None:
     goes = {f"{lvl} range": 2, "per pair": 3, "msg/s": 4, "msg/s/pair": 1, "": 5}
     for col in cols:
         t.column(col, drop=goes.get(col), name="the extrapolated mark" if not col else None)
+    all_streams = r.streams
     for i in range(r.size.size):
-        x, m, streams = r.message_rate[i], r.size[i], r.streams[i]
+        x, m, streams = r.message_rate[i], r.size[i], all_streams[i]
         row = [format_size(m), str(int(r.pairs[i]))]
         row += [str(int(r.senders[i]))] if show_senders else []
         row += [str(int(r.channels[i]))]
@@ -458,15 +466,13 @@ def exchange_doc(profile: Profile, r: Exchange) -> dict[str, Any]:
     """One row per combination, SI units: the Exchange iteration and what it moves."""
     fab = profile.fabric
     assert fab is not None
-    rows = []
-    for i in range(r.size.size):
-        t, m, p = r.time[i], r.size[i], r.processes[i]
-        rows.append({
-            "size": m, "processes": int(p), "placement": r.placement,
-            "channels": int(r.channels[i]), "link_speed": r.line_rate[i],
-            "time": t, "time_lo": r.time_lo[i], "time_hi": r.time_hi[i],
-            "per_process_bandwidth": r.bandwidth[i], "aggregate_bandwidth": 2.0 * p * m / t,
-            "aggregate_message_rate": 2.0 * p / t, "extrapolated": bool(r.extrapolated[i])})
+    t, m, p = r.time, r.size, r.processes
+    rows = _rows({
+        "size": m, "processes": p.astype(int), "placement": np.full(m.shape, r.placement),
+        "channels": r.channels.astype(int), "link_speed": r.line_rate,
+        "time": t, "time_lo": r.time_lo, "time_hi": r.time_hi,
+        "per_process_bandwidth": r.bandwidth, "aggregate_bandwidth": 2.0 * p * m / t,
+        "aggregate_message_rate": 2.0 * p / t, "extrapolated": r.extrapolated.astype(bool)})
     return {"profile": profile.name, "topology": fab.topology, "box": fab.box,
             "pattern": "exchange", "level": r.level,
             "units": {"size": "B", "link_speed": "B/s", "time": "s",
@@ -499,6 +505,7 @@ def exchange(profile: Profile, r: Exchange, path: str) -> None:
     for col in cols:
         t.column(col, drop={f"{lvl} range": 1, "": 2}.get(col),
                  name="the extrapolated mark" if not col else None)
+    per_process = r.bandwidth
     for i in range(r.size.size):
         m = r.size[i]
         row = [format_size(m), str(int(r.processes[i]))]
@@ -506,7 +513,7 @@ def exchange(profile: Profile, r: Exchange, path: str) -> None:
         row += [format_rate(r.line_rate[i])] if show_speed else []
         row += [format_time(r.time[i])]
         row += [format_range(r.time_lo[i], r.time_hi[i], "time")] if ranged else []
-        row += [format_rate(r.bandwidth[i]) if m > 0 else "—",
+        row += [format_rate(per_process[i]) if m > 0 else "—",
                 "extrapolated" if r.extrapolated[i] else ""]
         t.add_row(*row)
     out.print(t)

@@ -19,9 +19,23 @@ MEANING = {"serial": "serial work", "work": "shared work", "halo2": "2-D halo",
            "contention": "USL contention", "sqrt": "√p exchange"}
 
 
-def _measured(series: Series, q: float) -> tuple[int, float]:
-    at = series.times[series.processes == q]
-    return len(at), float(np.median(at)) if len(at) else math.nan
+def measured(series: Series, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The number of runs at each count of ``q`` and the median of their times (NaN where
+    none ran), by one sort of the runs rather than a search of them per count.
+
+    >>> s = Series(np.array([2.0, 1, 2, 2]), np.array([5.0, 9, 7, 6]), None, (), "processes", ())
+    >>> n, med = measured(s, np.array([1.0, 2, 4]))
+    >>> n.tolist(), med.tolist()
+    ([1, 3, 0], [9.0, 6.0, nan])
+    """
+    order = np.lexsort((series.times, series.processes))
+    p, t = series.processes[order], series.times[order]
+    counts, start, runs = np.unique(p, return_index=True, return_counts=True)
+    # the median of a sorted group: its middle run, or the mean of its two middle ones
+    med = (t[start + (runs - 1) // 2] + t[start + runs // 2]) / 2
+    at = np.clip(np.searchsorted(counts, q), 0, max(len(counts) - 1, 0))
+    hit = counts[at] == q if len(counts) else np.zeros(len(q), dtype=bool)
+    return np.where(hit, runs[at], 0), np.where(hit, med[at], math.nan)
 
 
 def _stderr(fit: ScalingFit) -> list[float | None]:
@@ -40,8 +54,9 @@ def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
 
     f = fit.chosen.fit
     rows = []
+    runs, medians = measured(series, pred.processes)
     for i, q in enumerate(pred.processes):
-        n, med = _measured(series, q)
+        n, med = int(runs[i]), float(medians[i])
         row: dict[str, Any] = {
             "processes": q, "time": pred.time[i], "time_lo": pred.lo[i],
             "time_hi": pred.hi[i], "ratio": pred.ratio[i], "trust": pred.trust[i],
@@ -73,11 +88,30 @@ def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
     })
 
 
+SHOWN = 12
+"""Distinct counts named in full on the heading line; past that, its first and last few."""
+
+
+def _counts(unique: np.ndarray) -> str:
+    """The measured counts for the heading: every one, or the first and last few of many.
+
+    >>> _counts(np.array([1.0, 2, 4]))
+    '1, 2, 4'
+    >>> _counts(np.arange(1.0, 10001))
+    '1, 2, 3, 4, 5, 6, …, 9995, 9996, 9997, 9998, 9999, 10000 (10,000 counts)'
+    """
+    if len(unique) <= SHOWN:
+        return ", ".join(f"{q:g}" for q in unique)
+    half = SHOWN // 2
+    return (", ".join(f"{q:g}" for q in unique[:half]) + ", …, " +
+            ", ".join(f"{q:g}" for q in unique[-half:]) + f" ({len(unique):,} counts)")
+
+
 def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Retarget | None,
             share: np.ndarray | None, target: str) -> None:
     out = console()
     f = fit.chosen.fit
-    counts = ", ".join(f"{q:g}" for q in np.unique(series.processes))
+    counts = _counts(np.unique(series.processes))
     out.print(f"[bold]{escape(', '.join(series.sources))}[/]: {len(series)} runs at "
               f"{series.count} {counts}")
     out.print(f"{fit.family} scaling; form [bold]{f.form.name}[/]: T(p) = {escape(f.formula)}")
@@ -106,8 +140,9 @@ def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Ret
         table.column(f"on {target}")
         table.column("range", drop=1, name=f"range on {target}")
         table.column("comm", drop=1, name=f"comm on {target}")
+    runs, medians = measured(series, pred.processes)
     for i, q in enumerate(pred.processes):
-        n, med = _measured(series, q)
+        n, med = int(runs[i]), float(medians[i])
         cells = [format_number(q), str(n) if n else "", format_time(med) if n else "",
                  format_time(float(pred.time[i])),
                  f"{format_time(float(pred.lo[i]))} – {format_time(float(pred.hi[i]))}",

@@ -69,8 +69,32 @@ class _Console(Console):
             super().print(*objects, **kwargs)
             return
         for o in objects:
-            for part in fit(o, self, self.width) if isinstance(o, Table) else [o]:
+            if not isinstance(o, Table):
+                super().print(o, **kwargs)
+                continue
+            shown, cut = _head(o)
+            for part in [*fit(shown, self, self.width), *([cut] if cut else [])]:
                 super().print(part, **kwargs)
+
+
+MOST_ROWS = 200
+"""The most rows a table shows: more than a person reads (and Rich takes seconds per thousand
+to lay out); the rest are said in a line, and ``--json`` gives every one."""
+
+
+def _head(t: Table, most: int = MOST_ROWS) -> tuple[Table, str]:
+    """``t`` cut to its first ``most`` rows, with the line that says how many were left out
+    (empty when none were)."""
+    if t.row_count <= most:
+        return t, ""
+    import copy
+    import dataclasses
+
+    out = copy.copy(t)
+    out.columns = [dataclasses.replace(c, _cells=list(c.cells)[:most]) for c in t.columns]
+    out.rows = list(t.rows)[:most]
+    return out, (f"[dim]note:[/dim] the first {most} of {t.row_count:,} rows; --json gives "
+                 "every one")
 
 
 # --- tables that never cut a number -------------------------------------------------------------

@@ -75,7 +75,7 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
         return {**d, "time": sweep.time[i],
                 "time_lo": sweep.lo[i], "time_hi": sweep.hi[i], "speedup": sweep.speedup[i],
                 "comm_share": sweep.comm_share[i],
-                "sync_share": sweep.terms["synchronisation"][i] / sweep.time[i],
+                "sync_share": sweep.sync_share[i],
                 "extrapolated": bool(sweep.extrapolated[i]),
                 "extrapolated_in": why.why(i)}
 
@@ -119,29 +119,38 @@ def _named(axis: str, v: float, cat: Catalogue | None) -> str | float:
     return _value(axis, v, cat) if axis in ("node", "network") and cat is not None else v
 
 
+CSV_ROWS = 65_536
+"""Rows of CSV formatted at once (the strings of one block are held in memory)."""
+
+
 def csv_rows(sweep: Sweep) -> None:
     """Every configuration, one row each: the axes (catalogue entries by name), the price
-    when there is one, then the time and its split."""
+    when there is one, then the time and its split.  Formatted a column at a time, a block of
+    rows at once."""
     cat = sweep.grid.catalogue
     names = list(sweep.grid.axes)
     out = sys.stdout
     price = ["price"] if sweep.cost is not None else []
     out.write(",".join([*names, *price, "time_s", "time_lo_s", "time_hi_s", "speedup",
                         "comm_share", "sync_share", "extrapolated"]) + "\n")
-    sync = sweep.terms["synchronisation"] / sweep.time
     cols = [sweep.config[n] for n in names] + ([sweep.cost] if sweep.cost is not None else []) \
-        + [sweep.time, sweep.lo, sweep.hi, sweep.speedup, sweep.comm_share, sync,
+        + [sweep.time, sweep.lo, sweep.hi, sweep.speedup, sweep.comm_share, sweep.sync_share,
            sweep.extrapolated.astype(np.float64)]
-    block = np.column_stack(cols)
-    labels = {k: [str(_value(k, float(j), cat)) for j in range(len(cat.nodes if k == "node"
-                                                                   else cat.networks))]
+    labels = {names.index(k): [str(_value(k, float(j), cat))
+                               for j in range(len(cat.nodes if k == "node" else cat.networks))]
               for k in names if k in ("node", "network") and cat is not None}
-    for r in block:
-        cells = ["" if not math.isfinite(x) else f"{x:.10g}" for x in r]
-        for k, lab in labels.items():
-            j = names.index(k)
-            cells[j] = lab[int(r[j])]
-        out.write(",".join(cells) + "\n")
+    for start in range(0, len(sweep.time), CSV_ROWS):
+        cells = [_cells(c[start:start + CSV_ROWS], labels.get(j)) for j, c in enumerate(cols)]
+        out.write("".join(",".join(row) + "\n" for row in zip(*cells, strict=True)))
+
+
+def _cells(values: np.ndarray, labels: list[str] | None) -> list[str]:
+    """One column of CSV: a catalogue entry's name, else the number to 10 digits (empty
+    where it is not finite)."""
+    if labels is not None:
+        return [labels[int(j)] for j in values.tolist()]
+    isfinite = math.isfinite
+    return [f"{x:.10g}" if isfinite(x) else "" for x in values.tolist()]
 
 
 def money(value: float, cat: Catalogue | None) -> str:
@@ -185,7 +194,7 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Tabular:
                   format_time(float(sweep.time[i])) if math.isfinite(sweep.time[i]) else "—",
                   rng, f"{sp:.2f}" if math.isfinite(sp) else "—",
                   format_share(float(sweep.comm_share[i])),
-                  format_share(float(sweep.terms["synchronisation"][i] / sweep.time[i])),
+                  format_share(float(sweep.sync_share[i])),
                   *(["extrapolated" if sweep.extrapolated[i] else ""] if marked else []))
     return t
 
@@ -253,10 +262,14 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         t.column(f"at {format_number(nodes.max())}", drop=1)
         t.column("best gain (nodes)", drop=2)
         t.column("pays at nodes", prose=True)
-        for s in st:
-            if not np.any(np.isfinite(s.gain)):
+        # every step has one gain per node count: the best of each found at once, as
+        # np.nanargmax would (NaN left out), not by a NumPy call per step
+        gains = np.array([s.gain for s in st])
+        shown = np.any(np.isfinite(gains), axis=1).tolist()
+        peaks = np.argmax(np.where(np.isnan(gains), -np.inf, gains), axis=1).tolist()
+        for s, ok, k in zip(st, shown, peaks, strict=True):
+            if not ok:
                 continue
-            k = int(np.nanargmax(s.gain))
             t.add_row(f"{LABELS[s.axis]} {_value(s.axis, s.before, cat)} → "
                       f"{_value(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}", f"{s.gain[-1]:.3f}",
                       f"{s.gain[k]:.3f} ({format_number(s.nodes[k])})", format_counts(s.pays))

@@ -6,7 +6,9 @@ Each form is fitted by non-negative least squares on relative residuals (t̂/t �
 Choosing a form by its in-sample fit would always take the most flexible one.  Instead every
 form is scored the way it will be used: fitted on the smallest counts and judged on the larger
 ones.  With m distinct counts the splits train on the first 3, 4, …, m − 1 of them and test on
-the rest; a form's score is the mean over splits of its mean |ln(t̂/t)| on the held-out runs.
+the rest (past 19 counts, 16 of those splits spread evenly: :data:`SPLITS`, so the cost grows
+with m, not m²); a form's score is the mean over splits of its mean |ln(t̂/t)| on the held-out
+runs.
 Forms within the runs' scatter of the best score (twice the relative scatter the best two-term
 form leaves, at least one point) count as tied: the one with the fewest terms wins, then the
 more common terms (:data:`PRIOR`), then the better score.
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.empirical.forms import Family, FloatArray, Form, candidates
 from perfmodel.errors import FitError, InputError
@@ -35,6 +37,7 @@ NEAR, FAR = 4.0, 16.0
 LIMIT = 64.0
 """Beyond this ratio a prediction is refused unless forced: a form chosen on a few counts says
 little about a machine 64 times larger (other terms, other bottlenecks)."""
+IntArray = NDArray[np.int64]
 Trust = Literal["below", "measured", "near", "far", "beyond"]
 """below: under the smallest measured count (extrapolated downwards); measured: inside the
 measured span; near, far, beyond: above it by the ratios :data:`NEAR` and :data:`FAR`."""
@@ -108,12 +111,19 @@ class ScalingPrediction:
     level: float
 
 
-def fit_form(form: Form, p: FloatArray, t: FloatArray) -> FormFit:
-    """Non-negative least squares of ``form`` on relative residuals."""
+def _nnls(a: FloatArray) -> FloatArray:
+    """Coefficients ≥ 0 that bring ``a @ c`` nearest to 1 (rows: runs, already divided by
+    their times)."""
     from scipy.optimize import nnls
 
+    coef, _ = nnls(a, np.ones(len(a)))
+    return np.asarray(coef, dtype=np.float64)
+
+
+def fit_form(form: Form, p: FloatArray, t: FloatArray) -> FormFit:
+    """Non-negative least squares of ``form`` on relative residuals."""
     a = form.basis(p) / t[:, None]
-    coef, _ = nnls(a, np.ones_like(t))
+    coef = _nnls(a)
     resid = a @ coef - 1.0
     active = coef > 0
     k = int(active.sum())
@@ -126,16 +136,44 @@ def fit_form(form: Form, p: FloatArray, t: FloatArray) -> FormFit:
     return FormFit(form, coef, cov, noise, dof)
 
 
+SPLITS = 16
+"""At most this many extrapolating splits score a form.  With m distinct counts there are
+m − 3 of them; scoring each costs a fit of up to m runs, so all of them would cost m² (1,000
+counts: a million rows fitted per form).  Up to 19 counts every split is used; past that the
+splits are cut into :data:`SPLITS` equal runs of consecutive ones and the middle one of each
+stands for its run: a stratified sample of the same mean."""
+
+
+def splits(counts: int) -> IntArray:
+    """How many of the smallest distinct counts each split trains on, of ``counts``: every one
+    of 3 … counts − 1 up to :data:`SPLITS` splits, else the middle of each of :data:`SPLITS`
+    equal strata of them.
+
+    >>> splits(8).tolist()
+    [3, 4, 5, 6, 7]
+    >>> s = splits(1003)
+    >>> len(s), s[:3].tolist(), s[-1].tolist()
+    (16, [34, 96, 159], 971)
+    """
+    every = np.arange(3, counts)
+    if len(every) <= SPLITS:
+        return every
+    middle = (np.arange(SPLITS) + 0.5) * len(every) / SPLITS
+    return np.asarray(3 + np.floor(middle), dtype=np.int64)
+
+
 def cv_score(form: Form, p: FloatArray, t: FloatArray) -> float:
-    """Mean over the extrapolating splits of the mean |ln(t̂/t)| on the held-out runs."""
+    """Mean over the extrapolating splits (:func:`splits`) of the mean |ln(t̂/t)| on the
+    held-out runs."""
     counts = np.unique(p)
+    g = form.basis(p)            # computed once: each split takes its rows
+    a = g / t[:, None]
     errors = []
-    for s in range(3, len(counts)):
+    for s in splits(len(counts)):
         train = p <= counts[s - 1]
-        f = fit_form(form, p[train], t[train])
-        pred = f.time(p[~train])
+        coef = _nnls(a[train])
         with np.errstate(divide="ignore", invalid="ignore"):
-            e = np.abs(np.log(pred / t[~train]))
+            e = np.abs(np.log(g[~train] @ coef / t[~train]))
         errors.append(float(np.mean(np.where(np.isfinite(e), e, 50.0))))
     return float(np.mean(errors)) if errors else math.nan
 
@@ -204,6 +242,7 @@ def fit_scaling(processes: ArrayLike, times: ArrayLike, family: Family | Literal
                        fix="measure at more process counts")
     notes: list[str] = []
     sz = None if sizes is None else np.asarray(sizes, dtype=np.float64)[order]
+    ranked: tuple[Candidate, ...] | None = None
     if family == "auto":
         found = detect(p, sz)
         if found is not None:
@@ -213,11 +252,12 @@ def fit_scaling(processes: ArrayLike, times: ArrayLike, family: Family | Literal
         else:
             strong, weak = _ranked("strong", p, t), _ranked("weak", p, t)
             s, w = _choose(strong).score, _choose(weak).score
-            family = "strong" if s <= w else "weak"
+            family, ranked = ("strong", strong) if s <= w else ("weak", weak)
             notes.append(f"{family} scaling, detected: the strong forms extrapolate with "
                          f"{100 * s:.1f} % error, the weak ones {100 * w:.1f} % (give --scaling "
                          "to say which)")
-    ranked = _ranked(family, p, t)
+    if ranked is None:
+        ranked = _ranked(family, p, t)
     chosen = _choose(ranked)
     if chosen.score > 0.25:
         notes.append(f"the best form misses held-out runs by {100 * chosen.score:.0f} % on "

@@ -122,14 +122,22 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
         raise InputError("some runs give a problem size and some do not", file=one,
                          fix="give every run its size, or none")
     if sizes is not None:
-        for q in np.unique(p):
-            at_q = np.unique(sizes[p == q])
-            if len(at_q) > 1:
-                raise InputError(f"the runs at {q:g} {counts[0]} have {len(at_q)} problem sizes "
-                                 f"({', '.join(f'{v:g}' for v in at_q[:4])}): several series",
-                                 file=one, fix=f"choose one with --where size={at_q[0]:g}")
+        _one_size_per_count(p, sizes, counts[0], one)
     return Series(p, np.array([rows.t[i] for i in keep]), sizes,
                   tuple(rows.origin[i] for i in keep), counts[0], files, tuple(notes))
+
+
+def _one_size_per_count(p: FloatArray, sizes: FloatArray, count: str, file: str | None) -> None:
+    """Refuse runs at one count with several problem sizes (several series), found by one sort
+    of the (count, size) pairs rather than a search per count."""
+    pairs = np.unique(np.column_stack([p, sizes]), axis=0)    # sorted by count, then size
+    if len(pairs) == len(np.unique(p)):
+        return
+    q = pairs[np.flatnonzero(pairs[1:, 0] == pairs[:-1, 0])[0], 0]   # the smallest such count
+    at_q = pairs[pairs[:, 0] == q, 1]
+    raise InputError(f"the runs at {q:g} {count} have {len(at_q)} problem sizes "
+                     f"({', '.join(f'{v:g}' for v in at_q[:4])}): several series",
+                     file=file, fix=f"choose one with --where size={at_q[0]:g}")
 
 
 def _one_series(labels: list[dict[str, str]], file: str | None) -> None:

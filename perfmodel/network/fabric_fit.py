@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +33,9 @@ from perfmodel.network.fit import Estimate, Status, fit_stats, log_ratio
 from perfmodel.network.hierarchy import PLACEMENTS, ring_crossings
 from perfmodel.network.spec import FabricSpec
 from perfmodel.typed import specified
+
+if TYPE_CHECKING:
+    from lmfit import Parameters
 
 FloatArray = NDArray[np.float64]
 
@@ -330,27 +333,29 @@ def _minimize(topology: str, cols: Mapping[str, FloatArray], base: Mapping[str, 
               init: Mapping[str, float], box: int = 1
               ) -> tuple[dict[str, float], FloatArray | None, float]:
     """lmfit on parameters scaled to order one; values, (JᵀJ)⁻¹ in SI units, RSS."""
-    import lmfit
+    from perfmodel.lazy import lmfit
+
+    lm = lmfit()
 
     free = list(init)
     scale = {p: abs(v) if v else 1.0 for p, v in init.items()}
-    params = lmfit.Parameters()
+    params = lm.Parameters()
     for p in free:
         spec = PARAMS[p]
         params.add(p, value=init[p] / scale[p], min=spec.lower / scale[p],
                    max=spec.upper / scale[p])
 
-    def values_of(ps: lmfit.Parameters) -> dict[str, float]:
+    def values_of(ps: Parameters) -> dict[str, float]:
         return {**base, **{p: ps[p].value * scale[p] for p in free}}
 
-    def residual(ps: lmfit.Parameters) -> FloatArray:
+    def residual(ps: Parameters) -> FloatArray:
         r = log_ratio(row_times(topology, values_of(ps), cols, box), cols["time"])
         return np.asarray(np.where(np.isfinite(r), r, 50.0), dtype=np.float64)
 
     if not free:
         v = dict(base)
         return v, None, float(np.sum(residual(params) ** 2))
-    res = lmfit.minimize(residual, params, method="leastsq", scale_covar=False)
+    res = lm.minimize(residual, params, method="leastsq", scale_covar=False)
     values = values_of(res.params)
     rss = float(np.sum(residual(res.params) ** 2))
     if res.covar is None:

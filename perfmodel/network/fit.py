@@ -26,6 +26,8 @@ from numpy.typing import ArrayLike, NDArray
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
 from perfmodel.network import models as registry
+from perfmodel.network import segments as segments_of
+from perfmodel.network.segments import MIN_SIZES_PER_SEGMENT
 
 FloatArray = NDArray[np.float64]
 Status = Literal["fitted", "fixed", "selected", "bound", "assumed"]
@@ -43,7 +45,6 @@ parameter does, so it is charged more, as penalised change-point methods do.  Me
 keeps Hockney in 25/30 at 24 sizes, weight 3 in 28/30, weight 4 in 29/30; weight 3 keeps the
 power to detect a true packet law on sparse data (29/30, against 27/30 at weight 4)."""
 
-MIN_SIZES_PER_SEGMENT = 3
 MAX_SEGMENTS = 5
 _lower = registry.lower_bound
 
@@ -215,13 +216,29 @@ def derived_quantities(model: NetworkModel) -> tuple[Estimate, ...]:
 
 # --- linear first guesses ------------------------------------------------------------------
 
+NNLS_ROWS = 4096
+"""Rows above which :func:`_nnls_rel` first reduces its tall system to a square one.  SciPy's
+solver (1.17) takes 0.3 ms on 10⁴ rows but 70 ms from 2·10⁴ on, and the packet fit calls it
+17 times; real tables, of at most a few hundred rows, are solved directly as before."""
+
+
 def _nnls_rel(design: FloatArray, y: FloatArray) -> tuple[FloatArray, float]:
-    """Non-negative x minimising Σ((A x)/y − 1)²; returns x and the residual sum of squares."""
+    """Non-negative x minimising Σ((A x)/y − 1)²; returns x and the residual sum of squares.
+
+    Above NNLS_ROWS rows, with A/y = QR (R square), the same x minimises ‖R x − Qᵀ1‖², since
+    the two sums differ by a constant: the solver then sees as many rows as columns.
+    """
     from scipy.optimize import nnls
 
     a = design / y[:, None]
-    x, norm = nnls(a, np.ones_like(y))
-    return x, float(norm) ** 2
+    ones = np.ones_like(y)
+    if len(y) <= NNLS_ROWS:
+        x, norm = nnls(a, ones)
+        return x, float(norm) ** 2
+    q, r = np.linalg.qr(a)
+    x, _ = nnls(r, q.T @ ones)
+    left = a @ x - ones
+    return x, float(left @ left)
 
 
 def _bandwidth_from_gap(gap: float, m: FloatArray, y: FloatArray) -> float:
@@ -255,37 +272,32 @@ def _guess(kind: str, m: FloatArray, y: FloatArray, fixed: Mapping[str, float],
 def _minimize(kind: str, m: FloatArray, y: FloatArray, base: Mapping[str, float],
               free: Sequence[str], scale: Mapping[str, float]) -> tuple[dict[str, float],
                                                                         FloatArray | None]:
-    """Levenberg–Marquardt (lmfit) on parameters scaled to order one.
+    """Levenberg–Marquardt, as lmfit runs it (:func:`perfmodel.leastsq.leastsq`), on
+    parameters scaled to order one.
 
     Returns the values and the unscaled inverse curvature (JᵀJ)⁻¹ in SI units, or None when
     it is singular.  Non-finite residuals mean the input is outside any physical range.
     """
-    import lmfit
+    from perfmodel.leastsq import leastsq
 
-    params = lmfit.Parameters()
-    for n in free:
-        params.add(n, value=base[n] / scale[n], min=_lower(n) / scale[n])
+    def values_of(x: FloatArray) -> dict[str, float]:
+        return {**base, **{n: float(v) * scale[n] for n, v in zip(free, x, strict=True)}}
 
-    def values_of(p: lmfit.Parameters) -> dict[str, float]:
-        return {**base, **{n: p[n].value * scale[n] for n in free}}
-
-    def residual(p: lmfit.Parameters) -> FloatArray:
-        r = log_ratio(registry.evaluate(kind, m, values_of(p)), y)
+    def residual(x: FloatArray) -> FloatArray:
+        r = log_ratio(registry.evaluate(kind, m, values_of(x)), y)
         if not np.all(np.isfinite(r)):
             raise FitError(f"the {kind} fit met non-finite values",
                            fix="check that sizes and times are in a physical range and that "
                                "the column units are right")
         return r
 
-    try:
-        res = lmfit.minimize(residual, params, method="leastsq", scale_covar=False)
-    except ValueError as exc:  # lmfit refuses NaN; the residual check above should come first
-        raise FitError(f"the {kind} fit failed ({exc})",
-                       fix="check the units and the range of the data") from None
-    if res.covar is None:
-        return values_of(res.params), None
+    start = np.array([base[n] / scale[n] for n in free])
+    lower = np.array([_lower(n) / scale[n] for n in free])
+    x, covar = leastsq(residual, start, lower)
+    if covar is None:
+        return values_of(x), None
     d = np.array([scale[k] for k in free])
-    return values_of(res.params), np.asarray(res.covar) * np.outer(d, d)
+    return values_of(x), covar * np.outer(d, d)
 
 
 def _least_squares(kind: str, data: Measurements, init: Mapping[str, float],
@@ -403,65 +415,7 @@ def fit_model(data: Measurements, kind: str, fixed: Mapping[str, float] | None =
                           notes=notes)
 
 
-# --- piecewise: exact segmentation by dynamic programming ------------------------------------
-
-def _segment_costs(m: FloatArray, y: FloatArray, sizes: FloatArray) -> FloatArray:
-    """cost[i, j]: relative RSS of one Hockney segment over distinct sizes i..j−1.
-
-    Every segment at once: with u = 1/y and v = m/y, the segment minimises Σ(a·u + b·v − 1)²
-    over a, b ≥ 0, whose sums come from cumulative sums; the 2×2 non-negative least squares is
-    solved in closed form.  Segments with fewer than MIN_SIZES_PER_SEGMENT sizes cost inf.
-    """
-    u, v = 1.0 / y, m / y
-    def csum(x: FloatArray) -> FloatArray:
-        return np.concatenate([[0.0], np.cumsum(x)])
-    cols = [csum(x) for x in (u * u, u * v, v * v, u, v, np.ones_like(u))]
-    starts = np.searchsorted(m, sizes, side="left")
-    edges = np.append(starts, len(m))  # points of sizes i..j-1 are edges[i]:edges[j]
-    lo, hi = np.meshgrid(edges, edges, indexing="ij")
-    suu, suv, svv, su, sv, n = (c[hi] - c[lo] for c in cols)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        det = suu * svv - suv**2
-        a = (svv * su - suv * sv) / det
-        b = (suu * sv - suv * su) / det
-        rss_free = n - 2 * (a * su + b * sv) + a * a * suu + 2 * a * b * suv + b * b * svv
-        a_only = su / suu  # b = 0
-        rss_a = n - a_only * su
-        b_only = sv / svv  # a = 0
-        rss_b = n - b_only * sv
-    rss = np.where((a >= 0) & (b >= 0), rss_free, np.minimum(rss_a, rss_b))
-    idx = np.arange(len(sizes) + 1)
-    too_few = idx[None, :] - idx[:, None] < MIN_SIZES_PER_SEGMENT
-    return np.asarray(np.where(too_few | ~np.isfinite(rss), math.inf, np.maximum(rss, 0.0)),
-                      dtype=np.float64)
-
-
-def _segment(cost: FloatArray, k: int) -> tuple[float, list[int]]:
-    """Best split of all distinct sizes into k segments: total RSS and the start indices."""
-    u = cost.shape[0] - 1
-    best = np.full((k + 1, u + 1), math.inf)
-    arg = np.zeros((k + 1, u + 1), dtype=int)
-    best[0, 0] = 0.0
-    for s in range(1, k + 1):
-        for j in range(1, u + 1):
-            totals = best[s - 1, :j] + cost[:j, j]
-            i = int(np.argmin(totals))
-            best[s, j], arg[s, j] = totals[i], i
-    if not math.isfinite(best[k, u]):
-        raise FitError(f"no split of the data into {k} segments can be fitted",
-                       fix="check the data's range and units, or use hockney")
-    starts, j = [], u
-    for s in range(k, 0, -1):
-        j = int(arg[s, j])
-        starts.append(j)
-    return float(best[k, u]), sorted(starts)[1:]
-
-
-def _between(lo: float, hi: float) -> float:
-    """Where a segment starts, between the last size of one and the first of the next: their
-    geometric mean (the data say nothing finer; sizes are spaced geometrically)."""
-    return math.sqrt(lo * hi) if lo > 0 else hi / 2
-
+# --- piecewise: segments found by dynamic programming (perfmodel.network.segments) -------
 
 def _fit_piecewise(data: Measurements, fixed: Mapping[str, float], sources: Mapping[str, str],
                    segments: int | None) -> FitResult:
@@ -475,7 +429,7 @@ def _fit_piecewise(data: Measurements, fixed: Mapping[str, float], sources: Mapp
     if most < 2:
         raise FitError(f"{len(sizes)} distinct sizes cannot hold two segments of "
                        f"{MIN_SIZES_PER_SEGMENT}", fix="measure more sizes, or use hockney")
-    cost = _segment_costs(m, y, sizes)
+    split, notes = segments_of.searcher(m, y, sizes)
     tries = range(2, most + 1) if segments is None else [segments]
     if segments is not None and not 2 <= segments <= most:
         raise FitError(f"{segments} segments need at least {segments * MIN_SIZES_PER_SEGMENT} "
@@ -483,8 +437,8 @@ def _fit_piecewise(data: Measurements, fixed: Mapping[str, float], sources: Mapp
                        fix="ask for fewer segments or measure more sizes")
     results = []
     for k in tries:
-        _, starts = _segment(cost, k)
-        breaks = [_between(float(sizes[s - 1]), float(sizes[s])) for s in starts]
+        starts = split(k)
+        breaks = [segments_of.between(float(sizes[s - 1]), float(sizes[s])) for s in starts]
         init: dict[str, float] = {}
         seg = np.searchsorted(np.array(breaks), m, side="right")
         for i in range(k):
@@ -497,7 +451,7 @@ def _fit_piecewise(data: Measurements, fixed: Mapping[str, float], sources: Mapp
         units = _units(registry.piecewise_params(k))
         try:
             results.append(_least_squares("piecewise", data, {**init, **bp}, bp, statuses,
-                                          sources, units, k_extra=k - 1))
+                                          sources, units, k_extra=k - 1, notes=notes))
         except FitError:
             if segments is not None:
                 raise

@@ -157,15 +157,19 @@ def _spans(lines: Sequence[int]) -> str:
 def _done(run: Run, ctx: Context, nodes: Sequence[int]) -> Done:
     nodes = run.nodes or nodes
     from perfmodel.apps.metrics import scaling
-    from perfmodel.apps.model import load as load_model
     from perfmodel.apps.run import constants, parse_given
 
-    model = load_model(run.model)
+    model = ctx.app_model(run.model)
     ctx.model(model)
     on = _machine(run, ctx, model)
     sets = [f"{k}={v}" for k, v in run.given.items()]
     where = [f"{k}={v}" for k, v in run.where.items()]
-    fit, size = constants(model, on, run.fit, where or None, sets, None, run.size, run.weak)
+    # every input of the fit: sections that run the same model on the same timings share it
+    key = ("constants", run.model, run.machine and run.machine.resolve(), run.channels,
+           run.link_speed, run.fit and run.fit.resolve(), tuple(where), tuple(sets), run.size,
+           run.weak)
+    fit, size = ctx.once(key, lambda: constants(model, on, run.fit, where or None, sets, None,
+                                                run.size, run.weak))
     result = scaling(fit, nodes, 0.95, on, size, run.weak)
     return Done(run, fit, on, size, result, _measured(run, ctx, model, fit,
                                                        parse_given(sets, model)))

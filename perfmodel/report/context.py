@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from perfmodel.errors import InputError
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -22,6 +25,8 @@ class Context:
     _profiles: dict[Path, Any] = field(default_factory=dict)
     _digests: dict[Path, str] = field(default_factory=dict)
     _gathered: dict[tuple[Path, ...], Any] = field(default_factory=dict)
+    _models: dict[str, Any] = field(default_factory=dict)
+    _shared: dict[Hashable, Any] = field(default_factory=dict)
 
     def show(self, path: str | Path) -> str:
         """``path`` as the report names it: relative to the markdown's folder, with /."""
@@ -52,6 +57,29 @@ class Context:
                                  (f"built-in application model '{model.name}'", path))
         else:
             self.used(path, f"application model '{model.name}'")
+
+    def app_model(self, name_or_path: str) -> Any:
+        """An application model (built-in name or file), loaded once per report: its formulas
+        are compiled once, whichever sections run it."""
+        if name_or_path not in self._models:
+            from perfmodel.apps.model import load
+
+            self._models[name_or_path] = load(name_or_path)
+        return self._models[name_or_path]
+
+    def once(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``, made once per report for each ``key`` (plain values that say every
+        input it depends on) and shared by the sections that ask for it: one fit of a model to
+        the same timings on the same machine, however many sections show it.
+
+        >>> ctx, made = Context(Path(".")), []
+        >>> first = ctx.once(("fit", 1), lambda: made.append(1) or "a fit")
+        >>> ctx.once(("fit", 1), lambda: made.append(2) or "another"), made
+        ('a fit', [1])
+        """
+        if key not in self._shared:
+            self._shared[key] = make()
+        return cast(T, self._shared[key])
 
     def profile(self, path: Path) -> Any:
         from perfmodel.profile import load

@@ -16,10 +16,14 @@ and the front of time against nodes.
   node count.
 - **Cost front** (with a catalogue's prices): the configurations no cheaper one matches, by
   price; each buys time over every cheaper one (the Pareto front of time against cost).
+
+Every question costs a few vectorised passes over the sweep (sorts at most): none loops in
+Python over configurations, nor over node counts with a pass over the whole sweep each.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import pairwise
@@ -50,10 +54,6 @@ class Step:
     nodes: FloatArray
     gain: FloatArray
     pays: FloatArray
-
-
-def _coords(sweep: Sweep) -> dict[str, IntArray]:
-    return sweep.grid.coords()
 
 
 def goodness(sweep: Sweep, axis: str, values: FloatArray) -> FloatArray:
@@ -92,32 +92,43 @@ def held(sweep: Sweep) -> dict[str, tuple[int, float, bool]]:
     return out
 
 
-def _held_mask(sweep: Sweep, coords: Mapping[str, IntArray], free: str | None = None
-               ) -> BoolArray:
-    mask = np.ones(len(sweep.time), dtype=bool)
-    for name, (j, _, _) in held(sweep).items():
-        if name != free:
-            mask &= coords[name] == j
-    return mask
+def _held_rows(sweep: Sweep, free: str | None = None) -> IntArray:
+    """The configurations (ascending) at every node count and every value of ``free``, the
+    other axes at the baseline (:func:`held`): their indices from the grid's shape, one per
+    row, without a pass over the whole sweep."""
+    grid = sweep.grid
+    if not grid.axes:
+        return np.arange(grid.size, dtype=np.intp)
+    hold = held(sweep)
+    moving = [n for n in grid.axes if n in ("nodes", free)]
+    mesh = dict(zip(moving, np.ix_(*(np.arange(len(grid.axes[n])) for n in moving)),
+                    strict=True))
+    index = [mesh[n] if n in mesh else np.intp(hold[n][0]) for n in grid.axes]
+    return np.asarray(np.ravel_multi_index(tuple(np.broadcast_arrays(*index)), grid.shape),
+                      dtype=np.intp).reshape(-1)
 
 
 def _nodes(sweep: Sweep) -> FloatArray:
     return sweep.config.get("nodes", np.ones(len(sweep.time)))
 
 
+def _node_counts(sweep: Sweep, idx: IntArray) -> tuple[FloatArray, IntArray]:
+    """The node counts swept (ascending), and for configurations ``idx`` the position of
+    theirs among them (by a search in the few node counts, not a sort of the sweep)."""
+    counts = np.unique(sweep.grid.axes["nodes"]) if "nodes" in sweep.grid.axes else np.ones(1)
+    return counts, np.asarray(np.searchsorted(counts, _nodes(sweep)[idx]), dtype=np.intp)
+
+
 def baseline(sweep: Sweep) -> IntArray:
     """The baseline hardware at each node count (indices, by node count)."""
-    idx = np.flatnonzero(_held_mask(sweep, _coords(sweep)))
+    idx = _held_rows(sweep)
     return idx[np.argsort(_nodes(sweep)[idx], kind="stable")]
 
 
-def lesser_first(sweep: Sweep, idx: IntArray, limit: int | None = None) -> IntArray:
-    """``idx`` by rank time, each tie (within :data:`TIE` of the fastest left) ordered by
-    the lesser hardware: fewer nodes, fewer channels, a slower link, a longer latency."""
-    t = np.where(np.isfinite(sweep.rank_time[idx]), sweep.rank_time[idx], np.inf)
-    order = np.argsort(t, kind="stable")
-    ts, ids = t[order], idx[order]
-    # np.lexsort: the last key decides first (nodes), then channels, link speed, latency
+def _lesser_keys(sweep: Sweep, ids: IntArray) -> list[FloatArray]:
+    """The keys that order a tie by the lesser hardware, for :func:`np.lexsort` (the last key
+    decides first): the price, then nodes, channels, link speed, node type, network and
+    latency."""
     keys = [-sweep.config["latency"][ids]] if "latency" in sweep.config else []
     keys += [goodness(sweep, a, sweep.config[a][ids]) for a in ("network", "node")
              if a in sweep.config]
@@ -125,18 +136,40 @@ def lesser_first(sweep: Sweep, idx: IntArray, limit: int | None = None) -> IntAr
              if a in sweep.config]
     if sweep.cost is not None:
         keys.append(np.nan_to_num(sweep.cost[ids], nan=np.inf))
-    out: list[int] = []
+    return keys
+
+
+def lesser_first(sweep: Sweep, idx: IntArray, limit: int | None = None) -> IntArray:
+    """``idx`` by rank time, each tie (within :data:`TIE` of the fastest left) ordered by
+    the lesser hardware: fewer nodes, fewer channels, a slower link, a longer latency.
+
+    The ties are found in order, each starting at the fastest time not yet placed; with a
+    ``limit`` only the configurations within a tie of the ``limit``-th fastest are sorted."""
+    idx = np.asarray(idx, dtype=np.intp)
+    rank = sweep.rank_time[idx]
+    t = np.where(np.isfinite(rank), rank, np.inf)
+    if limit is not None and 0 < limit < len(t):
+        kth = float(np.partition(t, limit - 1)[limit - 1])
+        if math.isfinite(kth):   # the first `limit` lie in ties that start at most there
+            near = t <= kth * (1 + TIE)
+            idx, t = idx[near], t[near]
+    order = np.argsort(t, kind="stable")
+    ts, ids = t[order], idx[order]
+    finite = int(np.searchsorted(ts, np.inf, side="left"))
+    ends = np.searchsorted(ts[:finite], ts[:finite] * (1 + TIE), side="right").tolist()
+    group = np.zeros(finite, dtype=np.intp)
     i = 0
-    while i < len(ids) and (limit is None or len(out) < limit):
-        if not np.isfinite(ts[i]):
-            out.extend(ids[i:].tolist())
-            break
-        j = i + int(np.searchsorted(ts[i:], ts[i] * (1 + TIE), side="right"))
-        group = np.arange(i, j)
-        if len(group) > 1 and keys:
-            group = group[np.lexsort(tuple(k[group] for k in keys))]
-        out.extend(ids[group].tolist())
-        i = j
+    while i < finite and (limit is None or i < limit):   # one step per tie, not per row
+        group[i] = 1
+        i = ends[i]
+    placed = i          # the ties found cover positions 0 … placed − 1
+    group = np.cumsum(group[:placed])
+    head = ids[:placed].copy()
+    tied = np.flatnonzero(np.bincount(group)[group] > 1)   # in a tie of two or more
+    keys = _lesser_keys(sweep, head[tied])
+    if keys and tied.size:
+        head[tied] = head[tied][np.lexsort((*keys, group[tied]))]
+    out = np.concatenate([head, ids[placed:] if placed == finite else ids[:0]])
     return np.asarray(out if limit is None else out[:limit], dtype=np.intp)
 
 
@@ -153,25 +186,38 @@ def best(sweep: Sweep, count: int = 5) -> IntArray:
     return lesser_first(sweep, offered(sweep), count)
 
 
+def _slab(sweep: Sweep, axis: str) -> IntArray:
+    """The configurations at every node count (rows, fewest nodes first) and every value of
+    ``axis`` (columns, in the axis's order), the other axes held at the baseline
+    (:func:`held`): their indices from the grid's shape, not from a pass per value."""
+    grid = sweep.grid
+    hold = held(sweep)
+    q = np.argsort(grid.axes["nodes"], kind="stable") if "nodes" in grid.axes else \
+        np.zeros(1, dtype=np.intp)
+    j = np.arange(len(grid.axes[axis]))
+    index = [q[:, None] if name == "nodes" else j[None, :] if name == axis else
+             np.intp(hold[name][0]) for name in grid.axes]
+    return np.asarray(np.ravel_multi_index(tuple(np.broadcast_arrays(*index)), grid.shape),
+                      dtype=np.intp)
+
+
 def steps(sweep: Sweep, worth: float = 0.05) -> list[Step]:
     """Every step between neighbouring values of each axis other than nodes, towards better
     hardware; it pays where it cuts the time by at least ``worth`` (gain ≥ 1 / (1 − worth))."""
     out = []
-    coords = _coords(sweep)
     nodes = _nodes(sweep)
     for axis, values in sweep.grid.axes.items():
         if axis == "nodes" or len(values) < 2:
             continue
-        mask = _held_mask(sweep, coords, axis)
         order = np.argsort(goodness(sweep, axis, values), kind="stable")
-        for ja, jb in pairwise(order):
-            ia = np.flatnonzero(mask & (coords[axis] == ja))
-            ib = np.flatnonzero(mask & (coords[axis] == jb))
-            ia, ib = ia[np.argsort(nodes[ia])], ib[np.argsort(nodes[ib])]
-            with np.errstate(all="ignore"):
-                gain = sweep.time[ia] / sweep.time[ib]
-            out.append(Step(axis, float(values[ja]), float(values[jb]), nodes[ia], gain,
-                            nodes[ia][gain >= 1.0 / (1.0 - worth)]))
+        cols = _slab(sweep, axis).T[order]          # one row per value, worst first
+        q = nodes[cols[0]]
+        with np.errstate(all="ignore"):
+            gains = sweep.time[cols[:-1]] / sweep.time[cols[1:]]   # one row per step
+        pays = gains >= 1.0 / (1.0 - worth)
+        for k, (ja, jb) in enumerate(pairwise(order)):
+            out.append(Step(axis, float(values[ja]), float(values[jb]), q, gains[k],
+                            q[pays[k]]))
     return out
 
 
@@ -180,7 +226,7 @@ def link_rows(sweep: Sweep) -> IntArray:
     the other hardware at baseline."""
     if "link_speed" not in sweep.grid.axes:
         return np.empty(0, dtype=np.intp)
-    return np.flatnonzero(_held_mask(sweep, _coords(sweep), "link_speed"))
+    return _held_rows(sweep, "link_speed")
 
 
 def unbottlenecked(sweep: Sweep, rows: IntArray, wire: FloatArray, share: float = 0.10
@@ -190,35 +236,67 @@ def unbottlenecked(sweep: Sweep, rows: IntArray, wire: FloatArray, share: float 
     :func:`~perfmodel.whatif.sweep.wire_share`); NaN where no rate swept gets there."""
     if rows.size == 0:
         return np.empty(0), np.empty(0)
-    nodes = _nodes(sweep)[rows]
+    counts, at = _node_counts(sweep, rows)
     rates = sweep.config["link_speed"][rows]
-    counts = np.unique(nodes)
-    out = np.full(len(counts), np.nan)
-    for i, q in enumerate(counts):
-        ok = (nodes == q) & (wire < share)
-        if np.any(ok):
-            out[i] = rates[ok].min()
-    return counts, out
+    out = np.full(len(counts), np.inf)
+    ok = wire < share
+    np.minimum.at(out, at[ok], rates[ok])     # one pass, not one per node count
+    present = np.bincount(at, minlength=len(counts)) > 0
+    return counts[present], np.where(np.isinf(out), np.nan, out)[present]
+
+
+def best_per_node_count(sweep: Sweep) -> IntArray:
+    """For each node count (fewest first) its best configuration of those offered, as
+    ``lesser_first(sweep, those at that count, 1)`` picks it (the fastest, a tie to the lesser
+    hardware), for every node count at once; node counts without a finite time are left
+    out."""
+    have = offered(sweep)
+    rank = sweep.rank_time[have]
+    t = np.where(np.isfinite(rank), rank, np.inf)
+    counts, group = _node_counts(sweep, have)
+    fastest = np.full(len(counts), np.inf)
+    np.minimum.at(fastest, group, t)
+    near = np.flatnonzero(np.isfinite(t) & (t <= fastest[group] * (1 + TIE)))
+    ids, g = have[near], group[near]
+    # the first of each tie by its keys (the last decides first), then the time, then the
+    # configuration's index: np.lexsort's order, found by keeping each group's least
+    # value key by key (a few passes over the ties, no sort)
+    alive = np.arange(len(ids))
+    for key in [*reversed(_lesser_keys(sweep, ids)), t[near]]:
+        k = np.nan_to_num(key[alive], nan=np.inf)
+        least = np.full(len(counts), np.inf)
+        np.minimum.at(least, g[alive], k)
+        alive = alive[k == least[g[alive]]]
+    first = np.full(len(counts), len(ids))
+    np.minimum.at(first, g[alive], alive)
+    return np.asarray(ids[first[first < len(ids)]], dtype=np.intp)
+
+
+def _improving(t: FloatArray, order: IntArray) -> IntArray:
+    """Of ``order``, those whose time beats the last one kept by more than a tie.  Only a
+    strict new running minimum can be kept (anything else ties or loses to an earlier one),
+    so the scan walks those, not every configuration."""
+    ts = t[order]
+    if ts.size == 0:
+        return np.empty(0, dtype=np.intp)
+    before = np.minimum.accumulate(ts)
+    record = np.ones(len(ts), dtype=bool)
+    record[1:] = ts[1:] < before[:-1]
+    keep: list[int] = []
+    best_so_far = math.inf
+    for i, ti in zip(order[record].tolist(), ts[record].tolist(), strict=True):
+        if ti < best_so_far * (1 - TIE):
+            keep.append(i)
+            best_so_far = ti
+    return np.asarray(keep, dtype=np.intp)
 
 
 def front(sweep: Sweep) -> IntArray:
     """For each node count its best (least) hardware of those offered, kept where it beats
     every smaller node count by more than a tie."""
-    nodes = _nodes(sweep)
+    best_each = best_per_node_count(sweep)
     t = sweep.rank_time
-    have = offered(sweep)
-    if have.size == 0:
-        return have
-    order = have[np.argsort(nodes[have], kind="stable")]
-    bounds = np.flatnonzero(np.diff(nodes[order])) + 1  # one group per node count
-    keep: list[int] = []
-    best_so_far = np.inf
-    for at in np.split(order, bounds):
-        i = int(lesser_first(sweep, at, 1)[0])
-        if np.isfinite(t[i]) and t[i] < best_so_far * (1 - TIE):
-            keep.append(i)
-            best_so_far = t[i]
-    return np.asarray(keep, dtype=np.intp)
+    return _improving(t, best_each[np.isfinite(t[best_each])])
 
 
 def cost_front(sweep: Sweep) -> IntArray:
@@ -229,13 +307,7 @@ def cost_front(sweep: Sweep) -> IntArray:
     t = sweep.rank_time
     ok = np.flatnonzero(np.isfinite(sweep.cost) & np.isfinite(t))
     order = ok[np.lexsort((t[ok], sweep.cost[ok]))]
-    keep: list[int] = []
-    best_so_far = np.inf
-    for i in order:
-        if t[i] < best_so_far * (1 - TIE):
-            keep.append(int(i))
-            best_so_far = t[i]
-    return np.asarray(keep, dtype=np.intp)
+    return _improving(t, order)
 
 
 def describe(sweep: Sweep, i: int) -> Mapping[str, float]:

@@ -170,12 +170,15 @@ def _order(s: Sweep, idx: IntArray, kind: Kind) -> IntArray:
 
 def _per_hardware(s: Sweep, order: IntArray) -> IntArray:
     """The first configuration of ``order`` for each hardware (node type, network, channel
-    count), in ``order``'s order."""
-    seen: set[tuple[float, ...]] = set()
-    out = []
-    for i in order:
-        key = tuple(float(s.config[a][i]) if a in s.config else math.nan for a in HARDWARE)
-        if key not in seen:
-            seen.add(key)
-            out.append(int(i))
-    return np.asarray(out, dtype=np.intp)
+    count), in ``order``'s order: one key per configuration from the grid's value indices,
+    the first of each key by :func:`np.unique`, no loop over configurations."""
+    order = np.asarray(order, dtype=np.intp)
+    axes = [a for a in HARDWARE if a in s.grid.axes]
+    if not axes or order.size == 0:
+        return order[:1]
+    names = list(s.grid.axes)
+    coords = np.unravel_index(order, s.grid.shape)     # of these configurations only
+    key = np.ravel_multi_index(tuple(coords[names.index(a)] for a in axes),
+                               tuple(len(s.grid.axes[a]) for a in axes))
+    _, first = np.unique(key, return_index=True)
+    return order[np.sort(first)]

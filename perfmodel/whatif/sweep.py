@@ -2,17 +2,22 @@
 
 A :class:`Grid` holds the values of each axis; its configurations are their Cartesian product,
 flattened (the last axis varies fastest).  :func:`sweep` evaluates an application model with
-fitted constants on all of them at once: the machine's overrides are arrays, one value per
-configuration, so the model's formulas, the collectives and the queueing laws run once over
-the whole grid (in chunks, to bound memory), never configuration by configuration.
+fitted constants on all of them at once: the machine's overrides are arrays, so the model's
+formulas, the collectives and the queueing laws run once over the whole grid, never
+configuration by configuration.  The grid is cut in boxes (:func:`boxes`, to bound memory and
+stay in the processor's cache) evaluated on the machine's cores; in a box each axis lies along
+its own dimension, so what depends on the node count alone is computed once per node count.
 
 Each configuration gets its time, the time split by kind of term (compute, serial,
-communication, synchronisation), its speedup over one node of the same hardware, and a band
-from the fitted constants (delta method: one more pass per fitted constant).
+communication, synchronisation), its speedup over one node of the same hardware (one node's
+time is evaluated once per combination of the other axes), and a band from the fitted
+constants (delta method: one more pass per fitted constant, which reads the network's costs
+kept by the first wherever the constant does not move a message).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable, Mapping
@@ -31,6 +36,8 @@ from perfmodel.profile import Profile
 from perfmodel.whatif.catalogue import Catalogue, price
 
 FloatArray = NDArray[np.float64]
+Box = tuple[slice, ...]
+"""A box of a grid: one slice per axis."""
 
 AXES: dict[str, str] = {
     "nodes": "process count, as the model counts it (one per node; on a fabric of boxes, "
@@ -46,8 +53,10 @@ AXES: dict[str, str] = {
 CATEGORICAL = ("node", "network")
 """Axes whose values index a catalogue's entries."""
 TERMS = ("compute", "serial", "communication", "synchronisation")
-CHUNK = 262_144
-"""Configurations evaluated at once (memory: a few dozen arrays of this length)."""
+CHUNK = 65_536
+"""Configurations evaluated at once (memory: a few dozen arrays of this length, half a MiB
+each, which stay in the processor's cache: 262,144 took 1.4 times as long on the development
+machine)."""
 MAX_CONFIGS = 5_000_000
 """The largest sweep: its arrays (about 150 bytes a configuration) stay under a gigabyte."""
 MAX_CHANNELS = 64
@@ -104,22 +113,54 @@ class Grid:
     def size(self) -> int:
         return int(math.prod(len(v) for v in self.axes.values()))
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The axes' lengths, in order: the configurations as an array of this shape."""
+        return tuple(len(v) for v in self.axes.values())
+
     def coords(self, start: int = 0, stop: int | None = None) -> dict[str, NDArray[np.intp]]:
-        """Each axis's value index for configurations ``start`` … ``stop`` − 1."""
-        names = list(self.axes)
-        shape = [len(self.axes[n]) for n in names]
-        idx = np.arange(start, self.size if stop is None else stop)
-        return {n: np.asarray(c, dtype=np.intp)
-                for n, c in zip(names, np.unravel_index(idx, shape), strict=True)}
+        """Each axis's value index for configurations ``start`` … ``stop`` − 1 (read-only
+        views of arrays made once per grid).
+
+        >>> g = Grid({"nodes": np.array([1.0, 2.0, 4.0]), "channels": np.array([1.0, 2.0])})
+        >>> {k: v.tolist() for k, v in g.coords(1, 4).items()}
+        {'nodes': [0, 1, 1], 'channels': [1, 0, 1]}
+        """
+        return {n: c[start:stop] for n, c in self._coords.items()}
+
+    @functools.cached_property
+    def _coords(self) -> dict[str, NDArray[np.intp]]:
+        out = {}
+        for n, v in _spread_axes(self.axes, lambda v: np.arange(len(v), dtype=np.intp)).items():
+            v.flags.writeable = False
+            out[n] = v
+        return out
 
     def flat(self, start: int = 0, stop: int | None = None) -> dict[str, FloatArray]:
-        """Each axis's value for configurations ``start`` … ``stop`` − 1."""
-        names = list(self.axes)
-        shape = [len(self.axes[n]) for n in names]
-        idx = np.arange(start, self.size if stop is None else stop)
-        coords = np.unravel_index(idx, shape)
+        """Each axis's value for configurations ``start`` … ``stop`` − 1.
+
+        >>> g = Grid({"nodes": np.array([1.0, 2.0, 4.0]), "channels": np.array([1.0, 2.0])})
+        >>> {k: v.tolist() for k, v in g.flat().items()}
+        {'nodes': [1.0, 1.0, 2.0, 2.0, 4.0, 4.0], 'channels': [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]}
+        """
+        if start == 0 and stop is None:
+            return _spread_axes(self.axes, lambda v: np.asarray(v, dtype=np.float64))
         return {n: np.asarray(self.axes[n], dtype=np.float64)[c]
-                for n, c in zip(names, coords, strict=True)}
+                for n, c in self.coords(start, stop).items()}
+
+
+def _spread_axes(axes: Mapping[str, FloatArray], of: Callable[[FloatArray], np.ndarray]
+                 ) -> dict[str, np.ndarray]:
+    """``of(values)`` of each axis, repeated over the whole grid (the last axis fastest): one
+    broadcast and one copy per axis, no index arithmetic per configuration."""
+    names = list(axes)
+    shape = tuple(len(axes[n]) for n in names)
+    out = {}
+    for k, n in enumerate(names):
+        along = [1] * len(shape)
+        along[k] = shape[k]
+        out[n] = np.broadcast_to(of(axes[n]).reshape(along), shape).reshape(-1)
+    return out
 
 
 @dataclass(frozen=True)
@@ -144,7 +185,7 @@ class Sweep:
     """Which configurations leave the node counts or problem sizes fitted on, or the message
     sizes the profile was calibrated on (None: nothing was fitted or calibrated)."""
 
-    @property
+    @functools.cached_property
     def extrapolation(self) -> Extrapolation:
         if self.outside is not None:
             return self.outside
@@ -161,7 +202,7 @@ class Sweep:
         """Configurations extrapolated for any reason (:attr:`outside`)."""
         return self.extrapolation.any
 
-    @property
+    @functools.cached_property
     def unmeasured(self) -> dict[str, FloatArray]:
         """The line rates and host latencies swept (as themselves, or as a catalogue's network
         options) other than the profile's own: no measurement was made there, the fabric's
@@ -173,19 +214,24 @@ class Sweep:
             lat = lat[np.isfinite(lat)]   # NaN: the option keeps the profile's latency
         return unmeasured({"link_speed": rate, "latency": lat}, self.baseline)
 
-    @property
+    @functools.cached_property
     def rank_time(self) -> FloatArray:
         """What configurations are ranked by: the time, or under weak scaling (the problem
-        grows with p) the time per process's share of work, time / p."""
+        grows with p) the time per process's share of work, time / p (computed once)."""
         if not self.weak:
             return self.time
         return np.asarray(self.time / self.config.get("nodes", np.ones(len(self.time))),
                           dtype=np.float64)
 
-    @property
+    @functools.cached_property
     def comm_share(self) -> FloatArray:
-        """Communication's share of the time."""
+        """Communication's share of the time (computed once: tables read it row by row)."""
         return np.asarray(self.terms["communication"] / self.time, dtype=np.float64)
+
+    @functools.cached_property
+    def sync_share(self) -> FloatArray:
+        """Synchronisation's share of the time (computed once)."""
+        return np.asarray(self.terms["synchronisation"] / self.time, dtype=np.float64)
 
 
 def baseline_values(profile: Profile, catalogue: Catalogue | None = None) -> dict[str, float]:
@@ -225,9 +271,12 @@ def _machine(profile: Profile, cfg: Mapping[str, FloatArray],
 
 def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = None,
           weak: bool = False, level: float = 0.95, band: bool = True,
-          progress: Callable[[int, int], None] | None = None) -> Sweep:
+          progress: Callable[[int, int], None] | None = None,
+          workers: int | None = None) -> Sweep:
     """Evaluate ``fit`` (its model and constants) on every configuration of ``grid``; with
-    ``band``, each time's band from the fitted constants (one more pass per constant)."""
+    ``band``, each time's band from the fitted constants (one more pass per constant, which
+    reads the network's costs from the first wherever the constant does not move them).
+    ``workers``: threads the chunks run on (default: the machine's cores)."""
     if profile.fabric is None and set(grid.axes) - {"nodes", "node"}:
         raise InputError(f"profile {profile.name!r} has no fabric, so only nodes and node "
                          "types can vary",
@@ -252,7 +301,7 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
     with np.errstate(all="ignore"):
         t1_of = _one_node_times(fit, profile, grid, n1)
         _passes(fit, profile, grid, cfg_all, n1, weak, usable, scale, t1_of, time, lo, hi, speed,
-                terms, (msg_lo, msg_hi, msg_used), progress)
+                terms, (msg_lo, msg_hi, msg_used), progress, workers)
     bad = ~(np.isfinite(time) & (time > 0))
     time[bad] = np.nan
     p = cfg_all.get("nodes", np.ones(n_cfg))
@@ -281,93 +330,158 @@ def prices(grid: Grid, base: Mapping[str, float], cfg: Mapping[str, FloatArray]
     return price(cat, axis("nodes"), axis("node"), axis("network"), axis("channels"))
 
 
+def boxes(shape: tuple[int, ...], most: int | None = None) -> list[tuple[int, int, Box]]:
+    """A grid of ``shape`` cut into chunks of at most ``most`` configurations (default
+    :data:`CHUNK`), each a box of the grid: single values of the leading axes, a run of values
+    of one axis, every value of the axes after it.  In the flat order (the last axis fastest)
+    a box is the configurations ``start`` … ``stop`` − 1; every chunk but the last of a run
+    holds more than ``most`` / 2.
+
+    >>> [(a, b) for a, b, _ in boxes((3, 4), 8)]
+    [(0, 8), (8, 12)]
+    >>> boxes((3, 4), 3)[:2]
+    [(0, 3, (slice(0, 1, None), slice(0, 3, None))), (3, 4, (slice(0, 1, None), slice(3, 4, None)))]
+    """
+    most = CHUNK if most is None else most
+    if not shape:
+        return [(0, 1, ())]
+    inner = [int(math.prod(shape[k + 1:])) for k in range(len(shape))]
+    k = next(j for j in range(len(shape)) if inner[j] <= most)
+    step = max(1, most // inner[k])
+    rest = (slice(None),) * (len(shape) - k - 1)
+    out = []
+    for row, head in enumerate(np.ndindex(*shape[:k])):
+        base = row * shape[k] * inner[k]
+        lead = tuple(slice(h, h + 1) for h in head)
+        for j in range(0, shape[k], step):
+            end = min(j + step, shape[k])
+            out.append((base + j * inner[k], base + end * inner[k],
+                        (*lead, slice(j, end), *rest)))
+    return out
+
+
 def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, FloatArray],
             n1: float, weak: bool, usable: bool, scale: float,
-            t1_of: Callable[[int, int], FloatArray], time: FloatArray, lo: FloatArray,
+            t1_of: Callable[[Box], FloatArray], time: FloatArray, lo: FloatArray,
             hi: FloatArray, speed: FloatArray, terms: Mapping[str, FloatArray],
             sent: tuple[FloatArray, FloatArray, NDArray[np.bool_]],
-            progress: Callable[[int, int], None] | None) -> None:
-    """The chunked passes of :func:`sweep`, filling its arrays: the chunks run on the
-    machine's cores at once (NumPy and SciPy's special functions release the interpreter
-    lock), each writing its own slice."""
+            progress: Callable[[int, int], None] | None, workers: int | None = None) -> None:
+    """The chunked passes of :func:`sweep`, filling its arrays: the chunks (:func:`boxes`) run
+    on the machine's cores at once (NumPy and SciPy's special functions release the
+    interpreter lock), each writing its own slice.
+
+    A chunk is evaluated as a box of the grid, not as a list of configurations: each axis is
+    an array along its own dimension (node counts (k, 1, 1), channels (1, c, 1) …), so the
+    formulas broadcast, and what depends on the node count alone (a message's size, a
+    kernel's time) is computed once per node count, not once per configuration."""
     model = fit.model
     n_cfg = grid.size
+    names = list(grid.axes)
+    d = len(names)
+    shaped = {k: np.asarray(grid.axes[k], dtype=np.float64).reshape(
+        [-1 if j == i else 1 for j in range(d)]) for i, k in enumerate(names)}
 
-    def chunk(start: int) -> int:
-        """Fill configurations start … start + CHUNK − 1; return how many."""
-        stop = min(start + CHUNK, n_cfg)
+    def chunk(start: int, stop: int, index: Box) -> int:
+        """Fill configurations start … stop − 1, the box ``index`` of the grid; return
+        how many."""
+        box = tuple(len(range(*s.indices(m))) for s, m in zip(index, grid.shape, strict=True))
         with np.errstate(all="ignore"):
-            cfg = {k: v[start:stop] for k, v in cfg_all.items()}
-            p = cfg.get("nodes", np.ones(stop - start))
+            cfg = {k: shaped[k][tuple(index[j] if j == i else slice(None) for j in range(d))]
+                   for i, k in enumerate(names)}
+            p = cfg.get("nodes", np.ones((1,) * d))
             n = n1 * p if weak else np.full_like(p, n1)
-            watched = _machine(profile, cfg, grid.catalogue).watched()
+            watched = _machine(profile, cfg, grid.catalogue).watched().remembering()
             split = _split(model, fit.values, watched, p, n)
-            on = replace(watched, log=None)   # the band's passes send the same messages
-            t = sum(split.values(), np.zeros_like(p))
-            seen = message_span(watched, p.shape, t, lambda rows: _total(
-                model, fit.values, _machine(profile, {k: v[rows] for k, v in cfg.items()},
-                                            grid.catalogue).probing(), p[rows], n[rows]))
-            sent[0][start:stop], sent[1][start:stop] = seen.lo, seen.hi
-            sent[2][start:stop] = seen.outside
-            t1 = t1_of(start, stop) * (p if weak else 1.0)
-            time[start:stop] = t
-            valid = np.isfinite(t) & (t > 0) & np.isfinite(t1) & (t1 > 0)
-            speed[start:stop] = np.where(valid, t1 / np.where(valid, t, 1.0), np.nan)
+            # the band's passes send the same messages: they read the network's costs kept
+            # by this pass wherever a constant does not move a call's arguments
+            on = replace(watched, log=None)
+            t = time[start:stop].reshape(box)     # views: the sweep's arrays filled in place
+            t[...] = sum(split.values(), np.zeros_like(p))
             for k in TERMS:
-                terms[k][start:stop] = split[k]
-            half = np.full_like(t, math.nan)
+                terms[k][start:stop].reshape(box)[...] = split[k]
+            flat = {k: v[start:stop] for k, v in cfg_all.items()}
+            pf = flat.get("nodes", np.ones(stop - start))
+
+            def again(rows: NDArray[np.bool_]) -> FloatArray:
+                r = rows.reshape(-1)
+                return _total(model, fit.values, _machine(profile, {k: v[r] for k, v in
+                                                                    flat.items()},
+                                                          grid.catalogue).probing(),
+                              pf[r], n1 * pf[r] if weak else np.full(int(r.sum()), n1))
+            seen = message_span(watched, box, t, again)
+            sent[0][start:stop], sent[1][start:stop] = seen.lo.reshape(-1), seen.hi.reshape(-1)
+            sent[2][start:stop] = seen.outside.reshape(-1)
+            tf = time[start:stop]
+            t1 = np.broadcast_to(t1_of(index) * (p if weak else 1.0), box).reshape(-1)
+            valid = np.isfinite(tf) & (tf > 0) & np.isfinite(t1) & (t1 > 0)
+            speed[start:stop] = np.where(valid, t1 / np.where(valid, tf, 1.0), np.nan)
+            half: FloatArray | float = math.nan
             if usable:
                 grads = []
                 for name in fit.fitted_names:     # forward differences: one pass per constant
                     v = fit.values[name]
                     h = abs(v) * 1e-6 if v else 1e-12
                     moved = _total(model, {**fit.values, name: v + h}, on, p, n)
-                    grads.append((moved - t) / h)
-                g = np.stack(grads, axis=-1) / t[..., None]     # ∂ln T/∂θ, as predict's band
+                    grads.append(np.broadcast_to((moved - t) / h, box).reshape(-1))
+                g = np.stack(grads, axis=-1) / tf[..., None]     # ∂ln T/∂θ, as predict's band
                 half = scale * np.sqrt(np.einsum("...i,ij,...j->...", g, fit.covariance, g)
                                        + fit.noise**2)
-            lo[start:stop], hi[start:stop] = t * np.exp(-half), t * np.exp(half)
+            lo[start:stop], hi[start:stop] = tf * np.exp(-half), tf * np.exp(half)
         return stop - start
 
-    starts = list(range(0, n_cfg, CHUNK))
-    workers = min(len(starts), os.cpu_count() or 1)
+    parts = boxes(grid.shape)
+    workers = min(len(parts), workers or os.cpu_count() or 1)
     if workers <= 1:
-        for start in starts:
-            chunk(start)
+        for part in parts:
+            chunk(*part)
             if progress is not None:
-                progress(min(start + CHUNK, n_cfg), n_cfg)
+                progress(part[1], n_cfg)
         return
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     finished = 0
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for future in as_completed([pool.submit(chunk, s) for s in starts]):
+        for future in as_completed([pool.submit(chunk, *part) for part in parts]):
             finished += future.result()
             if progress is not None:
                 progress(finished, n_cfg)
 
 
 def _one_node_times(fit: AppFit, profile: Profile, grid: Grid, n1: float
-                    ) -> Callable[[int, int], FloatArray]:
+                    ) -> Callable[[Box], FloatArray]:
     """One node's time on each configuration's hardware: evaluated once per combination of
-    the other axes (a node count changes nothing on one node), looked up per chunk."""
+    the other axes (a node count changes nothing on one node), read per box of the grid (an
+    array with the node counts' dimension of length one, broadcast along it)."""
     others = {k: v for k, v in grid.axes.items() if k != "nodes"}
     hardware = Grid(others, grid.catalogue) if others else None
     cfg = hardware.flat() if hardware is not None else {}
     m = hardware.size if hardware is not None else 1
     on = _machine(profile, cfg, grid.catalogue)
     t1 = _total(fit.model, fit.values, on, np.ones(m), np.full(m, n1))
-    names = list(grid.axes)
-    shape = [len(grid.axes[k]) for k in names]
-    keep = [i for i, k in enumerate(names) if k != "nodes"]
+    t1 = t1.reshape([1 if k == "nodes" else len(v) for k, v in grid.axes.items()])
 
-    def lookup(start: int, stop: int) -> FloatArray:
-        coords = np.unravel_index(np.arange(start, stop), shape)
-        if not keep:
-            return np.full(stop - start, t1[0])
-        flat = np.ravel_multi_index([coords[i] for i in keep], [shape[i] for i in keep])
-        return np.asarray(t1[flat], dtype=np.float64)
+    def lookup(index: Box) -> FloatArray:
+        return np.asarray(t1[tuple(slice(None) if k == "nodes" else s
+                                   for k, s in zip(grid.axes, index, strict=True))])
     return lookup
+
+
+def _without(grid: Grid, axis: str) -> Callable[[NDArray[np.intp]], NDArray[np.intp]]:
+    """For configurations ``i`` of ``grid`` (flat indices), their index in the grid of the
+    other axes (``axis`` left out): two integer divisions per configuration.
+
+    >>> g = Grid({"nodes": np.array([1.0, 2.0]), "channels": np.array([1.0, 2.0, 3.0])})
+    >>> _without(g, "nodes")(np.arange(6)).tolist(), _without(g, "channels")(np.arange(6)).tolist()
+    ([0, 1, 2, 0, 1, 2], [0, 0, 0, 1, 1, 1])
+    """
+    names = list(grid.axes)
+    if axis not in names:
+        return lambda i: np.asarray(i, dtype=np.intp)
+    shape = grid.shape
+    k = names.index(axis)
+    inner = int(math.prod(shape[k + 1:]))
+    outer = inner * shape[k]
+    return lambda i: np.asarray(i // outer * inner + i % inner, dtype=np.intp)
 
 
 IDEAL_RATE = 1e15
@@ -378,21 +492,34 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
                size: float | None = None, weak: bool = False) -> FloatArray:
     """For configurations ``rows`` of ``sweep``, the share of the time that a free wire (an
     ideal line rate, everything else as configured) would take away: how much the link is
-    the bottleneck."""
+    the bottleneck.  The free wire's time does not depend on the line rate swept, so it is
+    evaluated once per combination of the other axes among ``rows``, not once per row."""
     model = fit.model
     n1 = size if size is not None else (model.size.value if model.size else 1.0)
-    out = np.empty(len(rows))
-    for start in range(0, len(rows), CHUNK):
-        part = rows[start:start + CHUNK]
+    rows = np.asarray(rows, dtype=np.intp)
+    if rows.size == 0:
+        return np.empty(0)
+    key = _without(sweep.grid, "link_speed")(rows)
+    # one row for each key (any: they differ only in the line rate the free wire replaces)
+    one = np.full(int(key.max()) + 1, -1, dtype=np.intp)
+    one[key] = rows
+    have = np.flatnonzero(one >= 0)
+    reps = one[have]
+    where = np.empty(len(one), dtype=np.intp)
+    where[have] = np.arange(len(have))
+    back = where[key]
+    ideal = np.empty(len(reps))
+    for start in range(0, len(reps), CHUNK):
+        part = reps[start:start + CHUNK]
         cfg = {k: v[part] for k, v in sweep.config.items()}
         p = cfg.get("nodes", np.ones(len(part)))
         n = n1 * p if weak else np.full_like(p, n1)
         free = replace(_machine(profile, cfg, sweep.grid.catalogue),
                        line_rate=np.full(len(part), IDEAL_RATE))
         with np.errstate(all="ignore"):
-            ideal = _total(model, fit.values, free, p, n)
-            out[start:start + len(part)] = 1.0 - ideal / sweep.time[part]
-    return out
+            ideal[start:start + len(part)] = _total(model, fit.values, free, p, n)
+    with np.errstate(all="ignore"):
+        return np.asarray(1.0 - ideal[back] / sweep.time[rows], dtype=np.float64)
 
 
 def _split(model: AppModel, values: Mapping[str, float], on: Machine, p: FloatArray,
