@@ -4,7 +4,8 @@
 - start-up: ``perfmodel --help``;
 - calibrate: ``perfmodel calibrate`` on an OSU latency output (tests/fixtures/benchmarks/
   osu_latency.txt, a real osu_latency run), profile written; beside it Extra-P's whole
-  process (``extrap --text``) on the same points, and the ratio (issue 29: at most 1.0);
+  process (``extrap --text``) on the same points, the two run in turns (3 × --runs each),
+  and the ratio of their medians (issue 29: at most 1.0);
 - sweep: ``perfmodel whatif`` of ppm over 65,536 configurations (1024 node counts × 4 channel
   counts × 16 line rates) on the 1995 Beowulf, in configurations per second of the whole
   command (bench/sweep_throughput.py measures the sweep alone over a million);
@@ -67,6 +68,19 @@ def extrap_points(folder: Path) -> str:
     return str(path)
 
 
+def timed_in_turns(cmds: list[list[str]], runs: int) -> list[list[float]]:
+    """:func:`timed` for several commands, one run of each in turn."""
+    for cmd in cmds:
+        subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
+    out: list[list[float]] = [[] for _ in cmds]
+    for _ in range(runs):
+        for cmd, secs in zip(cmds, out, strict=True):
+            start = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
+            secs.append(time.perf_counter() - start)
+    return out
+
+
 def line(label: str, secs: list[float], extra: str = "") -> str:
     med = statistics.median(secs)
     return (f"| {label} | {med * 1000:,.0f} ms | {min(secs) * 1000:,.0f}–{max(secs) * 1000:,.0f} "
@@ -87,14 +101,20 @@ def main() -> None:
                      f" {statistics.median(start) / statistics.median(floor):.1f}× the floor |"))
     with tempfile.TemporaryDirectory() as tmp:
         prof = str(Path(tmp) / "osu.toml")
-        cal = timed([EXE, "calibrate", str(OSU), "--out", prof, "--force", "--quiet"], n)
+        calibrate = [EXE, "calibrate", str(OSU), "--out", prof, "--force", "--quiet"]
+        if args.no_extrap:
+            cal = timed(calibrate, n)
+        else:   # in turns, so that a machine that speeds up or slows down favours neither
+            both = timed_in_turns([calibrate, [str(extrap_exe()), "--text",
+                                               extrap_points(Path(tmp))]], 3 * n)
+            cal, extrap = both
         rows.append(line("`perfmodel calibrate` an OSU latency file, profile written", cal,
                          " |"))
         if not args.no_extrap:
-            extrap = timed([str(extrap_exe()), "--text", extrap_points(Path(tmp))], n)
             ratio = statistics.median(cal) / statistics.median(extrap)
-            rows.append(line("`extrap --text` the same points (Extra-P's whole process)",
-                             extrap, f" calibrate is {ratio:.2f}× Extra-P |"))
+            rows.append(line("`extrap --text` the same points (Extra-P's whole process, run "
+                             "in turns with calibrate)", extrap,
+                             f" calibrate is {ratio:.2f}× Extra-P |"))
         sweep = timed([EXE, "whatif", "ppm", "--machine", "calibration/beowulf-1995.toml",
                        "--fit", "data/seeds/beowulf-1995-apps.csv", "--where", "code=ppm",
                        "--where", "use=fit", "--vary", "nodes=1..1024", "--vary",
