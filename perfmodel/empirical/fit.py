@@ -114,7 +114,7 @@ class ScalingPrediction:
 def _nnls(a: FloatArray) -> FloatArray:
     """Coefficients ≥ 0 that bring ``a @ c`` nearest to 1 (rows: runs, already divided by
     their times)."""
-    from scipy.optimize import nnls
+    from perfmodel.leastsq import nnls
 
     coef, _ = nnls(a, np.ones(len(a)))
     return np.asarray(coef, dtype=np.float64)

@@ -228,7 +228,7 @@ def _nnls_rel(design: FloatArray, y: FloatArray) -> tuple[FloatArray, float]:
     Above NNLS_ROWS rows, with A/y = QR (R square), the same x minimises ‖R x − Qᵀ1‖², since
     the two sums differ by a constant: the solver then sees as many rows as columns.
     """
-    from scipy.optimize import nnls
+    from perfmodel.leastsq import nnls
 
     a = design / y[:, None]
     ones = np.ones_like(y)
