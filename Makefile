@@ -31,7 +31,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check perfmodel tests bench
+	$(BIN)/ruff check perfmodel tests bench tools
 	$(BIN)/mypy
 
 # One command regenerates every committed profile (inputs and sources are recorded inside each).

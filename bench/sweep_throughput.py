@@ -140,10 +140,10 @@ def main() -> None:
     args = ap.parse_args()
 
     from perfmodel.apps.fit import fit_app, timing_inputs
-    from perfmodel.apps.machine import Machine
-    from perfmodel.apps.model import load as load_model
+    from perfmodel.apps.model_file import load as load_model
     from perfmodel.apps.timings import read_timings
-    from perfmodel.profile import load
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load
     from perfmodel.whatif.sweep import Grid, sweep
 
     prof = load(ROOT / "calibration" / "beowulf-1995.toml")

@@ -2,11 +2,12 @@
 
 Reads each input, keeps its single-stream point-to-point rows, fits the requested model (or
 chooses one by BIC), and packages the result with its provenance.  Writing the profile is the
-caller's job (:func:`perfmodel.io.write_atomic` with :func:`perfmodel.profile.dumps`).
+caller's job (:func:`perfmodel.io.write_atomic` with :func:`perfmodel.machine.profile.dumps`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from perfmodel.errors import InputError
+from perfmodel.machine.profile import InputRecord, Profile, from_selection
 from perfmodel.measurements import (
     MAX_LINK_BANDWIDTH,
     PATTERNS,
@@ -35,7 +37,6 @@ from perfmodel.network.fit import (
 )
 from perfmodel.network.spec import NetworkSpec
 from perfmodel.node import specified as specified_node
-from perfmodel.profile import InputRecord, Profile, from_selection
 from perfmodel.provenance import stamp
 from perfmodel.units import format_rate, format_size
 
@@ -100,7 +101,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
     """Read every input and choose its table: the single-stream rows (for the point-to-point
     model), the records and notes, and every row with its pairs, channels and senders (for
     the fabric)."""
-    from perfmodel.readers import choose, read
+    from perfmodel.readers import read
 
     used: list[Measurements] = []
     whole: list[Measurements] = []
@@ -304,10 +305,7 @@ def _free_count(model: str, fixed: Mapping[str, float]) -> int:
     said); ``auto`` compares models, which needs residuals, so three."""
     if model == registry.AUTO:
         return 3
-    if model == "piecewise":
-        return 6
-    held = set(fixed) | ({"o"} if model == "loggp" else set())
-    return max(1, len([p for p in registry.spec(model).params if p.name not in held]))
+    return registry.spec(model).needs(fixed)
 
 
 def _from_spec_only(model: str, fixed: dict[str, float], sources: dict[str, str],
@@ -335,3 +333,51 @@ def _from_spec_only(model: str, fixed: dict[str, float], sources: dict[str, str]
         fabric = specified_fabric(spec.fabric, spec.path)
         profile = replace(profile, fabric=fabric.fabric)
     return Calibration(selection, data, profile, (), fabric)
+
+
+def choose(tables: tuple[Measurements, ...], source: str,
+           benchmark: str | None = None) -> Measurements:
+    """The table a point-to-point calibration uses.
+
+    With ``benchmark``, the table of that name (case-insensitive; ``osu_`` prefix allowed),
+    or failing that of that pattern; ``NAME@P`` picks the block at P processes.  Without it,
+    the first ping-pong table, else the first fan-in (for the fabric; ``calibrate`` keeps its
+    streams out of the point-to-point fit): any other kind of table is fitted only when asked
+    for by name.
+    """
+    def listing() -> str:
+        return ", ".join(dict.fromkeys(f"{t.benchmark}@{p}" if len(
+            [u for u in tables if u.benchmark == t.benchmark]) > 1 and (p := _procs(t))
+            else t.benchmark for t in tables))
+
+    if benchmark is None:
+        ping = [t for t in tables if t.pattern in POINT_TO_POINT] or \
+            [t for t in tables if t.is_fanin]
+        if ping:
+            return ping[0]
+        if len(tables) == 1:
+            only = tables[0]
+            if only.pattern in ("application", "memory"):
+                raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not messages",
+                                 file=source, fix="calibrate a network on ping-pong data")
+            raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not a ping-pong",
+                             file=source, fix=f"fit it anyway with --benchmark {only.benchmark}")
+        raise InputError(f"holds {len(tables)} benchmarks and no ping-pong", file=source,
+                         fix=f"choose one with --benchmark: {listing()}")
+    name, _, at = benchmark.partition("@")
+    want = name.strip().lower().removeprefix("osu_")
+    found = [t for t in tables if t.benchmark.lower() == want] or \
+        [t for t in tables if t.pattern == want]
+    if at:
+        procs = int(at) if re.fullmatch(r"[0-9]{1,9}", at.strip()) else -1
+        found = [t for t in found if _procs(t) == procs]
+    found = found or [t for t in tables if t.is_fanin]   # a fan-in serves any fabric fit
+    if not found:
+        raise InputError(f"has no benchmark {benchmark!r}", file=source,
+                         fix=f"it holds: {listing()}")
+    return found[0]
+
+
+def _procs(table: Measurements) -> int | None:
+    counts = table.counts("processes")
+    return counts[0] if len(counts) == 1 else None

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from perfmodel.errors import InputError, OutputError
+from perfmodel.kinds import binary_kind
 
 MiB = 1024 * 1024
 MEASUREMENT_CAP = 256 * MiB
@@ -243,3 +244,24 @@ def write_atomic(path: str | Path, text: str | bytes, *, force: bool = False) ->
     """
     p = check_writable(path, force=force)
     return commit(stage(p, text), p, force=force)
+
+
+def read_text(path: str | Path, what: str = "a measurement file", cap: int = MEASUREMENT_CAP
+              ) -> tuple[str, bytes]:
+    """The file's text (UTF-8, BOM removed) and its raw bytes; one clear error otherwise.
+    ``what`` the file should be ("a machine profile") goes in the fixes; at most ``cap`` bytes
+    are read (:func:`read_file` refuses FIFOs, devices and folders first)."""
+    p = Path(path)
+    raw = read_file(p, what, cap)
+    if b"\x00" in raw[:65536] or binary_kind(raw):
+        looks = binary_kind(raw)
+        raise InputError(f"is binary, not text{f' ({looks})' if looks else ''}", file=p,
+                         fix="give the benchmark's text output or a CSV"
+                         if what == "a measurement file" else f"give {what} (plain text)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError("is not UTF-8 text", file=p, line=line,
+                         fix="save it as UTF-8 (or give the benchmark's original output)") from None
+    return text, raw

@@ -33,29 +33,28 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
-from perfmodel.network.fit import Estimate, ParamSet
-from perfmodel.typed import TypedParam, parse_named
-from perfmodel.typed import specified as specified_params
+from perfmodel.params import Estimate, Param, ParamSet, parse_named
+from perfmodel.params import specified as specified_params
 
 FloatArray = NDArray[np.float64]
 
 
-PARAMS: dict[str, TypedParam] = {p.name: p for p in (
-    TypedParam("flop_rate", "flop/s", "flops",
+PARAMS: dict[str, Param] = {p.name: p for p in (
+    Param("flop_rate", "flop/s", "flops",
                "arithmetic one process sustains on compiled scientific code", 1.0,
                unlimited=False, example="4.5Mflop/s"),
-    TypedParam("memory_bandwidth", "B/s", "rate",
+    Param("memory_bandwidth", "B/s", "rate",
                "memory bandwidth one process streams alone (STREAM)", 1.0, default=math.inf,
                why="default: no memory bandwidth given, memory never limits",
                example="1.2GB/s"),
-    TypedParam("memory_domain", "", "number",
+    Param("memory_domain", "", "number",
                "processes that share one memory system's bandwidth", 1.0, default=1.0,
                why="default: every process has its own memory system", unlimited=False,
                whole="processes", example="2"),
-    TypedParam("domain_bandwidth", "B/s", "rate",
+    Param("domain_bandwidth", "B/s", "rate",
                "memory bandwidth a memory domain delivers to all its processes together",
                1.0, default=math.inf, why="default: no shared limit given", example="2GB/s"),
-    TypedParam("cache_line", "B", "size",
+    Param("cache_line", "B", "size",
                "bytes one random memory access moves (the cache line)", 1.0, default=64.0,
                why="default: 64-byte lines (most processors since about 2000)",
                unlimited=False, example="32B"),

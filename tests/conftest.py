@@ -68,10 +68,10 @@ def beowulf_fit(code: str) -> Any:
     """The seed code ``code`` (ppm: its fixed-size runs) fitted to the 1995 Beowulf's timings,
     on its calibrated profile: what the what-if tests sweep."""
     from perfmodel.apps.fit import fit_app, timing_inputs
-    from perfmodel.apps.machine import Machine
-    from perfmodel.apps.model import load as load_model
+    from perfmodel.apps.model_file import load as load_model
     from perfmodel.apps.timings import read_timings
-    from perfmodel.profile import load
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load
 
     model = load_model(code)
     rows = read_timings(ROOT / "data" / "seeds" / "beowulf-1995-apps.csv").select(code=code)

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from perfmodel.apps.fit import AppFit, fit_app, predict_app, timing_inputs
-from perfmodel.apps.model import AppModel, builtin_names, load, loads
+from perfmodel.apps.model import AppModel
+from perfmodel.apps.model_file import builtin_names, load, loads
 from perfmodel.apps.timings import read_timings
 from perfmodel.errors import FitError, InputError
 from tests.conftest import ROOT
@@ -252,10 +253,10 @@ def test_pallas_exchange_model_is_the_fabric_exchange_law() -> None:
     """The built-in pallas-exchange model, through the application path, gives the same
     iteration times as `network --processes` (seed 003's Exchange, issue 4's law)."""
     from perfmodel.apps.fit import AppFit
-    from perfmodel.apps.machine import Machine
     from perfmodel.apps.metrics import scaling
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load as load_profile
     from perfmodel.network.fabric import exchange
-    from perfmodel.profile import load as load_profile
 
     model = load("pallas-exchange")
     sizes = [1.0, 4096.0, 1 << 20]
@@ -363,9 +364,9 @@ def test_rounds_inside_a_box_take_the_intra_box_link() -> None:
     intra-box message (2.5 us + 8 B / 2 GB/s); four take the intra-box round (partner XOR 1)
     then one across the boxes (21.7 us + 8 B / 2 GB/s).  A message to the next rank stays in
     the box, one to any rank may cross; the SCI cluster (one process a node) never has a box."""
-    from perfmodel.apps import collectives as C
-    from perfmodel.apps.machine import Machine
-    from perfmodel.profile import load as load_profile
+    from perfmodel.machine import Machine
+    from perfmodel.machine import collectives as C
+    from perfmodel.machine.profile import load as load_profile
 
     es80 = Machine(load_profile(ROOT / "calibration" / "es80.toml"))
     intra, inter = 2.5e-6 + 8 / 2e9, 21.7e-6 + 8 / 2e9

@@ -33,9 +33,10 @@ from typing import Any
 
 import pytest
 
-from perfmodel import io, tomlw
+from perfmodel import io
 from perfmodel.errors import InputError
-from perfmodel.profile import load
+from perfmodel.files import write as tomlw
+from perfmodel.machine.profile import load
 from perfmodel.report import build as builder
 from tests.conftest import invoke_in
 

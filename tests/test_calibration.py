@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from perfmodel.cli.app import app
+from perfmodel.machine.profile import load
 from perfmodel.network.predict import predict
-from perfmodel.profile import load
 from tests.conftest import CALIBRATION, ROOT
 
 

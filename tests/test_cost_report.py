@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from perfmodel.apps import fit as F
-from perfmodel.apps.model import load, loads
+from perfmodel.apps.model_file import load, loads
 from perfmodel.apps.timings import read_timings
 from perfmodel.report import build as builder
 from perfmodel.report.context import Context

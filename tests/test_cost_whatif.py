@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from perfmodel.apps.fit import AppFit
-from perfmodel.apps.machine import Machine
 from perfmodel.apps.metrics import by_term
 from perfmodel.apps.trust import Extrapolation
 from perfmodel.errors import InputError
-from perfmodel.profile import load
+from perfmodel.machine import Machine
+from perfmodel.machine.profile import load
 from perfmodel.units import format_counts
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue

@@ -146,7 +146,7 @@ def test_fuzz_formulas_through_compile_and_evaluate(text: str) -> None:
     finite numbers, NaN or inf, never an exception other than InputError."""
     import numpy as np
 
-    from perfmodel.apps.model import loads
+    from perfmodel.apps.model_file import loads
 
     body = HEAD + f'[parts.x]\ncompute = "{text} + a"\n'
     try:
@@ -174,7 +174,7 @@ def test_formulas_that_would_make_sympy_expand_stay_as_written() -> None:
     took minutes and hundreds of MB before)."""
     import numpy as np
 
-    from perfmodel.apps.model import loads
+    from perfmodel.apps.model_file import loads
 
     nested = "(1+" * 18 + "p" + ")^2" * 18 + " + a"
     fraction = "a/(1+" * 45 + "a" + ")" * 45
@@ -210,7 +210,7 @@ def test_fuzz_well_formed_formulas_compile_and_evaluate(text: str) -> None:
     refused with an InputError (a bad constant) or compiles and evaluates within 3 s."""
     import numpy as np
 
-    from perfmodel.apps.model import loads
+    from perfmodel.apps.model_file import loads
 
     try:
         model = loads(HEAD + f'[parts.x]\ncompute = "{text} + a"\n')
@@ -218,3 +218,19 @@ def test_fuzz_well_formed_formulas_compile_and_evaluate(text: str) -> None:
         return
     got = model.part_times(np.array([1.0, 2.0, 3.0, 64.0]), {"a": 1.5})["x"]
     assert got.shape == (4,) and got.dtype == np.float64
+
+
+def test_powers_of_whole_numbers_and_of_zero_evaluate_as_floats() -> None:
+    """Found by the fuzz test above: ``300^64`` compiled to a 159-digit Python integer NumPy
+    could not hold, and ``(a - a)^-2`` raised ZeroDivisionError on Python floats; both are
+    numbers (3.4e158, inf), and the formula as written (for reports) keeps its integers."""
+    import numpy as np
+
+    from perfmodel.apps.model_file import loads
+
+    model = loads(HEAD + '[parts.x]\ncompute = "max(3e2 ^ 64, p) + a"\n')
+    got = model.part_times(np.array([1.0, 2.0]), {"a": 1.5})["x"]
+    np.testing.assert_allclose(got, 300.0 ** 64, rtol=1e-12)
+    assert "300**64" in str(model.symbolic[("x", "compute")]).replace(" ", "")
+    model = loads(HEAD + '[parts.x]\ncompute = "max(2, (a - a) ^ (0.5 - 3)) + a"\n')
+    assert np.all(np.isinf(model.part_times(np.array([1.0, 2.0]), {"a": 1.5})["x"]))

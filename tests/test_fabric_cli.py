@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from perfmodel.cli.app import app
 from perfmodel.errors import InputError
+from perfmodel.machine.profile import dumps, from_dict, load
 from perfmodel.network.spec import load_spec
-from perfmodel.profile import dumps, from_dict, load
 from tests.conftest import ROOT
 
 runner = CliRunner(env={"COLUMNS": "200"})

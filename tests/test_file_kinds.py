@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from perfmodel.errors import InputError
-from perfmodel.readers.kinds import binary_kind, identify, wrong_kind
+from perfmodel.files.kinds import identify, wrong_kind
+from perfmodel.kinds import binary_kind
 from tests.conftest import invoke_in
 
 HERE = Path(__file__).parent / "fixtures" / "bad" / "wrong_kinds"

@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from perfmodel.calibrate import choose
 from perfmodel.errors import InputError
-from perfmodel.readers import choose, parse, read
 from perfmodel.readers import osu as osu_reader
+from perfmodel.readers import parse, read
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 

@@ -15,11 +15,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from perfmodel.apps.model import load as load_model
+from perfmodel.apps.model_file import load as load_model
 from perfmodel.apps.saved import load as load_saved
 from perfmodel.errors import PerfModelError
+from perfmodel.machine.profile import load as load_profile
 from perfmodel.network.spec import load_spec
-from perfmodel.profile import load as load_profile
 from perfmodel.report.spec import load as load_report
 from perfmodel.whatif.catalogue import load as load_catalogue
 

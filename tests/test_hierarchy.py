@@ -10,13 +10,13 @@ import pytest
 
 from perfmodel.calibrate import calibrate
 from perfmodel.errors import FitError, InputError
+from perfmodel.machine.profile import dumps, load
 from perfmodel.measurements import Measurements
 from perfmodel.network.fabric import PARAMS, Fabric, exchange, exchange_seconds
 from perfmodel.network.fabric_fit import fit_fabric
-from perfmodel.network.fit import Estimate
 from perfmodel.network.hierarchy import box_of, exchange_time, ring_crossings
 from perfmodel.network.spec import load_spec
-from perfmodel.profile import dumps, load
+from perfmodel.params import Estimate
 
 # A Marvel-like machine: 2 ranks per box, a fast link inside, a costly one between boxes.
 TRUTH = {"line_rate": 1.5e9, "eta": 1.0, "overhead": 20e-6, "copy": 0.0, "bond": 1.0,

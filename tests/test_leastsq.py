@@ -11,11 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from perfmodel.calibrate import choose
 from perfmodel.errors import PerfModelError
 from perfmodel.leastsq import leastsq
 from perfmodel.network import fit as fitting
 from perfmodel.network import models as registry
-from perfmodel.readers import choose, read
+from perfmodel.readers import read
 
 ROOT = Path(__file__).resolve().parent.parent
 FloatArray = np.ndarray

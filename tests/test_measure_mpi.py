@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfmodel.profile import load
+from perfmodel.machine.profile import load
 from perfmodel.readers import read
 
 BIN = Path(sys.executable).parent

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from perfmodel.apps.fit import given_fit, predict_app
-from perfmodel.apps.model import builtin_names, load, loads
+from perfmodel.apps.model_file import builtin_names, load, loads
 from perfmodel.cli.app import app
 from perfmodel.errors import InputError
 
@@ -68,8 +68,8 @@ def test_a_range_in_the_problem_size_moves_with_it() -> None:
 
 
 def test_predict_flags_and_says_node_counts_outside_the_range() -> None:
-    from perfmodel.apps.machine import Machine
-    from perfmodel.profile import load as load_profile
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load as load_profile
 
     fit = given_fit(load("npb-ep"), {}, Machine(load_profile(ROOT / "calibration/es80.toml")))
     r = predict_app(fit, [1024, 4096, 8192])

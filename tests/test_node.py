@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfmodel.apps.machine import Machine
-from perfmodel.apps.model import loads
+from perfmodel.apps.model_file import loads
 from perfmodel.apps.timings import read_timings
 from perfmodel.errors import InputError, UnitError
+from perfmodel.machine import Machine
+from perfmodel.machine.profile import Profile, dumps, from_dict, load
 from perfmodel.network.spec import load_spec
 from perfmodel.node import PARAMS, kernel_seconds, parse_param, specified
-from perfmodel.profile import Profile, dumps, from_dict, load
 from perfmodel.units import parse_flop_rate
 from tests.conftest import ROOT
 
@@ -200,7 +200,7 @@ def test_spec_node_without_flop_rate(tmp_path: Path) -> None:
 
 def test_a_profile_from_before_cache_line_still_loads(tmp_path: Path) -> None:
     """A [node] written before cache_line existed takes its default, marked assumed."""
-    from perfmodel.profile import load as load_profile
+    from perfmodel.machine.profile import load as load_profile
 
     text = (ROOT / "calibration" / "beowulf-1995.toml").read_text()
     old = "\n".join(ln for ln in text.splitlines() if not ln.startswith("cache_line ="))

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from perfmodel.apps.fit import fit_app
-from perfmodel.apps.model import loads
+from perfmodel.apps.model_file import loads
 from perfmodel.cli.app import app
 from perfmodel.errors import FitError
 
@@ -236,9 +236,9 @@ def test_a_watched_machine_keeps_only_the_messages_really_sent() -> None:
     """Per process count: nothing at one process (no message is sent), m at every live level of
     recursive doubling, m/p in a ring; levels a smaller p does not run, and exchanges with no
     neighbour, are left out; an unwatched machine keeps nothing."""
-    from perfmodel.apps.collectives import call
-    from perfmodel.apps.machine import Machine
-    from perfmodel.profile import load
+    from perfmodel.machine import Machine
+    from perfmodel.machine.collectives import call
+    from perfmodel.machine.profile import load
 
     plain = Machine(load(BEOWULF))
     on = plain.watched()

@@ -13,12 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from perfmodel.apps.fit import AppFit, fit_app, timing_inputs
-from perfmodel.apps.machine import Machine
-from perfmodel.apps.model import load as load_model
+from perfmodel.apps.model_file import load as load_model
 from perfmodel.apps.timings import read_timings
 from perfmodel.cli.app import app
 from perfmodel.errors import InputError
-from perfmodel.profile import load
+from perfmodel.machine import Machine
+from perfmodel.machine.profile import load
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import load as load_catalogue
 from perfmodel.whatif.catalogue import loads, offered, price

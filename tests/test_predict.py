@@ -52,7 +52,7 @@ def test_uncertainty_grows_away_from_the_data() -> None:
 
 
 def test_a_model_without_uncertainty_gives_no_interval() -> None:
-    from perfmodel.network.fit import Estimate
+    from perfmodel.params import Estimate
 
     model = NetworkModel("hockney", (Estimate("alpha", 2e-6, math.nan, "s", "fixed"),
                                      Estimate("beta", 5.33e9 / 8, math.nan, "B/s", "fixed")),

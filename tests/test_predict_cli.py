@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from perfmodel.apps import collectives as C
-from perfmodel.apps.machine import Machine
-from perfmodel.apps.model import loads
+from perfmodel.apps.model_file import loads
 from perfmodel.cli.app import app
 from perfmodel.errors import InputError
-from perfmodel.profile import load
+from perfmodel.machine import Machine
+from perfmodel.machine import collectives as C
+from perfmodel.machine.profile import load
 from tests.conftest import ROOT
 
 runner = CliRunner(env={"COLUMNS": "200"})

@@ -9,12 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfmodel import SCHEMA_VERSION, tomlw
+from perfmodel import SCHEMA_VERSION
 from perfmodel.calibrate import calibrate
 from perfmodel.errors import InputError, OutputError
+from perfmodel.files import write as tomlw
 from perfmodel.io import write_atomic
+from perfmodel.machine.profile import dumps, load
 from perfmodel.network.spec import load_spec
-from perfmodel.profile import dumps, load
 from tests.conftest import DATA, MPICH
 
 

@@ -78,11 +78,11 @@ def test_report_numbers_are_the_models() -> None:
     28.6 Mflop/s and an overhead of 60.2 % (seed 000: 'greater than 60%')."""
     import numpy as np
 
-    from perfmodel.apps.machine import Machine
     from perfmodel.apps.metrics import scaling
-    from perfmodel.apps.model import load as load_model
+    from perfmodel.apps.model_file import load as load_model
     from perfmodel.apps.run import constants
-    from perfmodel.profile import load as load_profile
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load as load_profile
 
     md = (REPORTS / "beowulf-1995.md").read_text(encoding="utf-8")
     row = _row(md, "PPM, fixed size", "16")
@@ -192,7 +192,7 @@ def test_tables_escape_pipes_and_align() -> None:
 def test_model_formulas_name_the_machine_functions() -> None:
     """The PPM model's LaTeX, built by SymPy from the model file: one part, three terms, the
     machine's functions by name, constants in italics."""
-    from perfmodel.apps.model import load as load_model
+    from perfmodel.apps.model_file import load as load_model
     from perfmodel.report.apps import formulas
 
     (tex,) = formulas(load_model("ppm"))

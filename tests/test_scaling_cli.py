@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from perfmodel.apps import collectives as C
-from perfmodel.apps.machine import Machine
 from perfmodel.cli.app import app
 from perfmodel.empirical.series import load_series
-from perfmodel.profile import load
+from perfmodel.machine import Machine
+from perfmodel.machine import collectives as C
+from perfmodel.machine.profile import load
 from perfmodel.readers import read
 from tests.conftest import ROOT
 

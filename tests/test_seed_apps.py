@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from perfmodel.apps.fit import AppFit, fit_app, timing_inputs
-from perfmodel.apps.machine import Machine
 from perfmodel.apps.metrics import Scaling, scaling
-from perfmodel.apps.model import load
+from perfmodel.apps.model_file import load
 from perfmodel.apps.timings import read_timings
-from perfmodel.profile import load as load_profile
+from perfmodel.machine import Machine
+from perfmodel.machine.profile import load as load_profile
 from tests.conftest import ROOT
 
 RATES = ROOT / "data" / "seeds" / "beowulf-1995-apps.csv"

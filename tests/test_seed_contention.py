@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from perfmodel.machine.profile import load
 from perfmodel.network.fabric import Fabric, rates
-from perfmodel.profile import load
 from tests.conftest import ROOT
 
 SIZES = 2.0 ** np.arange(2, 14)  # 4 B … 8 KiB, the paper's token sizes

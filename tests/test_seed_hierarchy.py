@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from perfmodel.machine.profile import load
 from perfmodel.network.fabric import Fabric, exchange
-from perfmodel.network.fit import Estimate
-from perfmodel.profile import load
+from perfmodel.params import Estimate
 
 CAL = Path(__file__).resolve().parent.parent / "calibration"
 SIZES = 2.0 ** np.arange(0, 23)          # 1 B … 4 MiB, Exchange's range in the paper

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from perfmodel.apps.fit import given_fit, predict_app
-from perfmodel.apps.machine import Machine
-from perfmodel.apps.model import load
-from perfmodel.profile import load as load_profile
+from perfmodel.apps.model_file import load
+from perfmodel.machine import Machine
+from perfmodel.machine.profile import load as load_profile
 from tests.conftest import ROOT
 
 PROCESSES = np.array([1.0, 2.0, 4.0, 8.0])

@@ -310,9 +310,9 @@ def test_render_functions_fit_the_terminal(capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """The renderers called directly, on domain objects, at 60 columns: every table line fits,
     and the sizes and rates shown are the domain's, in binary and decimal units."""
+    from perfmodel.machine.profile import load
     from perfmodel.network.fabric import grid
     from perfmodel.network.predict import predict
-    from perfmodel.profile import load
 
     monkeypatch.setenv("COLUMNS", "60")
     prof = load(ROOT / BEOWULF)

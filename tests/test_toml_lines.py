@@ -1,11 +1,11 @@
-"""Where a key of a TOML file is written, for error messages (perfmodel.readers._toml)."""
+"""Where a key of a TOML file is written, for error messages (perfmodel.files.toml)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfmodel.readers import key_line
+from perfmodel.files.toml import key_line
 
 TEXT = '''# comment = 1
 kind = "x"

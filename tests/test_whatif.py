@@ -12,10 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from perfmodel.apps.fit import AppFit
-from perfmodel.apps.machine import Machine
 from perfmodel.apps.metrics import scaling
 from perfmodel.cli.app import app
-from perfmodel.profile import load
+from perfmodel.machine import Machine
+from perfmodel.machine.profile import load
 from perfmodel.whatif import analysis
 from perfmodel.whatif.sweep import Grid, sweep, wire_share
 from tests.conftest import ROOT
@@ -67,7 +67,7 @@ def test_latency_axis_replaces_the_fabric_overhead() -> None:
 
     m = np.array([8.0, 8192.0])
     got = Machine(PROFILE, overhead=np.array([5e-6, 5e-6])).message(m)
-    want = message_seconds({**fab.values, "overhead": 5e-6}, m, fab.channels, None)
+    want = message_seconds({**fab.values, "overhead": 5e-6}, m, fab.channels)
     assert got == pytest.approx(want, rel=1e-15)
 
 

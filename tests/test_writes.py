@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from perfmodel.cli.app import app
-from perfmodel.profile import load
+from perfmodel.machine.profile import load
 
 ROOT = Path(__file__).resolve().parent.parent
 MPICH = str(ROOT / "data" / "mpi4py" / "pingpong_mpich.csv")

@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from perfmodel.apps.machine import Machine, message_span
 from perfmodel.apps.model import AppModel, free_params
 from perfmodel.apps.timings import Timings
 from perfmodel.apps.trust import Extrapolation, problem_sizes
 from perfmodel.errors import FitError, InputError, PerfModelError
-from perfmodel.network.fit import Estimate, ParamSet, fit_stats, log_ratio
+from perfmodel.machine import Machine, message_span
+from perfmodel.network.fit import fit_stats, log_ratio
 from perfmodel.network.predict import log_interval
+from perfmodel.params import Estimate, ParamSet
 
 FloatArray = NDArray[np.float64]
 
@@ -253,7 +254,7 @@ def linear_in(model: AppModel, names: Sequence[str]) -> bool:
     term's derivative in one of them holds any of them (SymPy, on the formulas as written; a
     constant inside a machine call, a power, a min or a max is not linear).
 
-    >>> from perfmodel.apps.model import load
+    >>> from perfmodel.apps.model_file import load
     >>> linear_in(load("physical-optics"), ["work_I", "serial_II", "parallel_III"])
     True
     """
@@ -459,7 +460,7 @@ def fit_app(model: AppModel, processes: ArrayLike, times: ArrayLike,
     k = len(varied)
     noise = math.sqrt(rss / (rows - k)) if rows > k else math.nan
     span = (float(p.min()), float(p.max())) if free else (1.0, math.inf)   # nothing fitted
-    at = sz if sz is not None else np.full(1, model.size.value if model.size else math.nan)
+    at = sz if sz is not None else np.full(1, model.problem_size(missing=math.nan))
     sizes = (float(at.min()), float(at.max())) if free and model.uses_size and \
         np.all(np.isfinite(at)) else (0.0, math.inf)
     return AppFit(model, tuple(params), cov, rows - k, noise, span,
@@ -495,7 +496,7 @@ def predict_app(fit: AppFit, processes: ArrayLike, level: float = 0.95,
                                                       fit.covariance, fit.dof, fit.noise, level)
     outside = Extrapolation(
         p, fit.processes,
-        problem_sizes(n if n is not None else (model.size.value if model.size else math.nan),
+        problem_sizes(n if n is not None else model.problem_size(missing=math.nan),
                       model.uses_size, p.shape), fit.sizes,
         model.size.unit if model.size else "",
         message_span(watched, p.shape, time, lambda rows: total(base, watched.probing())[rows])

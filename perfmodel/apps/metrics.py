@@ -28,8 +28,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.apps.fit import AppFit, AppPrediction, predict_app
-from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel
+from perfmodel.machine import Machine
 from perfmodel.network.predict import linear_interval
 
 FloatArray = NDArray[np.float64]
@@ -78,7 +78,7 @@ def scaling(fit: AppFit, processes: ArrayLike, level: float = 0.95,
     (scaled speedup)."""
     p = np.atleast_1d(np.asarray(processes, dtype=np.float64))
     model, values, on = fit.model, fit.values, machine or fit.machine
-    n1 = size if size is not None else (model.size.value if model.size else 1.0)
+    n1 = model.problem_size(size)
     n = n1 * p if weak else np.full_like(p, n1)
     pred = predict_app(fit, p, level, machine, n)
     fig, terms = _figures(model, values, on, p, n, n1, weak)

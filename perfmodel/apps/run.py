@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from perfmodel.apps.fit import AppFit
-from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel
 from perfmodel.errors import FitError, InputError
+from perfmodel.machine import Machine
+from perfmodel.params import assignments
 
 
 def constants(model: AppModel, on: Machine | None, timings: Path | None,
@@ -64,15 +65,11 @@ def parse_given(items: Sequence[str] | None, model: AppModel) -> dict[str, float
     kinds = {"s": "time", "B": "size", "B/s": "rate"}
     units = {q.name: q.unit for q in model.params}
     out: dict[str, float] = {}
-    for item in items or []:
-        name, sep, value = (x.strip() for x in item.partition("="))
-        if not sep or not value:
-            raise InputError(f"--set {item!r} is not NAME=VALUE", fix="e.g. --set work_II=300")
+    for name, (value, item) in assignments(items, "--set", "work_II=300",
+                                           thing="constant").items():
         if name not in units:
             raise InputError(f"--set {name!r}: model {model.name} has no such constant",
                              fix=f"its constants: {', '.join(units)}")
-        if name in out:
-            raise InputError(f"--set gives {name} twice", fix="give each constant once")
         try:
             out[name] = float(value)
         except ValueError:
@@ -89,12 +86,6 @@ def parse_given(items: Sequence[str] | None, model: AppModel) -> dict[str, float
 
 
 def parse_where(items: Sequence[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        key, sep, value = (x.strip() for x in item.partition("="))
-        if not sep or not key:
-            raise InputError(f"--where {item!r} is not LABEL=VALUE", fix="e.g. --where machine=t3d")
-        if key in out:
-            raise InputError(f"--where gives {key} twice", fix="give each label once")
-        out[key] = value
-    return out
+    """``--where LABEL=VALUE`` items: each label once (an empty value allowed)."""
+    return {k: v for k, (v, _) in assignments(items, "--where", "machine=t3d", "LABEL=VALUE",
+                                              "label", empty=True).items()}

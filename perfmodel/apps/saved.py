@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 
 from perfmodel.apps.fit import AppFit
-from perfmodel.apps.machine import Machine
 from perfmodel.apps.model import AppModel
-from perfmodel.profile import MAX_NOISE, NOISE_FIX
+from perfmodel.machine import Machine
 
 KIND = "perfmodel application fit"
 _STATS = ("n", "k", "rss", "median_rel_err", "max_rel_err")
@@ -43,7 +42,7 @@ def to_dict(fit: AppFit, provenance: Mapping[str, str]) -> dict[str, Any]:
 
 
 def dumps(fit: AppFit, provenance: Mapping[str, str]) -> str:
-    from perfmodel.tomlw import dumps as toml
+    from perfmodel.files.write import dumps as toml
 
     head = (f"# perfmodel application fit of {fit.model.name!r}: plain data, safe to read and "
             "edit.\n# Predict from it with: perfmodel predict "
@@ -53,9 +52,9 @@ def dumps(fit: AppFit, provenance: Mapping[str, str]) -> str:
 
 def load(path: str | Path, model: AppModel, machine: Machine | None = None) -> AppFit:
     """The fit saved at ``path`` for ``model``; one line naming the key for anything wrong
-    (read with the profile's checks, :class:`~perfmodel.profile.DocReader`)."""
-    from perfmodel.profile import DocReader, read_covariance, read_estimate
-    from perfmodel.readers import check_header, read_toml
+    (read with the profile's checks, :class:`~perfmodel.machine.profile.DocReader`)."""
+    from perfmodel.files.doc import DocReader, read_covariance, read_estimate
+    from perfmodel.files.toml import check_header, read_toml
 
     where = str(path)
     doc, text = read_toml(path, "an application fit (written by predict --save)", "fit")
@@ -76,12 +75,7 @@ def load(path: str | Path, model: AppModel, machine: Machine | None = None) -> A
     cov = read_covariance(r, doc.get("covariance"), sum(p.status == "fitted" for p in params))
     info = r.table(doc, "fit") if "fit" in doc else {}
     at = r.at("fit.")
-    dof = at.number(info, "dof") if "dof" in info else 0.0
-    if not (dof.is_integer() and dof >= 0):
-        raise at.fail("dof", f"is {dof:g}", "a whole number of at least 0")
-    noise = at.number(info, "noise", finite=False) if "noise" in info else math.nan
-    if not (math.isnan(noise) or 0 <= noise <= MAX_NOISE):
-        raise at.fail("noise", f"is {noise:g}", NOISE_FIX)
+    dof, noise = at.quality(info, noise="noise")
     span = info.get("processes", [1.0, math.inf])
     if not (isinstance(span, list) and len(span) == 2 and
             all(isinstance(x, int | float) and not isinstance(x, bool) for x in span)

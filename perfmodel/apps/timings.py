@@ -21,8 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from perfmodel.errors import InputError
+from perfmodel.kinds import TIMING_COUNTS, TIMING_RATES, TIMING_TIMES
 from perfmodel.readers.canonical import split_lines
-from perfmodel.readers.kinds import TIMING_COUNTS, TIMING_RATES, TIMING_TIMES
 
 COUNT, TIME, RATE = TIMING_COUNTS, TIMING_TIMES, TIMING_RATES
 TIME_FLOOR = 1e-12
@@ -58,7 +58,7 @@ class Timings:
 
 
 def read_timings(path: str | Path) -> Timings:
-    from perfmodel.readers import read_text
+    from perfmodel.io import read_text
 
     return parse_timings(read_text(path)[0], path)
 
@@ -69,7 +69,7 @@ def parse_timings(text: str, path: str | Path) -> Timings:
     try:
         return _parse(text, path)
     except InputError:
-        from perfmodel.readers.kinds import wrong_kind
+        from perfmodel.files.kinds import wrong_kind
 
         other = wrong_kind(path, text, "timings")
         if other is not None:

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from perfmodel.apps.machine import MessageSpan
 from perfmodel.apps.model import Validity
+from perfmodel.machine import MessageSpan
 from perfmodel.units import format_counts, format_line_rate, format_size, format_time
 
 FloatArray = NDArray[np.float64]
@@ -151,21 +151,6 @@ def specified_note(outside: Extrapolation) -> str | None:
         return None
     return (f"the profile's network is specified, not measured: its costs for the messages sent "
             f"({size_span(*span)}) have no calibrated range to be checked against")
-
-
-def unmeasured(asked: Mapping[str, ArrayLike | None], own: Mapping[str, float]
-               ) -> dict[str, FloatArray]:
-    """Of the line rates (``link_speed``) and host latencies (``latency``) ``asked`` for, those
-    other than the profile's ``own`` (distinct, sorted): nothing measured them."""
-    out = {}
-    for name, values in asked.items():
-        if values is None or name not in own:
-            continue
-        v = np.atleast_1d(np.asarray(values, dtype=np.float64))
-        other = np.unique(v[~np.isclose(v, own[name], rtol=1e-9)])
-        if other.size:
-            out[name] = other
-    return out
 
 
 LISTED = 8

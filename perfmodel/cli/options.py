@@ -328,6 +328,9 @@ Scaling = Annotated[str, option(
     "--scaling", choices=("strong", "weak"), metavar="strong|weak",
     help="strong: the same problem on every node count; weak: --size per process, so the "
          "problem grows with the nodes.")]
+App = Annotated[str, typer.Argument(
+    metavar="APP", help="A built-in application model (ppm, nbody, physical-optics …; "
+                        "perfmodel models lists them) or a model file.")]
 Fit = Annotated[Path | None, typer.Option(
     "--fit", metavar="CSV",
     help="Measured run times (CSV: nodes, time_s, optional part and labels) to fit the model's "

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from rich import box
@@ -15,16 +15,15 @@ from rich.table import Table
 
 from perfmodel.calibrate import Calibration
 from perfmodel.cli.tables import Tabular, console
+from perfmodel.machine.profile import Profile
 from perfmodel.measurements import PATTERNS, Measurements
 from perfmodel.network import models as registry
 from perfmodel.network.fabric import Exchange, Fabric, Rates
-from perfmodel.network.fit import DERIVED_LABELS, Estimate
+from perfmodel.network.fit import DERIVED_LABELS
 from perfmodel.network.predict import Prediction
-from perfmodel.profile import Profile
+from perfmodel.params import Estimate
 from perfmodel.units import (
-    format_amount,
     format_change,
-    format_counts,
     format_number,
     format_range,
     format_rate,
@@ -32,14 +31,7 @@ from perfmodel.units import (
     format_size,
     format_time,
     format_value,
-    significant,
 )
-
-if TYPE_CHECKING:   # the application packages load only when predict runs
-    from numpy.typing import ArrayLike
-
-    from perfmodel.apps.fit import AppFit
-    from perfmodel.apps.metrics import Scaling
 
 
 def jsonable(obj: Any) -> Any:
@@ -66,23 +58,23 @@ def fmt(value: float, unit: str) -> str:
     return f"{format_number(value)} {unit}".strip()
 
 
-def _pct(x: float) -> str:
+def pct(x: float) -> str:
     return format_share(x)
 
 
-def _fixed(x: float, digits: int) -> str:
+def fixed(x: float, digits: int) -> str:
     """``x`` to ``digits`` decimals, never ``-0.00``; — when it is not a number."""
     return f"{round(x, digits) + 0.0:.{digits}f}" if math.isfinite(x) else "—"
 
 
 def _param_row(p: Estimate) -> tuple[str, ...]:
     err = "—" if not math.isfinite(p.stderr) else "± " + fmt(p.stderr, p.unit)
-    rel = _pct(p.rel_stderr) if math.isfinite(p.stderr) and p.value else "—"
+    rel = pct(p.rel_stderr) if math.isfinite(p.stderr) and p.value else "—"
     note = p.status if not p.source else f"{p.status}: {p.source}"
     return (DERIVED_LABELS.get(p.name, p.name), fmt(p.value, p.unit), err, rel, note)
 
 
-def _params_table(params: tuple[Estimate, ...], derived: tuple[Estimate, ...]) -> Table:
+def params_table(params: tuple[Estimate, ...], derived: tuple[Estimate, ...]) -> Table:
     t = Tabular(title="Parameters", title_justify="left", box=box.HEAVY_HEAD, pad_edge=True)
     t.column("parameter", justify="left")
     t.column("value")
@@ -144,12 +136,12 @@ def calibration_doc(result: Calibration, path: Path | None) -> dict[str, Any]:
 def _fabric_section(out: Console, fab: Fabric) -> None:
     out.print(f"[bold]fabric[/bold]: {fab.topology}, {fab.channels} channel"
               f"{'s' if fab.channels != 1 else ''}")
-    out.print(_params_table(fab.params, ()))
+    out.print(params_table(fab.params, ()))
     fit = fab.fit
     if fit:
         out.print(f"fabric fit: {int(fit.get('n', 0))} rows, median |rel. error| "
-                  f"{_pct(fit.get('median_rel_err', math.nan))}, max "
-                  f"{_pct(fit.get('max_rel_err', math.nan))}; dof {fab.dof}")
+                  f"{pct(fit.get('median_rel_err', math.nan))}, max "
+                  f"{pct(fit.get('max_rel_err', math.nan))}; dof {fab.dof}")
     for note in fab.notes:
         out.print(f"[dim]note:[/dim] {escape(note)}")
 
@@ -162,10 +154,10 @@ def calibration(result: Calibration, path: Path | None) -> None:
     source = result.data.source or "specification"
     out.print(f"[bold]{model.kind}[/bold]  {spec.formula}   ({best.n} points from "
               f"{escape(source)})")
-    out.print(_params_table(model.params, best.derived))
+    out.print(params_table(model.params, best.derived))
     if best.n:
-        out.print(f"fit: median |rel. error| {_pct(best.median_rel_err)}, "
-                  f"max {_pct(best.max_rel_err)}; noise {_pct(model.noise)}; dof {model.dof}; "
+        out.print(f"fit: median |rel. error| {pct(best.median_rel_err)}, "
+                  f"max {pct(best.max_rel_err)}; noise {pct(model.noise)}; dof {model.dof}; "
                   f"AIC {best.aic:.1f}; BIC {best.bic:.1f}")
         out.print(f"choice: {escape(result.selection.reason)}")
     fitted = [c for c in result.selection.candidates if c.n]
@@ -176,8 +168,8 @@ def calibration(result: Calibration, path: Path | None) -> None:
                      drop={"k": 1, "ΔBIC": 2}.get(col))
         low = min(c.bic for c in fitted)
         for c in sorted(fitted, key=lambda c: c.bic):
-            t.add_row(c.model.kind, str(c.k), _fixed(c.bic, 1), _fixed(c.bic - low, 1),
-                      _pct(c.median_rel_err), _pct(c.max_rel_err))
+            t.add_row(c.model.kind, str(c.k), fixed(c.bic, 1), fixed(c.bic - low, 1),
+                      pct(c.median_rel_err), pct(c.max_rel_err))
         out.print(t)
     if best.n:
         t = Tabular(title="Where it fits worst", title_justify="left", box=box.HEAVY_HEAD,
@@ -199,7 +191,7 @@ def calibration(result: Calibration, path: Path | None) -> None:
 
 def calibration_line(result: Calibration, path: Path | None) -> None:
     best = result.selection.best
-    quality = (f"median |rel. error| {_pct(best.median_rel_err)} over {best.n} points"
+    quality = (f"median |rel. error| {pct(best.median_rel_err)} over {best.n} points"
                if best.n else "specified, not fitted")
     console().print(f"{escape(str(path or result.profile.name))}: {best.model.kind}, {quality}")
 
@@ -255,8 +247,8 @@ def prediction(profile: Profile, pred: Prediction, path: str) -> None:
 
 def _default_choice(tables: tuple[Measurements, ...]) -> int | None:
     """Index of the table calibrate uses without --benchmark, or None."""
+    from perfmodel.calibrate import choose
     from perfmodel.errors import PerfModelError
-    from perfmodel.readers import choose
 
     try:
         chosen = choose(tables, "")
@@ -520,161 +512,3 @@ def exchange(profile: Profile, r: Exchange, path: str) -> None:
     out.print("[dim]time is one iteration (both neighbours, both ways); per process is "
               "4 x size / time, as IMB's Exchange counts it[/dim]")
     _assumed_note(out, fab)
-
-
-# --- predict (application models) ------------------------------------------------------------
-
-def scaling_doc(fit: AppFit, r: Scaling,
-                asked: Mapping[str, ArrayLike | None] | None = None,
-                own: Mapping[str, float] | None = None) -> dict[str, Any]:
-    """One row per node count, SI units; NaN or non-positive times are null, never numbers;
-    each row says whether (and why) it is extrapolated.  ``asked``: the line rate asked for
-    (``--link-speed``), said to be unmeasured when it is not the profile's ``own``."""
-    from perfmodel.apps.trust import unmeasured
-
-    why = r.prediction.outside
-    rows = []
-    for i, p in enumerate(r.processes):
-        t = float(r.time[i])
-        timed = math.isfinite(t) and t > 0
-        ok = timed and math.isfinite(float(r.speedup[i]))   # T(1) usable too
-        rows.append({
-            "nodes": int(p), "time": t if timed or t == 0 else None,   # 0 s: nothing to do
-            "time_lo": float(r.prediction.total_lo[i]) if timed else None,
-            "time_hi": float(r.prediction.total_hi[i]) if timed else None,
-            "speedup": float(r.speedup[i]) if ok else None,
-            "efficiency": float(r.efficiency[i]) if ok else None,
-            "overhead": float(r.overhead[i]) if ok else None,
-            **{f"overhead_{k}": float(v[i]) if ok else None for k, v in r.shares.items()},
-            "karp_flatt": float(r.karp_flatt[i]) if ok and p > 1 else None,
-            **_bands(r, i, ok),
-            "size": float(r.size[i]),
-            "mflops": float(r.mflops[i]) if timed and math.isfinite(float(r.mflops[i]))
-            else None,
-            "parts": {k: float(v[i]) if math.isfinite(float(v[i])) and v[i] >= 0 else None
-                      for k, v in r.prediction.parts.items()},
-            "extrapolated": bool(r.prediction.extrapolated[i]),
-            "extrapolated_in": why.why(i)})
-    return {"model": fit.model.name, "level": r.prediction.level,
-            "scaling": "weak" if r.weak else "strong",
-            "size_unit": fit.model.size.unit if fit.model.size else None,
-            "machine": fit.machine.profile.name if fit.machine else None,
-            "units": {"time": "s", "mflops": "Mflop/s"},
-            "overhead": "share of nodes x time not spent on the one-node work: 1 - efficiency",
-            "bands": "time_lo/time_hi: prediction interval for a new run; every other _lo/_hi: "
-                     "the figure's confidence interval from the fitted constants (delta method)",
-            "parameters": [{"name": p.name, "value": p.value, "stderr": p.stderr,
-                            "unit": p.unit, "status": p.status, "source": p.source}
-                           for p in fit.params],
-            "fit": dict(fit.fit), "notes": list(fit.notes),
-            "extrapolation": why.notes(),
-            "fitted_nodes": list(fit.processes), "fitted_sizes": list(fit.sizes),
-            "calibrated_message_sizes": list(why.messages.calibrated)
-            if why.messages is not None and why.messages.calibrated is not None else None,
-            "message_sizes_outside_calibration": why.beyond(),
-            "unmeasured_hardware": {k: v.tolist() for k, v in
-                                    unmeasured(asked or {}, own or {}).items()},
-            "rows": rows}
-
-
-def _bands(r: Scaling, i: int, ok: bool) -> dict[str, float | None]:
-    """``KEY_lo`` and ``KEY_hi`` of each banded figure at row ``i``; null where unknown."""
-    out: dict[str, float | None] = {}
-    for key, (lo, hi) in r.bands.items():
-        a, b = float(lo[i]), float(hi[i])
-        good = ok and math.isfinite(a) and math.isfinite(b)
-        out[f"{key}_lo"], out[f"{key}_hi"] = (a, b) if good else (None, None)
-    return out
-
-
-def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: Callable[[float], str],
-        scale: float = 1.0) -> str:
-    """``value`` with ``±`` the half-width of its band (written by ``fmt``), when the band is
-    known."""
-    if value is None or value == "—":
-        return "—"
-    lo, hi = r.bands.get(key, (None, None))
-    if lo is None or hi is None or not (math.isfinite(lo[i]) and math.isfinite(hi[i])):
-        return value
-    width = scale * (hi[i] - lo[i]) / 2
-    if width == 0:   # the figure does not depend on what was fitted (one process)
-        return value
-    half = fmt(width)
-    if value.endswith(" %"):
-        return f"{value.removesuffix(' %')} ±{half} %"
-    return f"{value} ±{half}"
-
-
-def scaling(fit: AppFit, r: Scaling, machine: str,
-            asked: Mapping[str, ArrayLike | None] | None = None,
-            own: Mapping[str, float] | None = None) -> None:
-    out = console()
-    on = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""
-    out.print(f"[bold]{fit.model.name}[/bold]{on}: {escape(fit.model.description)}")
-    lvl = f"{100 * r.prediction.level:g} %"
-    ranged = bool(np.any(np.isfinite(r.prediction.total_lo)))
-    t = Tabular()
-    size = fit.model.size
-    rated = bool(np.any(np.isfinite(r.mflops)))
-    cols = ["nodes", *(["size"] if size else []), "time", *([f"{lvl} range"] if ranged else []),
-            *(["MFLOPS"] if rated else []), "speedup", "eff.", "overhead", "comm.", "sync.",
-            "serial", "compute", "Karp–Flatt", ""]
-    goes = {"Karp–Flatt": 1, "size": 2, "MFLOPS": 3, "compute": 4, "serial": 5, "sync.": 6,
-            "comm.": 7, f"{lvl} range": 8, "": 9}
-    for col in cols:
-        t.column(col, drop=goes.get(col), name="the extrapolated mark" if not col else None)
-    for i, p in enumerate(r.processes):
-        time = float(r.time[i])
-        head = [str(int(p)), *([format_amount(float(r.size[i]), size.unit)] if size else [])]
-        if time == 0:   # nothing to do there: a time, but no ratio to one node
-            t.add_row(*head, "0 s", *(["—"] if ranged else []), *(["—"] if rated else []),
-                      *["—"] * 8, "no work")
-            continue
-        if not (math.isfinite(time) and time > 0):
-            t.add_row(*head, "—", *(["—"] if ranged else []), *(["—"] if rated else []),
-                      *["—"] * 8, "no valid prediction")
-            continue
-        row = [*head, format_time(time)]
-        if ranged:
-            row.append(format_range(float(r.prediction.total_lo[i]),
-                                    float(r.prediction.total_hi[i]), "time"))
-        if rated:
-            mflops = float(r.mflops[i])
-            row.append(_pm(r, "mflops", i, significant(mflops) if math.isfinite(mflops)
-                           else None, lambda w: significant(w, 2)))
-        row += [_pm(r, "speedup", i, _fixed(float(r.speedup[i]), 2), lambda w: _fixed(w, 2)),
-                _pct(float(r.efficiency[i])),
-                _pm(r, "overhead", i, _pct(float(r.overhead[i])), lambda w: _fixed(w, 1), 100)]
-        row += [_pct(float(r.shares[k][i])) for k in ("communication", "synchronisation",
-                                                      "serial", "imbalance")]
-        row += [_fixed(float(r.karp_flatt[i]), 3),
-                "extrapolated" if r.prediction.extrapolated[i] else ""]
-        t.add_row(*row)
-    out.print(t)
-    if fit.params:
-        out.print(_params_table(fit.params, ()))
-    for note in fit.notes:
-        out.print(f"[dim]note:[/dim] {escape(note)}")
-    if any(np.any(np.isfinite(lo)) for lo, _ in r.bands.values()):
-        out.print(f"[dim]±: the {lvl} band a figure inherits from the fitted constants; "
-                  "--json gives every figure's band[/dim]")
-    for note in r.prediction.outside.notes():
-        out.print(f"[yellow]warning:[/yellow] {escape(note)}")
-    from perfmodel.apps.trust import specified_note, unmeasured, unmeasured_note
-
-    said = specified_note(r.prediction.outside)
-    other = unmeasured_note(unmeasured(asked or {}, own or {}), own or {},
-                            r.prediction.outside.specified)
-    for line in (said, other):
-        if line:
-            out.print(f"[dim]note:[/dim] {escape(line)}")
-    zero = r.time == 0
-    if np.any(zero):
-        out.print(f"[dim]note:[/dim] the model gives 0 s at {format_counts(r.processes[zero])} "
-                  "node(s): nothing to do there, so no speedup or efficiency")
-    broken = ~np.isfinite(r.time) | (r.time < 0)
-    if np.any(broken):
-        out.print(f"[yellow]warning:[/yellow] no valid prediction at "
-                  f"{format_counts(r.processes[broken])} node(s): a term of the model is "
-                  "negative or not a number there, so the model does not hold (check its "
-                  "formulas and constants)")

@@ -2,7 +2,7 @@
 another link speed or channel count.
 
 A form's terms split into computation (``serial``, ``work``) and communication, each of which
-stands for an operation of the machine's network (:mod:`perfmodel.apps.collectives`):
+stands for an operation of the machine's network (:mod:`perfmodel.machine.collectives`):
 
 - ``halo2`` / ``halo3``: a halo exchange with 4 / 6 neighbours;
 - ``log`` and, in weak scaling, ``sqrt``: an allreduce (recursive doubling, log2 p rounds);
@@ -26,29 +26,29 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from perfmodel.apps.machine import Machine
 from perfmodel.empirical.fit import FormFit, ScalingFit, ScalingPrediction
 from perfmodel.empirical.forms import FloatArray
+from perfmodel.machine import Machine
 
 COMPUTE = ("serial", "work")
 
 
 def _exchange(neighbours: float) -> Callable[[Machine, FloatArray, FloatArray], FloatArray]:
     def op(machine: Machine, m: FloatArray, p: FloatArray) -> FloatArray:
-        from perfmodel.apps.collectives import exchange
+        from perfmodel.machine.collectives import exchange
 
         return np.asarray(exchange(machine, m, neighbours, p), dtype=np.float64)
     return op
 
 
 def _allreduce(machine: Machine, m: FloatArray, p: FloatArray) -> FloatArray:
-    from perfmodel.apps.collectives import allreduce
+    from perfmodel.machine.collectives import allreduce
 
     return np.asarray(allreduce(machine, m, p), dtype=np.float64)
 
 
 def _alltoall(machine: Machine, m: FloatArray, p: FloatArray) -> FloatArray:
-    from perfmodel.apps.collectives import alltoall
+    from perfmodel.machine.collectives import alltoall
 
     return np.asarray(alltoall(machine, m, p), dtype=np.float64)
 

@@ -159,7 +159,7 @@ def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str],
     them (a copy, a hard link) is refused, since every run would count twice, with standard
     errors that shrink for nothing."""
     from perfmodel.apps.timings import COUNT, RATE, TIME
-    from perfmodel.readers import read_text
+    from perfmodel.io import read_text
     from perfmodel.readers.canonical import split_lines
 
     text, raw = read_text(path)

@@ -15,19 +15,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
 from perfmodel.network import contention, hierarchy
-from perfmodel.network.fit import Estimate, ParamSet
 from perfmodel.network.predict import log_interval
-from perfmodel.typed import TypedParam, parse_named
+from perfmodel.params import Estimate, Param, ParamSet, parse_named
 
 FloatArray = NDArray[np.float64]
-FabricParam = TypedParam
-"""A parameter of a fabric law (:class:`~perfmodel.typed.TypedParam`)."""
+FabricParam = Param
+"""A parameter of a fabric law (:class:`~perfmodel.params.Param`)."""
 
 
 _P = FabricParam
@@ -115,40 +115,48 @@ class Fabric(ParamSet):
     box: int = 1
 
 
-def pipeline(values: Mapping[str, float]) -> dict[str, float]:
+def own_rate(values: Mapping[str, Any], line_rate: ArrayLike | None) -> ArrayLike:
+    """``line_rate`` where one is asked for (a what-if link speed), else the fabric's own: the
+    one place an override meets the calibrated value; the laws below read
+    ``values["line_rate"]`` alone."""
+    return values["line_rate"] if line_rate is None else line_rate
+
+
+def pipeline(values: Mapping[str, Any]) -> dict[str, Any]:
     """The one-message pipeline's parameters besides the line rate (the keyword arguments
     the laws of :mod:`perfmodel.network.contention` share)."""
     return {k: values[k] for k in _COMMON if k != "line_rate"}
 
 
-def message_seconds(values: Mapping[str, float], size: ArrayLike, channels: ArrayLike,
-                    line_rate: ArrayLike | None = None) -> FloatArray:
-    """One message alone, one way (:func:`~perfmodel.network.contention.message_time`'s T1)."""
-    rate = values["line_rate"] if line_rate is None else line_rate
-    t1, _ = contention.message_time(size, channels, line_rate=rate, **pipeline(values))
+def message_seconds(values: Mapping[str, Any], size: ArrayLike, channels: ArrayLike
+                    ) -> FloatArray:
+    """One message alone, one way (:func:`~perfmodel.network.contention.message_time`'s T1).
+    ``values``: the fabric's parameters, any of them an array (a what-if line rate)."""
+    t1, _ = contention.message_time(size, channels, line_rate=values["line_rate"],
+                                    **pipeline(values))
     return t1
 
 
-def wire_seconds(values: Mapping[str, float], size: ArrayLike, channels: ArrayLike,
-                 line_rate: ArrayLike | None = None) -> FloatArray:
+def wire_seconds(values: Mapping[str, Any], size: ArrayLike, channels: ArrayLike
+                 ) -> FloatArray:
     """Seconds one message of ``size`` bytes occupies a node's port of ``channels`` bonded
     channels (its packets' headers included)."""
     m = np.asarray(size, dtype=np.float64)
-    rate = np.asarray(values["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
+    rate = np.asarray(values["line_rate"], dtype=np.float64)
     wire = (m + contention.packets_of(m, values["packet"]) * values["header"]) \
         / (rate * values["eta"] * contention.bonded(np.asarray(channels, dtype=np.float64),
                                                     values["bond"]))
     return np.asarray(wire, dtype=np.float64)
 
 
-def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pairs: ArrayLike,
-                 channels: ArrayLike, senders: ArrayLike,
-                 line_rate: ArrayLike | None = None, fanin: ArrayLike = False) -> FloatArray:
+def message_rate(topology: str, values: Mapping[str, Any], size: ArrayLike, pairs: ArrayLike,
+                 channels: ArrayLike, senders: ArrayLike, fanin: ArrayLike = False
+                 ) -> FloatArray:
     """Messages per second summed over every stream: ``pairs`` groups of ``senders`` each.
 
     A group is a ping-pong pair, or, where ``fanin`` is true (always when ``senders`` > 1),
     ``senders`` streams into one receiver (one stream when ``senders`` is 1).
-    ``line_rate`` (default ``values["line_rate"]``) may be an array, for link-speed sweeps.
+    ``values["line_rate"]`` may be an array, for link-speed sweeps.
     """
     v = dict(values)
     common = pipeline(v)
@@ -156,7 +164,7 @@ def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pa
     k = np.asarray(pairs, dtype=np.float64)
     n = np.asarray(senders, dtype=np.float64)
     c = np.asarray(channels, dtype=np.float64)
-    rate = np.asarray(v["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
+    rate = np.asarray(v["line_rate"], dtype=np.float64)
     stream = np.asarray(fanin, dtype=bool) | (n > 1)
     if topology == "shared":
         medium = contention.shared_medium(m, k * n, c, line_rate=rate, **common)
@@ -170,18 +178,17 @@ def message_rate(topology: str, values: Mapping[str, float], size: ArrayLike, pa
     return np.asarray(np.where(stream, np.minimum(fan, cap), pair), dtype=np.float64)
 
 
-def exchange_seconds(topology: str, values: Mapping[str, float], size: ArrayLike,
-                     processes: ArrayLike, *, box: int, placement: str, channels: ArrayLike,
-                     line_rate: ArrayLike | None = None) -> FloatArray:
+def exchange_seconds(topology: str, values: Mapping[str, Any], size: ArrayLike,
+                     processes: ArrayLike, *, box: int, placement: str, channels: ArrayLike
+                     ) -> FloatArray:
     """Seconds per iteration of the Exchange ring (:func:`~perfmodel.network.hierarchy.
     exchange_time`): messages between boxes take the topology's one-message time and share
     each box's ``channels``; messages inside a box take the intra-box link."""
     v = dict(values)
     m = np.asarray(size, dtype=np.float64)
     c = np.asarray(channels, dtype=np.float64)
-    rate = np.asarray(v["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
-    t1 = message_seconds(v, m, c, rate)
-    wire = wire_seconds(v, m, c, rate)
+    t1 = message_seconds(v, m, c)
+    wire = wire_seconds(v, m, c)
     intra = (v["intra_latency"], v["intra_rate"]) if box > 1 else None
     return hierarchy.exchange_time(m, processes, box=box, placement=placement, intra=intra,
                                    inter=t1, wire=wire, shared=topology == "shared",
@@ -226,19 +233,20 @@ def _outside(fabric: Fabric, **grid: FloatArray) -> NDArray[np.bool_]:
 def exchange(fabric: Fabric, size: ArrayLike, processes: ArrayLike, placement: str = "block",
              channels: ArrayLike | None = None, line_rate: ArrayLike | None = None,
              level: float = 0.95) -> Exchange:
-    """Predict the Exchange ring of ``processes`` ranks placed by ``placement`` on ``fabric``."""
+    """Predict the Exchange ring of ``processes`` ranks placed by ``placement`` on ``fabric``
+    (``channels`` and ``line_rate`` default to the fabric's own)."""
     base = fabric.values
     m, p, c, lr = np.broadcast_arrays(
         np.asarray(size, dtype=np.float64), np.asarray(processes, dtype=np.float64),
         np.asarray(fabric.channels if channels is None else channels, dtype=np.float64),
-        np.asarray(base["line_rate"] if line_rate is None else line_rate, dtype=np.float64))
+        np.asarray(own_rate(base, line_rate), dtype=np.float64))
     if np.any(p < 2) or np.any(p != np.round(p)):
         raise InputError("an Exchange ring needs whole process counts of at least 2",
                          fix="give --processes 2 or more")
 
     def at(values: Mapping[str, float]) -> FloatArray:
-        return 1.0 / exchange_seconds(fabric.topology, values, m, p, box=fabric.box,
-                                      placement=placement, channels=c, line_rate=lr)
+        return 1.0 / exchange_seconds(fabric.topology, {**values, "line_rate": lr}, m, p,
+                                      box=fabric.box, placement=placement, channels=c)
 
     x = at(base)
     lo, hi = log_interval(at, base, fabric.fitted_names, fabric.covariance, fabric.dof,
@@ -316,13 +324,13 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
     m = np.asarray(size, dtype=np.float64)
     c = np.asarray(fabric.channels if channels is None else channels, dtype=np.float64)
     base = fabric.values
-    lr = np.asarray(base["line_rate"] if line_rate is None else line_rate, dtype=np.float64)
+    lr = np.asarray(own_rate(base, line_rate), dtype=np.float64)
     k = np.asarray(pairs, dtype=np.float64)
     n = np.asarray(senders, dtype=np.float64)
     m, k, c, n, lr = np.broadcast_arrays(m, k, c, n, lr)
 
     def at(values: Mapping[str, float]) -> FloatArray:
-        return message_rate(fabric.topology, values, m, k, c, n, lr, fanin)
+        return message_rate(fabric.topology, {**values, "line_rate": lr}, m, k, c, n, fanin)
 
     x = at(base)
     lo, hi = log_interval(at, base, fabric.fitted_names, fabric.covariance, fabric.dof,

@@ -29,10 +29,10 @@ from perfmodel.network.fabric import (
     message_rate,
     topology_params,
 )
-from perfmodel.network.fit import Estimate, Status, fit_stats, log_ratio
+from perfmodel.network.fit import fit_stats, log_ratio
 from perfmodel.network.hierarchy import PLACEMENTS, ring_crossings
 from perfmodel.network.spec import FabricSpec
-from perfmodel.typed import specified
+from perfmodel.params import Estimate, Status, specified
 
 if TYPE_CHECKING:
     from lmfit import Parameters

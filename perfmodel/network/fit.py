@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,15 +25,9 @@ from numpy.typing import ArrayLike, NDArray
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
 from perfmodel.network import models as registry
-from perfmodel.network import segments as segments_of
-from perfmodel.network.segments import MIN_SIZES_PER_SEGMENT
+from perfmodel.params import Estimate, ParamSet, Status
 
 FloatArray = NDArray[np.float64]
-Status = Literal["fitted", "fixed", "selected", "bound", "assumed"]
-
-PACKET_MTUS: tuple[float, ...] = (256, 512, 576, 1024, 1460, 1472, 1500, 2048, 4096, 8192, 9000,
-                                  16384, 32768, 65536)
-"""Payload sizes tried by the packet model: Ethernet, TCP segment, jumbo and page sizes."""
 
 DISCRETE_WEIGHT = 3
 """Parameters that one searched choice (a breakpoint, an MTU) costs in AIC and BIC.
@@ -45,45 +38,7 @@ parameter does, so it is charged more, as penalised change-point methods do.  Me
 keeps Hockney in 25/30 at 24 sizes, weight 3 in 28/30, weight 4 in 29/30; weight 3 keeps the
 power to detect a true packet law on sparse data (29/30, against 27/30 at weight 4)."""
 
-MAX_SEGMENTS = 5
 _lower = registry.lower_bound
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A parameter value in SI units with its standard error (NaN when not estimable)."""
-
-    name: str
-    value: float
-    stderr: float
-    unit: str
-    status: Status = "fitted"
-    source: str = ""
-
-    @property
-    def rel_stderr(self) -> float:
-        return abs(self.stderr / self.value) if self.value else math.inf
-
-
-class ParamSet:
-    """Look-ups over a ``params`` tuple of :class:`Estimate`, shared by the fitted models."""
-
-    params: tuple[Estimate, ...]
-
-    @property
-    def values(self) -> dict[str, float]:
-        return {p.name: p.value for p in self.params}
-
-    @property
-    def fitted_names(self) -> tuple[str, ...]:
-        """Parameters with uncertainty: fitted and not held on a bound."""
-        return tuple(p.name for p in self.params if p.status == "fitted")
-
-    def estimate(self, name: str) -> Estimate:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
 
 
 @dataclass(frozen=True)
@@ -181,90 +136,13 @@ def _information(rss: float, n: int, k: float, penalty: float) -> float:
     return n * math.log(max(rss, 1e-300) / n) + penalty * k
 
 
-# --- derived quantities ------------------------------------------------------------------
-
-def _combine(model: NetworkModel, grad: Mapping[str, float]) -> float:
-    """Standard error of a function of the parameters from its gradient (delta method)."""
-    names = model.fitted_names
-    g = np.array([grad.get(n, 0.0) for n in names])
-    if not names or not np.any(g):
-        return math.nan
-    var = float(g @ model.covariance @ g)
-    return math.sqrt(var) if var >= 0 else math.nan
+def derived_quantities(model: NetworkModel) -> tuple[Estimate, ...]:
+    """What people quote besides ``model``'s parameters, as its law derives them."""
+    return registry.spec(model.kind).derived(model)
 
 
 DERIVED_LABELS = {"r_inf": "r∞ (= β)", "n_half": "n½ (= αβ)", "L+2o": "L + 2o", "1/G": "1/G"}
 """How tables name the quantities :func:`derived_quantities` gives."""
-
-
-def derived_quantities(model: NetworkModel) -> tuple[Estimate, ...]:
-    v = model.values
-    if model.kind == "hockney":
-        a, b = v["alpha"], v["beta"]
-        return (
-            Estimate("r_inf", b, model.estimate("beta").stderr, "B/s", "fitted"),
-            Estimate("n_half", a * b, _combine(model, {"alpha": b, "beta": a}), "B", "fitted"),
-        )
-    if model.kind == "loggp":
-        L, o, G = v["L"], v["o"], v["G"]
-        out = [Estimate("L+2o", L + 2 * o, _combine(model, {"L": 1.0, "o": 2.0}), "s")]
-        if G > 0:
-            out.append(Estimate("1/G", 1 / G, _combine(model, {"G": -1 / G**2}), "B/s"))
-        return tuple(out)
-    return ()
-
-
-# --- linear first guesses ------------------------------------------------------------------
-
-NNLS_ROWS = 4096
-"""Rows above which :func:`_nnls_rel` first reduces its tall system to a square one.  SciPy's
-solver (1.17) takes 0.3 ms on 10⁴ rows but 70 ms from 2·10⁴ on, and the packet fit calls it
-17 times; real tables, of at most a few hundred rows, are solved directly as before."""
-
-
-def _nnls_rel(design: FloatArray, y: FloatArray) -> tuple[FloatArray, float]:
-    """Non-negative x minimising Σ((A x)/y − 1)²; returns x and the residual sum of squares.
-
-    Above NNLS_ROWS rows, with A/y = QR (R square), the same x minimises ‖R x − Qᵀ1‖², since
-    the two sums differ by a constant: the solver then sees as many rows as columns.
-    """
-    from perfmodel.leastsq import nnls
-
-    a = design / y[:, None]
-    ones = np.ones_like(y)
-    if len(y) <= NNLS_ROWS:
-        x, norm = nnls(a, ones)
-        return x, float(norm) ** 2
-    q, r = np.linalg.qr(a)
-    x, _ = nnls(r, q.T @ ones)
-    left = a @ x - ones
-    return x, float(left @ left)
-
-
-def _bandwidth_from_gap(gap: float, m: FloatArray, y: FloatArray) -> float:
-    """1/gap, or when the data show no size dependence a bandwidth far above what they probe."""
-    if gap > 0:
-        return 1.0 / gap
-    return float(max(m.max(), 1.0) / y.min() * 1e3)
-
-
-def _packet_design(m: FloatArray, mtu: float) -> FloatArray:
-    """Columns 1, packets, bytes: the packet law is linear in (α, t_pkt, 1/β) for a fixed MTU."""
-    return np.column_stack([np.ones_like(m), np.maximum(np.ceil(m / mtu), 1.0), m])
-
-
-def _guess(kind: str, m: FloatArray, y: FloatArray, fixed: Mapping[str, float],
-           mtu: float | None = None) -> dict[str, float]:
-    if kind == "packet":
-        assert mtu is not None
-        x, _ = _nnls_rel(_packet_design(m, mtu), y)
-        return {"alpha": x[0], "t_pkt": x[1], "beta": _bandwidth_from_gap(x[2], m, y), "mtu": mtu}
-    x, _ = _nnls_rel(np.column_stack([np.ones_like(m), m]), y)
-    alpha, gap = float(x[0]), float(x[1])
-    if kind == "hockney":
-        return {"alpha": alpha, "beta": _bandwidth_from_gap(gap, m, y)}
-    o = fixed.get("o", 0.0)
-    return {"L": max(alpha + gap - 2 * o, 0.0), "o": o, "G": gap}
 
 
 # --- the least-squares core ------------------------------------------------------------------
@@ -364,101 +242,34 @@ def _units(params: Sequence[registry.Param]) -> dict[str, str]:
     return {p.name: p.unit for p in params}
 
 
-# --- one model each ----------------------------------------------------------------------------
-
-def _check_fixed(kind: str, names: Sequence[str], fixed: Mapping[str, float]) -> None:
-    for name in fixed:
-        if name not in names:
-            raise InputError(f"model {kind} has no parameter {name!r}",
-                             fix=f"its parameters are {', '.join(names)}")
-
+# --- one law: its trials, each refined, the best kept ----------------------------------------
 
 def fit_model(data: Measurements, kind: str, fixed: Mapping[str, float] | None = None,
               sources: Mapping[str, str] | None = None,
               segments: int | None = None) -> FitResult:
-    """Fit one model family to ``data``; ``fixed`` holds parameters not to fit (SI units)."""
+    """Fit one law to ``data``; ``fixed`` holds parameters not to fit (SI units).  The law
+    (:data:`~perfmodel.network.models.MODELS`) says where its fit starts (one trial, or one per
+    discrete choice it searches: a packet size, a number of segments) and which trial wins."""
+    law = registry.spec(kind)
     fixed = dict(fixed or {})
     sources = dict(sources or {})
+    notes = law.prepare(fixed, sources)
+    if law.best_by == "bic":
+        data = data.sorted_by_size()
     m, y = data.size, data.time
-    if kind == "piecewise":
-        return _fit_piecewise(data, fixed, sources, segments)
-    params = registry.spec(kind).params
-    names = [p.name for p in params]
-    _check_fixed(kind, names, fixed)
-    units = _units(params)
-    notes: list[str] = []
-    if kind == "loggp":
-        if "o" not in fixed:
-            fixed["o"] = 0.0
-            sources.setdefault("o", "held at 0: a ping-pong identifies only L + 2o")
-        notes.append("a ping-pong identifies only L + 2o; L and o apart need an overhead or "
-                     "message-rate measurement (give o with --set o=...)")
-    if kind == "packet":
-        mtus = [fixed["mtu"]] if "mtu" in fixed else [u for u in PACKET_MTUS if u < m.max()]
-        if not mtus:
-            raise FitError("no message in the data is larger than one packet",
-                           fix="measure sizes above the MTU, or use --model hockney")
-        if len(mtus) > 3:  # rank by the linear first guess; refine the three best
-            mtus = sorted(mtus, key=lambda u: _nnls_rel(_packet_design(m, u), y)[1])[:3]
-        best: FitResult | None = None
-        for mtu in mtus:
-            init = _guess(kind, m, y, fixed, mtu)
-            statuses: dict[str, Status] = {"mtu": "fixed" if "mtu" in fixed else "selected"}
-            trial = _least_squares(kind, data, init, {**fixed, "mtu": mtu}, statuses, sources,
-                                   units, k_extra=0 if "mtu" in fixed else 1, notes=notes)
-            if best is None or trial.rss < best.rss:
-                best = trial
-        assert best is not None
-        return best
-    init = _guess(kind, m, y, fixed)
-    return _least_squares(kind, data, {n: init[n] for n in names}, fixed, {}, sources, units,
-                          notes=notes)
-
-
-# --- piecewise: segments found by dynamic programming (perfmodel.network.segments) -------
-
-def _fit_piecewise(data: Measurements, fixed: Mapping[str, float], sources: Mapping[str, str],
-                   segments: int | None) -> FitResult:
-    if fixed:
-        raise InputError("the piecewise model takes no fixed parameters",
-                         fix="drop --fix, or choose hockney, loggp or packet")
-    data = data.sorted_by_size()
-    m, y = data.size, data.time
-    sizes = np.unique(m)
-    most = min(MAX_SEGMENTS, len(sizes) // MIN_SIZES_PER_SEGMENT)
-    if most < 2:
-        raise FitError(f"{len(sizes)} distinct sizes cannot hold two segments of "
-                       f"{MIN_SIZES_PER_SEGMENT}", fix="measure more sizes, or use hockney")
-    split, notes = segments_of.searcher(m, y, sizes)
-    tries = range(2, most + 1) if segments is None else [segments]
-    if segments is not None and not 2 <= segments <= most:
-        raise FitError(f"{segments} segments need at least {segments * MIN_SIZES_PER_SEGMENT} "
-                       f"distinct sizes; the data have {len(sizes)}",
-                       fix="ask for fewer segments or measure more sizes")
     results = []
-    for k in tries:
-        starts = split(k)
-        breaks = [segments_of.between(float(sizes[s - 1]), float(sizes[s])) for s in starts]
-        init: dict[str, float] = {}
-        seg = np.searchsorted(np.array(breaks), m, side="right")
-        for i in range(k):
-            mm, yy = m[seg == i], y[seg == i]
-            x, _ = _nnls_rel(np.column_stack([np.ones_like(mm), mm]), yy)
-            init[f"alpha_{i + 1}"] = float(x[0])
-            init[f"beta_{i + 1}"] = _bandwidth_from_gap(float(x[1]), mm, yy)
-        bp = {f"breakpoint_{i + 1}": b for i, b in enumerate(breaks)}
-        statuses: dict[str, Status] = dict.fromkeys(bp, "selected")
-        units = _units(registry.piecewise_params(k))
+    for trial in law.trials(m, y, fixed, segments):
+        units = {p.name: p.unit for p in law.param_list(trial.init)}
         try:
-            results.append(_least_squares("piecewise", data, {**init, **bp}, bp, statuses,
-                                          sources, units, k_extra=k - 1, notes=notes))
+            results.append(_least_squares(kind, data, trial.init, {**fixed, **trial.held},
+                                          trial.statuses, sources, units, trial.choices,
+                                          (*notes, *trial.notes)))
         except FitError:
-            if segments is not None:
+            if not law.skip_failed or segments is not None:
                 raise
     if not results:
-        raise FitError(f"{len(sizes)} distinct sizes leave no degrees of freedom for two "
-                       "segments", fix="measure more sizes, or use hockney")
-    return min(results, key=lambda r: r.bic)
+        raise law.none_fitted(m)
+    return min(results, key=lambda r: r.bic if law.best_by == "bic" else r.rss)
 
 
 # --- selection ------------------------------------------------------------------------------------
@@ -474,8 +285,8 @@ def _evidence(delta: float) -> str:
     return "weak"
 
 
-AUTO_CANDIDATES = ("hockney", "packet", "piecewise")
-"""LogGP is left out of auto: on ping-pong data it is the same curve as Hockney."""
+AUTO_CANDIDATES = tuple(name for name, law in registry.MODELS.items() if law.auto)
+"""The laws ``auto`` compares (LogGP is left out: on ping-pong data it is Hockney's curve)."""
 MIN_DOF_TO_COMPARE = 2
 OCCAM_MARGIN = 2.0
 """A BIC lead smaller than this is 'weak evidence' (Kass & Raftery): keep the simpler model."""

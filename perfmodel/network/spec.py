@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfmodel.errors import InputError
+from perfmodel.files.toml import key_line
 from perfmodel.network import models as registry
-from perfmodel.readers import key_line
 
 KIND = "perfmodel network spec"
 
@@ -117,16 +117,17 @@ def _entries(raw: dict[str, object], text: str, path: str, prefix: str, names: l
 
 
 def load_spec(path: str | Path) -> NetworkSpec:
-    from perfmodel.readers import check_header, read_toml, unknown_key
+    from perfmodel.files.toml import check_header, read_toml, unknown_key
 
     doc, text = read_toml(path, "a network spec", "spec")
     check_header(doc, path, KIND, "network spec", text)
     unknown_key(doc, {"kind", "schema_version", "model", "params", "notes", "fabric", "node"},
                 path, text)
     model = doc.get("model")
-    if not isinstance(model, str) or model not in registry.MODELS or model == "piecewise":
+    if not isinstance(model, str) or model not in registry.specifiable():
+        *most, last = registry.specifiable()
         raise InputError(f"model is {model!r}", file=path, line=key_line(text, "model"),
-                         fix="give hockney, loggp or packet")
+                         fix=f"give {', '.join(most)} or {last}")
     params = {p.name: p for p in registry.spec(model).params}
     raw = doc.get("params", {})
     if not isinstance(raw, dict):
@@ -168,7 +169,7 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
 
     if not isinstance(doc, dict):
         raise InputError("fabric is not a table", file=path, fix="write a [fabric] table")
-    from perfmodel.readers import unknown_key
+    from perfmodel.files.toml import unknown_key
 
     unknown_key(doc, {"topology", "channels", "box", "params"}, path, text, "fabric.")
     topology = doc.get("topology")

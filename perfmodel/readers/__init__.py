@@ -9,68 +9,20 @@ canonical CSV last because it is the most permissive.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from perfmodel.errors import InputError
-from perfmodel.io import MEASUREMENT_CAP, TOML_CAP, read_file
-from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements
+from perfmodel.io import read_text
+from perfmodel.kinds import own_kind, refusal
+from perfmodel.measurements import Measurements
 from perfmodel.readers import canonical, imb, mpi4py_bench, netperf, netpipe, npb, osu, stream
-from perfmodel.readers._toml import check_header as check_header
-from perfmodel.readers._toml import check_version as check_version
-from perfmodel.readers._toml import key_line as key_line
-from perfmodel.readers._toml import kind_error as kind_error
-from perfmodel.readers._toml import parse_toml as parse_toml
-from perfmodel.readers._toml import unknown_key as unknown_key
-from perfmodel.readers.kinds import binary_kind, wrong_kind
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
     osu, imb, mpi4py_bench, netperf, stream, npb, netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
-
-MAX_BYTES = MEASUREMENT_CAP
-
-
-def read_text(path: str | Path, what: str = "a measurement file", cap: int = MAX_BYTES
-              ) -> tuple[str, bytes]:
-    """The file's text (UTF-8, BOM removed) and its raw bytes; one clear error otherwise.
-    ``what`` the file should be ("a machine profile") goes in the fixes; at most ``cap`` bytes
-    are read (:func:`perfmodel.io.read_file` refuses FIFOs, devices and folders first)."""
-    p = Path(path)
-    raw = read_file(p, what, cap)
-    if b"\x00" in raw[:65536] or binary_kind(raw):
-        looks = binary_kind(raw)
-        raise InputError(f"is binary, not text{f' ({looks})' if looks else ''}", file=p,
-                         fix="give the benchmark's text output or a CSV"
-                         if what == "a measurement file" else f"give {what} (plain text)")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError("is not UTF-8 text", file=p, line=line,
-                         fix="save it as UTF-8 (or give the benchmark's original output)") from None
-    return text, raw
-
-
-def read_toml(path: str | Path, what: str = "a perfmodel TOML file", want: str | None = None
-              ) -> tuple[dict[str, Any], str]:
-    """A TOML file's document and text; a syntax error names its line.  ``want``, the key
-    (:data:`~perfmodel.readers.kinds.WANTED`) of the kind the caller reads: a file that is
-    not TOML but some other kind perfmodel knows (a benchmark output, a CSV) is named as that
-    kind, with the command that takes it."""
-    text, _ = read_text(path, what, TOML_CAP)
-    try:
-        return parse_toml(text, path), text
-    except InputError:
-        other = wrong_kind(path, text, want, noun=what.split(" (")[0])
-        if other is not None:
-            raise other from None
-        raise
-
 
 def claims(text: str) -> list[ModuleType]:
     """Every reader that recognises ``text``: tools with a banner first, the one whose banner
@@ -112,7 +64,7 @@ def parse(source: str, text: str, whole: bool = False) -> tuple[Measurements, ..
         raise InputError("is empty", file=source, fix="give a file with a header and data rows")
     found = claims(text)
     if not found or found[0] is canonical:   # perfmodel's own TOML, a timings CSV?
-        other = wrong_kind(source, text, "measurements", measurements=False)
+        other = refusal(own_kind(text), source, "measurements")
         if other is not None:
             raise other
     if not found:
@@ -164,51 +116,3 @@ def read(path: str | Path) -> tuple[Measurements, ...]:
     text, raw = read_text(path)
     digest = hashlib.sha256(raw).hexdigest()
     return tuple(replace(t, sha256=digest) for t in parse(str(path), text, whole=True))
-
-
-def choose(tables: tuple[Measurements, ...], source: str,
-           benchmark: str | None = None) -> Measurements:
-    """The table a point-to-point calibration uses.
-
-    With ``benchmark``, the table of that name (case-insensitive; ``osu_`` prefix allowed),
-    or failing that of that pattern; ``NAME@P`` picks the block at P processes.  Without it,
-    the first ping-pong table, else the first fan-in (for the fabric; ``calibrate`` keeps its
-    streams out of the point-to-point fit): any other kind of table is fitted only when asked
-    for by name.
-    """
-    def listing() -> str:
-        return ", ".join(dict.fromkeys(f"{t.benchmark}@{p}" if len(
-            [u for u in tables if u.benchmark == t.benchmark]) > 1 and (p := _procs(t))
-            else t.benchmark for t in tables))
-
-    if benchmark is None:
-        ping = [t for t in tables if t.pattern in POINT_TO_POINT] or \
-            [t for t in tables if t.is_fanin]
-        if ping:
-            return ping[0]
-        if len(tables) == 1:
-            only = tables[0]
-            if only.pattern in ("application", "memory"):
-                raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not messages",
-                                 file=source, fix="calibrate a network on ping-pong data")
-            raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not a ping-pong",
-                             file=source, fix=f"fit it anyway with --benchmark {only.benchmark}")
-        raise InputError(f"holds {len(tables)} benchmarks and no ping-pong", file=source,
-                         fix=f"choose one with --benchmark: {listing()}")
-    name, _, at = benchmark.partition("@")
-    want = name.strip().lower().removeprefix("osu_")
-    found = [t for t in tables if t.benchmark.lower() == want] or \
-        [t for t in tables if t.pattern == want]
-    if at:
-        procs = int(at) if re.fullmatch(r"[0-9]{1,9}", at.strip()) else -1
-        found = [t for t in found if _procs(t) == procs]
-    found = found or [t for t in tables if t.is_fanin]   # a fan-in serves any fabric fit
-    if not found:
-        raise InputError(f"has no benchmark {benchmark!r}", file=source,
-                         fix=f"it holds: {listing()}")
-    return found[0]
-
-
-def _procs(table: Measurements) -> int | None:
-    counts = table.counts("processes")
-    return counts[0] if len(counts) == 1 else None

@@ -69,7 +69,8 @@ def _machine(run: Run, ctx: Context, model: Any) -> Any:
             raise InputError(f"run {run.label!r}: channels and link_speed change a machine",
                              fix="give the run a machine")
         return None
-    from perfmodel.apps.machine import Machine, require_node
+    from perfmodel.machine import require_node
+    from perfmodel.machine.hardware import FABRIC_FIX, changed
     from perfmodel.units import parse_quantity
 
     prof = ctx.profile(run.machine)
@@ -77,13 +78,11 @@ def _machine(run: Run, ctx: Context, model: Any) -> Any:
     if rate is not None and not rate > 0:
         raise InputError(f"run {run.label!r}: link_speed {run.link_speed!r} is not a positive "
                          "rate", fix='e.g. link_speed = "100Mbps"')
-    if prof.fabric is None and (run.channels is not None or rate is not None):
-        raise InputError(f"run {run.label!r}: profile {prof.name!r} has no fabric, so channels "
-                         "and link speed cannot change", file=run.machine,
-                         fix="drop channels/link_speed, or use a profile with a fabric")
+    on = changed(prof, channels=run.channels, line_rate=rate, path=run.machine,
+                 fix=f"drop the run's channels/link_speed, or {FABRIC_FIX}")
     if model.uses_node:
         require_node(prof, run.machine)
-    return Machine(prof, run.channels, rate)
+    return on
 
 
 def _measured(run: Run, ctx: Context, model: Any, fit: Any, given: Mapping[str, float]

@@ -140,7 +140,7 @@ _LARGEST_FIGURE = 64 * 1024 * 1024
 
 def _manifest(out: Path, markdown: str, figures: dict[str, str]) -> str:
     from perfmodel import SCHEMA_VERSION
-    from perfmodel.tomlw import dumps
+    from perfmodel.files.write import dumps
 
     return dumps({"kind": MANIFEST_KIND, "schema_version": SCHEMA_VERSION, "report": out.name,
                   "markdown_sha256": hashlib.sha256(markdown.encode("utf-8")).hexdigest(),
@@ -215,7 +215,7 @@ def write(built: Built, out: Path, *, force: bool = False,
 def from_profiles(paths: list[Path]) -> ReportSpec:
     """The report of machine profiles alone: each one's fit, diagnostics and predictions, and
     their throughput side by side when there are several."""
-    from perfmodel.profile import load
+    from perfmodel.machine.profile import load
 
     names = [load(p).name for p in paths]
     sections = [SectionSpec("profile", "", "", {"profile": p}) for p in paths]

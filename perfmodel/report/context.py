@@ -10,8 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from perfmodel.errors import InputError
-
 T = TypeVar("T")
 
 
@@ -62,7 +60,7 @@ class Context:
         """An application model (built-in name or file), loaded once per report: its formulas
         are compiled once, whichever sections run it."""
         if name_or_path not in self._models:
-            from perfmodel.apps.model import load
+            from perfmodel.apps.model_file import load
 
             self._models[name_or_path] = load(name_or_path)
         return self._models[name_or_path]
@@ -82,7 +80,7 @@ class Context:
         return cast(T, self._shared[key])
 
     def profile(self, path: Path) -> Any:
-        from perfmodel.profile import load
+        from perfmodel.machine.profile import load
 
         key = path.resolve()
         if key not in self._profiles:
@@ -121,8 +119,3 @@ class Context:
         return self._gathered[key]
 
 
-def need_fabric(prof: Any, path: Path, what: str) -> Any:
-    if prof.fabric is None:
-        raise InputError(f"profile {prof.name!r} has no contention model, so it cannot {what}",
-                         file=path, fix="use a profile with a [fabric] table")
-    return prof.fabric

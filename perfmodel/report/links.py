@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from perfmodel.report.context import Context, need_fabric
+from perfmodel.machine.hardware import require_fabric
+from perfmodel.report.context import Context
 from perfmodel.report.doc import Block, Figure, Section, table
 from perfmodel.report.network import MB, _dense, _draw_marks, _finish, _marks_table, _mbs
 from perfmodel.report.spec import SectionSpec
@@ -119,7 +120,7 @@ def fanin_section(sec: SectionSpec, ctx: Context) -> Section:
 
     path: Path = sec.options["profile"]
     prof = ctx.profile(path)
-    fab = need_fabric(prof, path, "predict senders into one receiver")
+    fab = require_fabric(prof, "it cannot predict senders into one receiver", path)
     senders = np.asarray(sec.options.get("senders") or list(range(1, 16)), dtype=np.float64)
     sizes = np.asarray(sec.options.get("sizes") or [1024.0, 8192.0, 65536.0])
     r = rates(fab, sizes[:, None], 1, 1, senders[None, :], fanin=True)
@@ -166,8 +167,8 @@ def exchange_section(sec: SectionSpec, ctx: Context) -> Section:
 
     paths: Sequence[Path] = sec.options["profiles"]
     profs = [ctx.profile(p) for p in paths]
-    fabs = [need_fabric(pr, p, "predict the Exchange ring") for pr, p in zip(profs, paths,
-                                                                             strict=True)]
+    fabs = [require_fabric(pr, "it cannot predict the Exchange ring", p)
+            for pr, p in zip(profs, paths, strict=True)]
     procs = sec.options.get("processes") or [2, 4]
     given = sec.options.get("sizes")
     dense = _dense(min(given) if given else 1.0, max(given) if given else 4 * 2.0 ** 20)

@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from perfmodel.machine.hardware import require_fabric
 from perfmodel.network.fit import DERIVED_LABELS
-from perfmodel.report.context import Context, need_fabric
+from perfmodel.report.context import Context
 from perfmodel.report.doc import Block, Figure, Section, bullets, formula, table
 from perfmodel.report.spec import Mark, SectionSpec
 from perfmodel.units import format_rate, format_size, format_time, format_value
@@ -321,7 +322,7 @@ def shared_section(sec: SectionSpec, ctx: Context) -> Section:
 
     path: Path = sec.options["profile"]
     prof = ctx.profile(path)
-    fab = need_fabric(prof, path, "predict tokens on shared channels")
+    fab = require_fabric(prof, "it cannot predict tokens on shared channels", path)
     sizes = np.asarray(sec.options.get("sizes") or 2.0 ** np.arange(2, 14))
     pairs = np.asarray(sec.options.get("pairs") or list(range(1, 9)), dtype=np.float64)
     chans = np.asarray(sec.options.get("channels") or sorted({1, fab.channels}),

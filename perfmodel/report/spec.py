@@ -127,7 +127,7 @@ class ReportSpec:
 
 def load(path: str | Path) -> ReportSpec:
     """Read and check a report specification."""
-    from perfmodel.readers import read_toml
+    from perfmodel.files.toml import read_toml
 
     p = Path(path)
     doc, text = read_toml(p, "a report specification", "report")
@@ -135,7 +135,7 @@ def load(path: str | Path) -> ReportSpec:
 
 
 def from_doc(doc: Mapping[str, Any], text: str, path: Path) -> ReportSpec:
-    from perfmodel.readers import check_header, key_line, unknown_key
+    from perfmodel.files.toml import check_header, key_line, unknown_key
 
     check_header(doc, path, KIND, "report specification", text)
     unknown_key(doc, _TOP, path, text)

@@ -199,7 +199,7 @@ def price_parts(cat: Catalogue, nodes: float, node: int, network: int, channels:
 
 def load(path: str | Path) -> Catalogue:
     """A catalogue file, checked; every problem is one :class:`InputError` naming the place."""
-    from perfmodel.readers import read_toml
+    from perfmodel.files.toml import read_toml
 
     p = Path(path)
     doc, text = read_toml(p, "a hardware catalogue", "catalogue")
@@ -207,13 +207,13 @@ def load(path: str | Path) -> Catalogue:
 
 
 def loads(text: str, path: str = "<catalogue>") -> Catalogue:
-    from perfmodel.readers import parse_toml
+    from perfmodel.files.toml import parse_toml
 
     return loads_doc(parse_toml(text, path), text, path)
 
 
 def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
-    from perfmodel.readers import check_header, key_line
+    from perfmodel.files.toml import check_header, key_line
 
     def fail(what: str, fix: str, key: str | None = None) -> InputError:
         """One line naming the file and, for a dotted ``key`` (or table), its line."""
@@ -340,7 +340,7 @@ def _number(doc: Mapping[str, Any], key: str, fail: Any, table: str | None,
 
 def _quantity(doc: Mapping[str, Any], key: str, kind: Any, fail: Any, table: str,
               required: bool = False, default: float | None = None) -> float:
-    from perfmodel.units import parse_quantity
+    from perfmodel.units import check_rate, parse_quantity
 
     if key not in doc:
         if required or default is None:
@@ -354,6 +354,9 @@ def _quantity(doc: Mapping[str, Any], key: str, kind: Any, fail: Any, table: str
     if not out > 0:
         raise fail(f"[{table}] {key} is {value!r}", f"give a positive value, e.g. "
                                                     f"{_EXAMPLE[key]}", _at(table, key))
+    if kind == "rate" and key == "link_speed" and check_rate(out):
+        raise fail(f"[{table}] {key} {value!r} {check_rate(out)}",
+                   f"give a link speed, e.g. {_EXAMPLE[key]}", _at(table, key))
     return out
 
 

@@ -27,12 +27,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from perfmodel.apps.fit import AppFit
-from perfmodel.apps.machine import Machine, MessageSpan, message_span
 from perfmodel.apps.metrics import by_term
 from perfmodel.apps.model import AppModel
-from perfmodel.apps.trust import Extrapolation, problem_sizes, unmeasured
+from perfmodel.apps.trust import Extrapolation, problem_sizes
 from perfmodel.errors import InputError
-from perfmodel.profile import Profile
+from perfmodel.machine import Machine, MessageSpan, message_span
+from perfmodel.machine.hardware import changed, require_fabric, unmeasured
+from perfmodel.machine.profile import Profile
 from perfmodel.whatif.catalogue import Catalogue, price
 
 FloatArray = NDArray[np.float64]
@@ -265,7 +266,7 @@ def _machine(profile: Profile, cfg: Mapping[str, FloatArray],
             latency = np.where(np.isfinite(lat), lat, profile.fabric.values["overhead"])
     if catalogue is not None and "node" in cfg:
         speed, memory = catalogue.speed(cfg["node"])
-    return Machine(profile, channels=cfg.get("channels"), line_rate=rate, overhead=latency,
+    return changed(profile, channels=cfg.get("channels"), line_rate=rate, latency=latency,
                    speed=speed, memory_speed=memory)
 
 
@@ -277,13 +278,10 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
     ``band``, each time's band from the fitted constants (one more pass per constant, which
     reads the network's costs from the first wherever the constant does not move them).
     ``workers``: threads the chunks run on (default: the machine's cores)."""
-    if profile.fabric is None and set(grid.axes) - {"nodes", "node"}:
-        raise InputError(f"profile {profile.name!r} has no fabric, so only nodes and node "
-                         "types can vary",
-                         fix="use a profile with a fabric (calibrate with pairs or channels, "
-                             "or a spec's [fabric])")
+    if set(grid.axes) - {"nodes", "node"}:
+        require_fabric(profile, "only nodes and node types can vary")
     model = fit.model
-    n1 = size if size is not None else (model.size.value if model.size else 1.0)
+    n1 = model.problem_size(size)
     n_cfg = grid.size
     time = np.empty(n_cfg)
     lo = np.empty(n_cfg)
@@ -495,7 +493,7 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
     the bottleneck.  The free wire's time does not depend on the line rate swept, so it is
     evaluated once per combination of the other axes among ``rows``, not once per row."""
     model = fit.model
-    n1 = size if size is not None else (model.size.value if model.size else 1.0)
+    n1 = model.problem_size(size)
     rows = np.asarray(rows, dtype=np.intp)
     if rows.size == 0:
         return np.empty(0)

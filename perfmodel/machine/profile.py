@@ -8,27 +8,24 @@ Profiles of an older schema keep loading; a newer one is refused with a clear me
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, cast
-
-import numpy as np
+from typing import Any
 
 from perfmodel import SCHEMA_VERSION
 from perfmodel.errors import InputError
+from perfmodel.files.doc import DocReader, read_covariance, read_estimate
 from perfmodel.network import models as registry
 from perfmodel.network.fabric import PARAMS as FABRIC_PARAMS
 from perfmodel.network.fabric import TOPOLOGIES, Fabric, check_param, topology_params
-from perfmodel.network.fit import Estimate, FitResult, NetworkModel, Selection
+from perfmodel.network.fit import FitResult, NetworkModel, Selection
 from perfmodel.node import PARAMS as NODE_PARAMS
 from perfmodel.node import Node
 from perfmodel.node import check_param as check_node
+from perfmodel.params import Estimate
 
 KIND = "perfmodel machine profile"
-STATUSES = ("fitted", "fixed", "selected", "bound", "assumed")
 
 
 @dataclass(frozen=True)
@@ -140,7 +137,7 @@ def to_dict(profile: Profile) -> dict[str, Any]:
 
 
 def dumps(profile: Profile) -> str:
-    from perfmodel import tomlw
+    from perfmodel.files import write as tomlw
 
     header = (f"# perfmodel machine profile {profile.name!r}: written by "
               f"{profile.provenance.get('tool', 'perfmodel')}; plain data, safe to read "
@@ -148,75 +145,17 @@ def dumps(profile: Profile) -> str:
     return header + tomlw.dumps(to_dict(profile))
 
 
-class DocReader:
-    """Checks one loaded TOML document field by field, naming the key in every error.
-
-    ``redo`` is the fix for a document that is broken beyond a value (regenerate a profile,
-    save a fit again): the profile and the saved application fit (:mod:`perfmodel.apps.saved`)
-    read their parameter tables with it."""
-
-    def __init__(self, path: str, prefix: str = "",
-                 redo: str = "regenerate the profile with calibrate", text: str = "") -> None:
-        self.path = path
-        self.prefix = prefix
-        self.redo = redo
-        self.source = text   # the file's text, to name the line of a key in errors
-
-    def at(self, prefix: str) -> DocReader:
-        return DocReader(self.path, prefix, self.redo, self.source)
-
-    def fail(self, key: str, what: str, fix: str) -> InputError:
-        from perfmodel.readers import key_line
-
-        where = f"{self.prefix}{key}".rstrip(".")
-        return InputError(f"{where}: {what}", file=self.path,
-                          line=key_line(self.source, where) if self.source else None, fix=fix)
-
-    def table(self, doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-        v = doc.get(key)
-        if not isinstance(v, dict):
-            raise self.fail(key, "missing or not a table", self.redo)
-        return v
-
-    def number(self, doc: Mapping[str, Any], key: str, finite: bool = True) -> float:
-        v = doc.get(key)
-        if isinstance(v, bool) or not isinstance(v, int | float):
-            raise self.fail(key, f"is {v!r}, not a number", "give a number")
-        if finite and not math.isfinite(v):
-            raise self.fail(key, f"is {v}", "give a finite number")
-        return float(v)
-
-    def text(self, doc: Mapping[str, Any], key: str, default: str | None = None) -> str:
-        v = doc.get(key, default)
-        if not isinstance(v, str):
-            raise self.fail(key, f"is {v!r}, not text", "give a quoted string")
-        return v
-
-    def only(self, doc: Mapping[str, Any], allowed: set[str]) -> None:
-        from perfmodel.readers import unknown_key
-
-        unknown_key(doc, allowed, self.path, self.source, self.prefix)
-
-
-
 _TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric", "node"}
-MAX_NOISE = 100.0
-"""The largest noise a profile or saved fit may give: the standard deviation of log-ratio
-residuals, so 100 is a spread of e^100; a larger one is no measurement, and squaring it in a
-prediction interval overflows."""
-NOISE_FIX = (f"the noise is a standard deviation of log-ratio residuals: at least 0 and at "
-             f"most {MAX_NOISE:g}, or nan")
-
 _FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
            "notes", "fit", "params"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
             "selection", "notes", "params", "fit", "candidates"}
-_PARAM = {"value", "stderr", "unit", "status", "source"}
+
 
 
 def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -> Profile:
     """A profile from its TOML document; ``text``, when given, lets errors name lines."""
-    from perfmodel.readers import check_version
+    from perfmodel.files.toml import check_version
 
     r = DocReader(path, text=text)
     r.only(doc, _TOP)
@@ -243,17 +182,10 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -
                      f"'fitted' are {by_status!r}", "list them in the same order")
     k = len(fitted)
     cov = read_covariance(r, net.get("covariance"), k)
-    dof = r.number(net, "dof") if "dof" in net else 0.0
-    if not (dof.is_integer() and 0 <= dof <= 1e9):
-        raise r.fail("dof", f"is {dof}", "degrees of freedom are a whole number >= 0")
-    noise = r.number(net, "noise_rel", finite=False) if "noise_rel" in net else math.nan
-    if not (math.isnan(noise) or 0 <= noise <= MAX_NOISE):
-        raise r.fail("noise_rel", f"is {noise:g}", NOISE_FIX)
-    if kind == "piecewise":
-        bps = [p.value for p in params if p.name.startswith("breakpoint_")]
-        if any(b >= c for b, c in itertools.pairwise(bps)):
-            raise r.fail("params", "breakpoints do not increase",
-                         "give breakpoint_1 < breakpoint_2 < …")
+    dof, noise = r.quality(net)
+    wrong = registry.spec(kind).check({p.name: p.value for p in params})
+    if wrong is not None:
+        raise r.fail("params", *wrong)
     size_range = (r.number(net, "size_min"), r.number(net, "size_max", finite=False))
     if not size_range[0] <= size_range[1]:
         raise r.fail("size_max", f"is {size_range[1]}, below size_min",
@@ -308,39 +240,6 @@ def _node(r: DocReader, doc: Any) -> Node:
     return Node(tuple(params), tuple(notes))
 
 
-def read_estimate(rp: DocReader, name: str, p: Any, check: Any, unit: str | None) -> Estimate:
-    """One ``params.NAME`` table: value checked by ``check`` (which says why a value is not
-    physical, or None), stderr, status and source; ``unit`` overrides the stored one."""
-    if not isinstance(p, dict):
-        raise rp.fail("", "is not a table", "give value, stderr, unit, status, source")
-    rp.only(p, _PARAM)
-    status = rp.text(p, "status", "fitted")
-    if status not in STATUSES:
-        raise rp.fail("status", f"is {status!r}", f"use one of {', '.join(STATUSES)}")
-    value = rp.number(p, "value", finite=unit is None)
-    why = check(name, value)
-    if why:
-        raise rp.fail("value", f"is {value}: {why}", f"give a physical value, or {rp.redo}")
-    stderr = rp.number(p, "stderr", finite=False) if "stderr" in p else math.nan
-    return Estimate(name, value, stderr, rp.text(p, "unit", "") if unit is None else unit,
-                    cast(Any, status), rp.text(p, "source", ""))
-
-
-def read_covariance(r: DocReader, raw: Any, k: int) -> np.ndarray:
-    """A k × k covariance: non-negative variances, all finite or all NaN (not estimable)."""
-    try:
-        cov = np.array(raw if raw is not None else [], dtype=np.float64)
-    except (TypeError, ValueError):   # ragged rows or text
-        cov = np.full((k + 1, k + 1), np.nan)
-    if cov.size == 0:   # none written: nothing could be estimated (an exactly determined fit)
-        cov = np.full((k, k), np.nan)
-    if cov.shape != (k, k) or np.any(np.diag(cov) < 0) or \
-            not (np.all(np.isfinite(cov)) or np.all(np.isnan(cov))):
-        raise r.fail("covariance", f"is not a valid {k}×{k} covariance matrix", r.redo)
-    return cov
-
-
-
 def _fabric(r: DocReader, doc: Any) -> Fabric:
     """The [fabric] table: topology, parameters with status and source, fit summary."""
     if not isinstance(doc, dict):
@@ -367,12 +266,7 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
         raise r.fail("fitted", f"is {doc.get('fitted')!r}, but the parameters with status "
                      f"'fitted' are {fitted!r}", "list them in the same order")
     cov = read_covariance(r, doc.get("covariance"), len(fitted))
-    dof = r.number(doc, "dof") if "dof" in doc else 0.0
-    if not (dof.is_integer() and dof >= 0):
-        raise r.fail("dof", f"is {dof}", "degrees of freedom are a whole number >= 0")
-    noise = r.number(doc, "noise_rel", finite=False) if "noise_rel" in doc else math.nan
-    if not (math.isnan(noise) or 0 <= noise <= MAX_NOISE):
-        raise r.fail("noise_rel", f"is {noise:g}", NOISE_FIX)
+    dof, noise = r.quality(doc)
     ranges: dict[str, tuple[float, float]] = {}
     for key, span in dict(doc.get("ranges", {})).items():
         if key not in ("size", "pairs", "senders", "channels", "processes") \
@@ -391,7 +285,7 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
 
 def load(path: str | Path) -> Profile:
     """Read and check a profile file."""
-    from perfmodel.readers import kind_error, read_toml
+    from perfmodel.files.toml import kind_error, read_toml
 
     doc, text = read_toml(path, "a machine profile", "profile")
     if doc.get("kind") != KIND:

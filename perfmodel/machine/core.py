@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
+from perfmodel.machine.profile import Profile
 from perfmodel.network.fabric import (
     exchange_seconds,
     message_rate,
@@ -31,7 +32,6 @@ from perfmodel.network.fabric import (
     wire_seconds,
 )
 from perfmodel.node import Node, kernel_seconds
-from perfmodel.profile import Profile
 
 FloatArray = NDArray[np.float64]
 
@@ -125,13 +125,34 @@ class Machine:
 
     @property
     def values(self) -> dict[str, Any]:
-        """The fabric's parameters, with the per-message host ``overhead`` replaced when given
-        (a what-if latency; arrays broadcast against the sizes and counts they meet)."""
+        """The fabric's parameters with this machine's hardware in them: the ``line_rate``
+        and the per-message host ``overhead`` replaced where given (a what-if link speed or
+        latency; arrays broadcast against the sizes and counts they meet)."""
         fab = self.profile.fabric
         assert fab is not None
-        if self.overhead is None:
-            return dict(fab.values)
-        return {**fab.values, "overhead": np.asarray(self.overhead, dtype=np.float64)}
+        out: dict[str, Any] = dict(fab.values)
+        if self.overhead is not None:
+            out["overhead"] = np.asarray(self.overhead, dtype=np.float64)
+        if self.line_rate is not None:
+            out["line_rate"] = self.line_rate
+        return out
+
+    @property
+    def own(self) -> dict[str, float]:
+        """The profile's own line rate (``link_speed``) and host latency (``latency``): what
+        this machine's changes are compared with (empty without a fabric)."""
+        from perfmodel.machine.hardware import own
+
+        return own(self.profile)
+
+    @property
+    def unmeasured(self) -> dict[str, FloatArray]:
+        """This machine's line rates and host latencies that are not the profile's own
+        (distinct, sorted; empty when there are none): no measurement was made there, and the
+        fabric's laws carry its costs to them."""
+        from perfmodel.machine.hardware import unmeasured
+
+        return unmeasured({"link_speed": self.line_rate, "latency": self.overhead}, self.own)
 
     @property
     def box(self) -> int:
@@ -194,8 +215,7 @@ class Machine:
         if fab is None:
             return np.asarray(self.profile.network.time(m), dtype=np.float64)
         return message_seconds(self.values, m,
-                               fab.channels if self.channels is None else self.channels,
-                               self.line_rate)
+                               fab.channels if self.channels is None else self.channels)
 
     def round(self, size: ArrayLike, messages: ArrayLike, inside: ArrayLike = False,
               leaving: ArrayLike = 1.0, live: ArrayLike = True) -> FloatArray:
@@ -219,12 +239,11 @@ class Machine:
         else:
             c = fab.channels if self.channels is None else self.channels
             kk = np.maximum(k, 1.0)
-            rate = message_rate(fab.topology, self.values, m, kk, c, 1, self.line_rate)
+            rate = message_rate(fab.topology, self.values, m, kk, c, 1)
             t = np.maximum(kk / rate, self.message(m))
             if fab.box > 1:
                 v = self.values
-                port = np.clip(out, 1.0, fab.box) * wire_seconds(v, m, c,
-                                                                 self.line_rate)
+                port = np.clip(out, 1.0, fab.box) * wire_seconds(v, m, c)
                 t = np.where(local, v["intra_latency"] + m / v["intra_rate"],
                              np.maximum(t, port))
         return np.asarray(np.where(k > 0, self.probed(t, m), 0.0), dtype=np.float64)
@@ -244,8 +263,7 @@ class Machine:
                               dtype=np.float64)
         c = fab.channels if self.channels is None else self.channels
         t = exchange_seconds(fab.topology, self.values, m, np.maximum(p, 2.0), box=fab.box,
-                             placement=self.placement, channels=c,
-                             line_rate=self.line_rate)
+                             placement=self.placement, channels=c)
         return np.asarray(np.where(p > 1, self.probed(t, m), 0.0), dtype=np.float64)
 
 

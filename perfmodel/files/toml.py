@@ -18,6 +18,7 @@ from typing import Any
 
 from perfmodel import SCHEMA_VERSION as SCHEMA
 from perfmodel.errors import InputError
+from perfmodel.io import TOML_CAP, read_text
 
 MAX_NESTING = 64
 """The deepest arrays and inline tables may nest in a TOML file perfmodel reads (its own files
@@ -329,7 +330,7 @@ def kind_error(doc: Mapping[str, Any], path: str | Path, noun: str, text: str,
                fix: str) -> InputError:
     """The error for a TOML document whose ``kind`` is not ``noun``'s: when it is another of
     perfmodel's kinds, what it is and the command that takes it; else ``fix``."""
-    from perfmodel.readers.kinds import OWN
+    from perfmodel.kinds import OWN
 
     a = "an" if noun[0] in "aeiou" else "a"
     line = key_line(text, "kind") or 1
@@ -350,3 +351,21 @@ def unknown_key(doc: Mapping[str, Any], allowed: set[str], path: str | Path, tex
         raise InputError(f"{prefix}{unknown[0]}: unknown key", file=path,
                          line=key_line(text, prefix + unknown[0]),
                          fix=f"remove it; known keys: {', '.join(sorted(allowed))}")
+
+
+def read_toml(path: str | Path, what: str = "a perfmodel TOML file", want: str | None = None
+              ) -> tuple[dict[str, Any], str]:
+    """A TOML file's document and text; a syntax error names its line.  ``want``, the key
+    (:data:`~perfmodel.kinds.WANTED`) of the kind the caller reads: a file that is
+    not TOML but some other kind perfmodel knows (a benchmark output, a CSV) is named as that
+    kind, with the command that takes it."""
+    from perfmodel.files.kinds import wrong_kind
+
+    text, _ = read_text(path, what, TOML_CAP)
+    try:
+        return parse_toml(text, path), text
+    except InputError:
+        other = wrong_kind(path, text, want, noun=what.split(" (")[0])
+        if other is not None:
+            raise other from None
+        raise

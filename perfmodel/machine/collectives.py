@@ -1,4 +1,4 @@
-"""Collective operations as rounds of messages on a :class:`~perfmodel.apps.machine.Machine`.
+"""Collective operations as rounds of messages on a :class:`~perfmodel.machine.Machine`.
 
 Each algorithm is the textbook schedule (Thakur, Rabenseifner and Gropp, "Optimization of
 collective communication operations in MPICH", 2005): a sequence of rounds, each ``k``
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from perfmodel.apps.machine import Machine
+from perfmodel.machine.core import Machine
 
 FloatArray = NDArray[np.float64]
 

@@ -1,0 +1,96 @@
+"""``perfmodel network``: the command's options, one call into the core, and its view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from perfmodel.cli import options
+from perfmodel.cli.common import (
+    FEW_SIZES,
+    emit_json,
+)
+from perfmodel.errors import InputError
+
+EXAMPLES = [
+    "perfmodel network calibration/mpi4py-mpich.toml --sizes 1B,8KiB,1MiB",
+    "perfmodel network calibration/beowulf-1995.toml --pairs 1..8 --link-speed "
+    "10Mbps,100Mbps",
+    "perfmodel network calibration/es80.toml --processes 2..8 --placement cyclic",
+]
+"""Run by tests/test_help.py: each must work from the repository's root."""
+
+
+def network(
+    profile: Annotated[Path, typer.Argument(
+        metavar="PROFILE", help="A machine profile from calibrate.")],
+    sizes: options.Sizes = FEW_SIZES,
+    pairs: Annotated[options.Counts | None, options.option(
+        "--pairs", "-k", parse=options.counts(), metavar="COUNTS",
+        help="Pairs exchanging at once (tokens in flight): 1..8 or 1,2,4.")] = None,
+    channels: options.ChannelList = None,
+    senders: Annotated[options.Counts | None, options.option(
+        "--senders", parse=options.counts(), metavar="COUNTS",
+        help="Senders streaming into one receiver (fan-in): 1..15. With it, every row is "
+             "streams, 1 sender included.")] = None,
+    link_speed: options.LinkSpeeds = None,
+    processes: Annotated[options.Counts | None, options.option(
+        "--processes", "-p", parse=options.counts(2), metavar="COUNTS",
+        help="Predict the Exchange ring (IMB/Pallas Exchange: every process sends to and "
+             "receives from both neighbours) for these process counts: 2,4 or 2..64.")] = None,
+    placement: Annotated[str, options.option(
+        "--placement", choices=("block", "cyclic", "spread"), metavar="block|cyclic|spread",
+        help="Where ranks sit, with --processes: block (fill each box first), cyclic (deal "
+             "ranks to boxes), spread (one per box).")] = "block",
+    level: options.Level = 0.95,
+    json_out: options.Json = False,
+) -> None:
+    """Predict one-way time and bandwidth at any message size, with intervals; with --pairs,
+    --channels, --senders or --link-speed, per-pair and aggregate throughput on the shared
+    network for every combination; with --processes, the Exchange ring's time per iteration
+    as placement puts ranks inside or across boxes."""
+    from perfmodel.machine.profile import load
+
+    prof = load(profile)
+    from perfmodel.cli import render
+
+    if processes is not None and (pairs is not None or senders is not None):
+        raise InputError("--processes predicts the Exchange ring, which has no --pairs or "
+                         "--senders", fix="drop --pairs/--senders, or drop --processes")
+    if placement != "block" and processes is None:
+        raise InputError("--placement places the ranks of an Exchange ring",
+                         fix="give --processes too")
+    if pairs is None and channels is None and senders is None and link_speed is None \
+            and processes is None:
+        from perfmodel.network.predict import predict
+
+        pred = predict(prof.network, list(sizes), level)
+        if json_out:
+            emit_json(render.prediction_doc(prof, pred))
+        else:
+            render.prediction(prof, pred, str(profile))
+        return
+    from perfmodel.machine.hardware import require_fabric
+
+    fab = require_fabric(prof, "it cannot predict pairs, channels, senders, processes or link "
+                         "speeds", profile)
+    if processes is not None:
+        from perfmodel.network.fabric import exchange_grid
+
+        ring = exchange_grid(fab, sizes, processes, channels or [fab.channels], link_speed,
+                             placement, level)
+        if json_out:
+            emit_json(render.exchange_doc(prof, ring))
+        else:
+            render.exchange(prof, ring, str(profile))
+        return
+    from perfmodel.network.fabric import grid
+
+    result = grid(fab, sizes, pairs or [1], channels or [fab.channels], senders or [1],
+                  link_speed, level, fanin=senders is not None)
+    if json_out:
+        emit_json(render.rates_doc(prof, result))
+    else:
+        render.rates(prof, result, str(profile))

@@ -1,0 +1,118 @@
+"""``perfmodel whatif``: the command's options, one call into the core, and its view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from perfmodel.cli import options
+from perfmodel.cli.common import (
+    emit_json,
+    model_on,
+    timed_sweep,
+)
+from perfmodel.errors import InputError
+
+EXAMPLES = [
+    "perfmodel whatif ppm --machine calibration/beowulf-1995.toml --fit "
+    "data/seeds/beowulf-1995-apps.csv --where code=ppm --where use=fit --vary nodes=1..16 "
+    "--vary channels=1,2",
+    "perfmodel whatif nbody --machine calibration/beowulf-1995.toml --candidates "
+    "data/catalogues/beowulf-1995.toml --fit data/seeds/beowulf-1995-apps.csv --where "
+    "code=nbody --vary nodes=1..16 --vary network=all --json",
+]
+"""Run by tests/test_help.py: each must work from the repository's root."""
+
+
+def whatif(
+    app_model: options.App,
+    machine: Annotated[Path, options.machine(
+        "The machine profile the sweep starts from (its fabric).")],
+    vary: Annotated[list[str] | None, typer.Option(
+        "--vary", metavar="AXIS=VALUES",
+        help="An axis and its values: nodes=1..1024, channels=1,2,3, "
+             "link-speed=10Mbps,100Mbps,1GbE, latency=10us,100us; with --candidates "
+             "node=NAME,... and network=NAME,... (or =all) (repeatable).")] = None,
+    timings: options.Fit = None,
+    where: options.Where = None,
+    set_values: options.Set = None,
+    saved: options.From = None,
+    size: options.ProblemSize = None,
+    scaling_mode: options.Scaling = "strong",
+    worth: Annotated[float, options.option(
+        "--worth", parse=options.number(0, 0.99, example="0.05"), metavar="FRACTION",
+        help="A change pays when it cuts the time by this fraction, 0 to 0.99.")] = 0.05,
+    share: Annotated[float, options.option(
+        "--share", parse=options.number(0, 1, example="0.1"), metavar="FRACTION",
+        help="The network is no longer the bottleneck below this share of the time, 0 to 1.")
+    ] = 0.10,
+    top: Annotated[int, options.option(
+        "--top", parse=options.whole(1, 100), metavar="N",
+        help="Best configurations shown, 1 to 100.")] = 5,
+    level: options.Level = 0.95,
+    candidates: Annotated[Path | None, options.candidates(
+        "A hardware catalogue (TOML): node types and networks to vary by name (--vary "
+        "node=..., --vary network=...), with prices.")] = None,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", metavar="FILE", help="Also draw the sweep: time against nodes, and against "
+                                       "price with a catalogue (SVG or PNG, by the name's "
+                                       "suffix).")] = None,
+    force: options.Force = False,
+    json_out: options.Json = False,
+    csv_out: Annotated[bool, typer.Option(
+        "--csv", help="Print every configuration as CSV (SI units) instead of tables.")] = False,
+) -> None:
+    """Sweep node count, node type, network, channels, link speed and latency in one pass: the
+    baseline, the best configurations, where each change stops paying, the front of time
+    against nodes, and with a catalogue's prices the front of time against price."""
+    weak = scaling_mode == "weak"
+    if json_out and csv_out:
+        raise InputError("--json and --csv both given", fix="choose one")
+    import time
+
+    import numpy as np
+
+    from perfmodel.whatif.sweep import Grid
+
+    cat = None
+    if candidates is not None:
+        from perfmodel.whatif.catalogue import load as load_catalogue
+
+        cat = load_catalogue(candidates)
+    if plot is not None:
+        from perfmodel.cli.figures import check_path
+
+        check_path(plot, force=force, inputs=(app_model, machine, timings, saved, candidates))
+    from perfmodel.whatif.axes import parse_vary
+
+    axes = parse_vary(vary or [], cat)
+    model, prof, on = model_on(app_model, machine)
+    from perfmodel.apps.run import constants
+
+    fit, size = constants(model, on, timings, where, set_values, saved, size, weak)
+    grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()}, cat)
+    start = time.perf_counter()
+    result, seconds = timed_sweep(fit, prof, grid, size, weak, level,
+                                   bar=not (json_out or csv_out))
+    from perfmodel.cli import whatif_view
+
+    if plot is not None:
+        from perfmodel.cli import figures
+
+        figures.write(plot, figures.sweep_figure(result, model.name, machine.stem), force=force)
+    if csv_out:
+        whatif_view.csv_rows(result)
+        return
+    from perfmodel.whatif.analysis import link_rows
+    from perfmodel.whatif.sweep import wire_share
+
+    rows = link_rows(result)
+    wire = wire_share(fit, prof, result, rows, size, weak)
+    total = time.perf_counter() - start
+    if json_out:
+        emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire))
+    else:
+        whatif_view.render(result, model.name, str(machine), seconds, worth, share, top, rows,
+                           wire, total)

@@ -1,0 +1,176 @@
+"""``predict``'s view: an application's time, speedup, efficiency and overhead per node
+count, as a Rich table and as a JSON document (SI units)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from rich.markup import escape
+
+from perfmodel.cli.render import fixed, params_table, pct
+from perfmodel.cli.tables import Tabular, console
+from perfmodel.units import (
+    format_amount,
+    format_counts,
+    format_range,
+    format_time,
+    significant,
+)
+
+if TYPE_CHECKING:   # the application packages load only when predict runs
+    from perfmodel.apps.fit import AppFit
+    from perfmodel.apps.metrics import Scaling
+    from perfmodel.machine import Machine
+
+
+def scaling_doc(fit: AppFit, r: Scaling, on: Machine | None = None) -> dict[str, Any]:
+    """One row per node count, SI units; NaN or non-positive times are null, never numbers;
+    each row says whether (and why) it is extrapolated.  ``on``: the machine predicted on,
+    whose hardware no measurement saw is said (``unmeasured_hardware``)."""
+    why = r.prediction.outside
+    rows = []
+    for i, p in enumerate(r.processes):
+        t = float(r.time[i])
+        timed = math.isfinite(t) and t > 0
+        ok = timed and math.isfinite(float(r.speedup[i]))   # T(1) usable too
+        rows.append({
+            "nodes": int(p), "time": t if timed or t == 0 else None,   # 0 s: nothing to do
+            "time_lo": float(r.prediction.total_lo[i]) if timed else None,
+            "time_hi": float(r.prediction.total_hi[i]) if timed else None,
+            "speedup": float(r.speedup[i]) if ok else None,
+            "efficiency": float(r.efficiency[i]) if ok else None,
+            "overhead": float(r.overhead[i]) if ok else None,
+            **{f"overhead_{k}": float(v[i]) if ok else None for k, v in r.shares.items()},
+            "karp_flatt": float(r.karp_flatt[i]) if ok and p > 1 else None,
+            **_bands(r, i, ok),
+            "size": float(r.size[i]),
+            "mflops": float(r.mflops[i]) if timed and math.isfinite(float(r.mflops[i]))
+            else None,
+            "parts": {k: float(v[i]) if math.isfinite(float(v[i])) and v[i] >= 0 else None
+                      for k, v in r.prediction.parts.items()},
+            "extrapolated": bool(r.prediction.extrapolated[i]),
+            "extrapolated_in": why.why(i)})
+    return {"model": fit.model.name, "level": r.prediction.level,
+            "scaling": "weak" if r.weak else "strong",
+            "size_unit": fit.model.size.unit if fit.model.size else None,
+            "machine": fit.machine.profile.name if fit.machine else None,
+            "units": {"time": "s", "mflops": "Mflop/s"},
+            "overhead": "share of nodes x time not spent on the one-node work: 1 - efficiency",
+            "bands": "time_lo/time_hi: prediction interval for a new run; every other _lo/_hi: "
+                     "the figure's confidence interval from the fitted constants (delta method)",
+            "parameters": [{"name": p.name, "value": p.value, "stderr": p.stderr,
+                            "unit": p.unit, "status": p.status, "source": p.source}
+                           for p in fit.params],
+            "fit": dict(fit.fit), "notes": list(fit.notes),
+            "extrapolation": why.notes(),
+            "fitted_nodes": list(fit.processes), "fitted_sizes": list(fit.sizes),
+            "calibrated_message_sizes": list(why.messages.calibrated)
+            if why.messages is not None and why.messages.calibrated is not None else None,
+            "message_sizes_outside_calibration": why.beyond(),
+            "unmeasured_hardware": {k: v.tolist() for k, v in
+                                    (on.unmeasured if on is not None else {}).items()},
+            "rows": rows}
+
+
+def _bands(r: Scaling, i: int, ok: bool) -> dict[str, float | None]:
+    """``KEY_lo`` and ``KEY_hi`` of each banded figure at row ``i``; null where unknown."""
+    out: dict[str, float | None] = {}
+    for key, (lo, hi) in r.bands.items():
+        a, b = float(lo[i]), float(hi[i])
+        good = ok and math.isfinite(a) and math.isfinite(b)
+        out[f"{key}_lo"], out[f"{key}_hi"] = (a, b) if good else (None, None)
+    return out
+
+
+def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: Callable[[float], str],
+        scale: float = 1.0) -> str:
+    """``value`` with ``±`` the half-width of its band (written by ``fmt``), when the band is
+    known."""
+    if value is None or value == "—":
+        return "—"
+    lo, hi = r.bands.get(key, (None, None))
+    if lo is None or hi is None or not (math.isfinite(lo[i]) and math.isfinite(hi[i])):
+        return value
+    width = scale * (hi[i] - lo[i]) / 2
+    if width == 0:   # the figure does not depend on what was fitted (one process)
+        return value
+    half = fmt(width)
+    if value.endswith(" %"):
+        return f"{value.removesuffix(' %')} ±{half} %"
+    return f"{value} ±{half}"
+
+
+def scaling(fit: AppFit, r: Scaling, machine: str, on: Machine | None = None) -> None:
+    out = console()
+    where = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""
+    out.print(f"[bold]{fit.model.name}[/bold]{where}: {escape(fit.model.description)}")
+    lvl = f"{100 * r.prediction.level:g} %"
+    ranged = bool(np.any(np.isfinite(r.prediction.total_lo)))
+    t = Tabular()
+    size = fit.model.size
+    rated = bool(np.any(np.isfinite(r.mflops)))
+    cols = ["nodes", *(["size"] if size else []), "time", *([f"{lvl} range"] if ranged else []),
+            *(["MFLOPS"] if rated else []), "speedup", "eff.", "overhead", "comm.", "sync.",
+            "serial", "compute", "Karp–Flatt", ""]
+    goes = {"Karp–Flatt": 1, "size": 2, "MFLOPS": 3, "compute": 4, "serial": 5, "sync.": 6,
+            "comm.": 7, f"{lvl} range": 8, "": 9}
+    for col in cols:
+        t.column(col, drop=goes.get(col), name="the extrapolated mark" if not col else None)
+    for i, p in enumerate(r.processes):
+        time = float(r.time[i])
+        head = [str(int(p)), *([format_amount(float(r.size[i]), size.unit)] if size else [])]
+        if time == 0:   # nothing to do there: a time, but no ratio to one node
+            t.add_row(*head, "0 s", *(["—"] if ranged else []), *(["—"] if rated else []),
+                      *["—"] * 8, "no work")
+            continue
+        if not (math.isfinite(time) and time > 0):
+            t.add_row(*head, "—", *(["—"] if ranged else []), *(["—"] if rated else []),
+                      *["—"] * 8, "no valid prediction")
+            continue
+        row = [*head, format_time(time)]
+        if ranged:
+            row.append(format_range(float(r.prediction.total_lo[i]),
+                                    float(r.prediction.total_hi[i]), "time"))
+        if rated:
+            mflops = float(r.mflops[i])
+            row.append(_pm(r, "mflops", i, significant(mflops) if math.isfinite(mflops)
+                           else None, lambda w: significant(w, 2)))
+        row += [_pm(r, "speedup", i, fixed(float(r.speedup[i]), 2), lambda w: fixed(w, 2)),
+                pct(float(r.efficiency[i])),
+                _pm(r, "overhead", i, pct(float(r.overhead[i])), lambda w: fixed(w, 1), 100)]
+        row += [pct(float(r.shares[k][i])) for k in ("communication", "synchronisation",
+                                                      "serial", "imbalance")]
+        row += [fixed(float(r.karp_flatt[i]), 3),
+                "extrapolated" if r.prediction.extrapolated[i] else ""]
+        t.add_row(*row)
+    out.print(t)
+    if fit.params:
+        out.print(params_table(fit.params, ()))
+    for note in fit.notes:
+        out.print(f"[dim]note:[/dim] {escape(note)}")
+    if any(np.any(np.isfinite(lo)) for lo, _ in r.bands.values()):
+        out.print(f"[dim]±: the {lvl} band a figure inherits from the fitted constants; "
+                  "--json gives every figure's band[/dim]")
+    for note in r.prediction.outside.notes():
+        out.print(f"[yellow]warning:[/yellow] {escape(note)}")
+    from perfmodel.apps.trust import specified_note, unmeasured_note
+
+    said = specified_note(r.prediction.outside)
+    other = None if on is None else unmeasured_note(on.unmeasured, on.own,
+                                                    r.prediction.outside.specified)
+    for line in (said, other):
+        if line:
+            out.print(f"[dim]note:[/dim] {escape(line)}")
+    zero = r.time == 0
+    if np.any(zero):
+        out.print(f"[dim]note:[/dim] the model gives 0 s at {format_counts(r.processes[zero])} "
+                  "node(s): nothing to do there, so no speedup or efficiency")
+    broken = ~np.isfinite(r.time) | (r.time < 0)
+    if np.any(broken):
+        out.print(f"[yellow]warning:[/yellow] no valid prediction at "
+                  f"{format_counts(r.processes[broken])} node(s): a term of the model is "
+                  "negative or not a number there, so the model does not hold (check its "
+                  "formulas and constants)")
