@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -48,6 +49,44 @@ class Calibration:
     profile: Profile
     notes: tuple[str, ...] = ()
     fabric: FabricFit | None = None
+
+    def to_dict(self, path: Path | None = None) -> dict[str, Any]:
+        """The calibration as plain data (SI units): the chosen law with its parameters and
+        derived quantities, the fit, the selection, every point, the inputs, the fabric, and
+        ``path``, where the profile was written (None: not written)."""
+        best = self.selection.best
+        model = best.model
+        spec = registry.spec(model.kind)
+        points = [
+            {"size": s, "measured": m, "fitted": f, "rel_err": f / m - 1.0,
+             "source": self.data.source, "line": ln}
+            for s, m, f, ln in zip(best.data.size, best.data.time, best.fitted, best.data.line,
+                                   strict=True)
+        ]
+        return {
+            "model": model.kind,
+            "formula": spec.formula,
+            "latex": spec.latex,
+            "parameters": [p.to_dict() for p in model.params],
+            "derived": [{"name": d.name, "value": d.value, "stderr": d.stderr, "unit": d.unit}
+                        for d in best.derived],
+            "fit": {"n_points": best.n, "k": best.k, "dof": model.dof, "rss": best.rss,
+                    "noise_rel": model.noise,
+                    "median_rel_err": best.median_rel_err if best.n else None,
+                    "max_rel_err": best.max_rel_err if best.n else None,
+                    "aic": best.aic if best.n else None, "bic": best.bic if best.n else None},
+            "selection": {
+                "reason": self.selection.reason,
+                "candidates": [{"model": c.model.kind, "k": c.k, "aic": c.aic, "bic": c.bic,
+                                "median_rel_err": c.median_rel_err, "max_rel_err": c.max_rel_err}
+                               for c in self.selection.candidates if c.n],
+            },
+            "points": points,
+            "inputs": [vars(i) for i in self.profile.inputs],
+            "notes": list(self.notes) + list(self.profile.notes),
+            "profile": None if path is None else str(path),
+            "fabric": None if self.profile.fabric is None else self.profile.fabric.to_dict(),
+        }
 
 
 def _beyond_any_link(profile: Profile, data: Measurements) -> list[str]:

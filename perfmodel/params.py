@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from perfmodel.errors import InputError
 from perfmodel.units import parse_quantity
@@ -43,6 +43,11 @@ class Estimate:
     @property
     def rel_stderr(self) -> float:
         return abs(self.stderr / self.value) if self.value else math.inf
+
+    def to_dict(self) -> dict[str, Any]:
+        """The estimate as plain data (SI units; NaN where not estimable)."""
+        return {"name": self.name, "value": self.value, "stderr": self.stderr,
+                "unit": self.unit, "status": self.status, "source": self.source}
 
 
 class ParamSet:

@@ -166,6 +166,18 @@ def check_rate(value: float) -> str:
     return ""
 
 
+def line_rate_problem(value: float) -> str:
+    """Why ``value`` (bytes per second) is no link speed, or ``""``: every place a link speed
+    comes in (options, ``--vary``, catalogues, report runs, a changed machine) asks this.
+
+    >>> line_rate_problem(-1.0), line_rate_problem(12.5e6)
+    ('is not a positive rate', '')
+    """
+    if not value > 0:
+        return "is not a positive rate"
+    return check_rate(value)
+
+
 def parse_list(text: str, kind: Kind) -> list[float]:
     """Comma-separated quantities: ``"1B,8KiB,1MiB"`` -> ``[1.0, 8192.0, 1048576.0]``.
 

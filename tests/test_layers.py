@@ -57,3 +57,32 @@ def test_no_module_passes_600_lines_and_the_app_only_registers() -> None:
              for p in (ROOT / "perfmodel").rglob("*.py")}
     assert {k: v for k, v in sizes.items() if v > 600} == {}
     assert sizes["perfmodel/cli/app.py"] < 200
+
+
+def test_the_command_line_choices_are_the_registries() -> None:
+    """The CLI declares its choices as literals (importing the registries would load NumPy
+    at start-up); each must be its registry's names, in order."""
+    import re
+
+    import typer.main
+    from typer.testing import CliRunner
+
+    from perfmodel.cli.app import app
+    from perfmodel.measure.plan import PATTERNS
+    from perfmodel.network import models
+    from perfmodel.network.fabric import TOPOLOGIES
+    from perfmodel.network.hierarchy import PLACEMENTS
+
+    def choices(*args: str) -> list[str]:
+        said = CliRunner().invoke(app, [*args, "nope"]).stderr
+        listed = re.search(r"use (.*)$", said.strip())
+        assert listed is not None, said
+        return re.split(r", | or ", listed[1])
+
+    assert choices("calibrate", "--topology") == list(TOPOLOGIES)
+    assert choices("network", "x.toml", "--placement") == list(PLACEMENTS)
+    assert choices("measure", "--pattern") == list(PATTERNS)
+    group = typer.main.get_command(app)
+    model_help = next(p for p in group.commands["calibrate"].params   # type: ignore[attr-defined]
+                      if "--model" in p.opts).help
+    assert model_help == " | ".join([models.AUTO, *models.MODELS]) + "."

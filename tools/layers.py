@@ -26,7 +26,7 @@ PACKAGE = ROOT / "perfmodel"
 ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("perfmodel", "perfmodel.errors", "perfmodel.units", "perfmodel.lazy",
               "perfmodel.leastsq", "perfmodel.io", "perfmodel.params", "perfmodel.provenance",
-              "perfmodel.measurements", "perfmodel.kinds")),
+              "perfmodel.measurements", "perfmodel.kinds", "perfmodel.plain")),
     ("readers", ("perfmodel.readers",)),
     ("files", ("perfmodel.files",)),
     ("network", ("perfmodel.network", "perfmodel.node")),

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -66,6 +67,63 @@ class Scaling:
     @property
     def time(self) -> FloatArray:
         return self.prediction.total
+
+    def to_dict(self, fit: AppFit, on: Machine | None = None) -> dict[str, Any]:
+        """One row per node count, SI units; NaN or non-positive times are null, never
+        numbers; each row says whether (and why) it is extrapolated.  ``fit``: the constants
+        predicted with; ``on``: the machine predicted on, whose hardware no measurement saw is
+        said (``unmeasured_hardware``)."""
+        why = self.prediction.outside
+        rows = []
+        for i, p in enumerate(self.processes):
+            t = float(self.time[i])
+            timed = math.isfinite(t) and t > 0
+            ok = timed and math.isfinite(float(self.speedup[i]))   # T(1) usable too
+            rows.append({
+                "nodes": int(p), "time": t if timed or t == 0 else None,   # 0 s: nothing to do
+                "time_lo": float(self.prediction.total_lo[i]) if timed else None,
+                "time_hi": float(self.prediction.total_hi[i]) if timed else None,
+                "speedup": float(self.speedup[i]) if ok else None,
+                "efficiency": float(self.efficiency[i]) if ok else None,
+                "overhead": float(self.overhead[i]) if ok else None,
+                **{f"overhead_{k}": float(v[i]) if ok else None for k, v in self.shares.items()},
+                "karp_flatt": float(self.karp_flatt[i]) if ok and p > 1 else None,
+                **self._bands(i, ok),
+                "size": float(self.size[i]),
+                "mflops": float(self.mflops[i]) if timed and math.isfinite(float(self.mflops[i]))
+                else None,
+                "parts": {k: float(v[i]) if math.isfinite(float(v[i])) and v[i] >= 0 else None
+                          for k, v in self.prediction.parts.items()},
+                "extrapolated": bool(self.prediction.extrapolated[i]),
+                "extrapolated_in": why.why(i)})
+        return {"model": fit.model.name, "level": self.prediction.level,
+                "scaling": "weak" if self.weak else "strong",
+                "size_unit": fit.model.size.unit if fit.model.size else None,
+                "machine": fit.machine.profile.name if fit.machine else None,
+                "units": {"time": "s", "mflops": "Mflop/s"},
+                "overhead": "share of nodes x time not spent on the one-node work: 1 - efficiency",
+                "bands": "time_lo/time_hi: prediction interval for a new run; every other "
+                         "_lo/_hi: the figure's confidence interval from the fitted constants "
+                         "(delta method)",
+                "parameters": [p.to_dict() for p in fit.params],
+                "fit": dict(fit.fit), "notes": list(fit.notes),
+                "extrapolation": why.notes(),
+                "fitted_nodes": list(fit.processes), "fitted_sizes": list(fit.sizes),
+                "calibrated_message_sizes": list(why.messages.calibrated)
+                if why.messages is not None and why.messages.calibrated is not None else None,
+                "message_sizes_outside_calibration": why.beyond(),
+                "unmeasured_hardware": {k: v.tolist() for k, v in
+                                        (on.unmeasured if on is not None else {}).items()},
+                "rows": rows}
+
+    def _bands(self, i: int, ok: bool) -> dict[str, float | None]:
+        """``KEY_lo`` and ``KEY_hi`` of each banded figure at row ``i``; null where unknown."""
+        out: dict[str, float | None] = {}
+        for key, (lo, hi) in self.bands.items():
+            a, b = float(lo[i]), float(hi[i])
+            good = ok and math.isfinite(a) and math.isfinite(b)
+            out[f"{key}_lo"], out[f"{key}_hi"] = (a, b) if good else (None, None)
+        return out
 
 
 def scaling(fit: AppFit, processes: ArrayLike, level: float = 0.95,

@@ -57,7 +57,7 @@ def parse_fix(items: list[str] | None) -> dict[str, float]:
 
 
 def emit_json(doc: Any) -> None:
-    from perfmodel.cli.render import jsonable
+    from perfmodel.plain import jsonable
 
     sys.stdout.write(json.dumps(jsonable(doc), indent=2, ensure_ascii=False) + "\n")
 

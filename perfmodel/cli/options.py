@@ -114,29 +114,29 @@ def _many(text: str, flag: str, kind: Kind) -> list[float]:
 def rate(text: str, flag: str) -> float:
     """One line rate, positive and finite: ``100Mbps`` -> 12.5e6 (bytes/s)."""
     value = _one(text, flag, "rate")
-    if not value > 0:
-        raise InputError(f"{flag} {text!r} is not a positive rate", fix=f"e.g. {flag} 100Mbps")
-    _floor(value, text, flag)
+    _link_speeds([value], text, flag, f"e.g. {flag} 100Mbps")
     return value
-
-
-def _floor(value: float, text: str, flag: str) -> None:
-    from perfmodel.units import check_rate
-
-    if why := check_rate(value):
-        raise InputError(f"{flag} {text!r} {why}: no link is that slow or fast",
-                         fix=f"check the unit, e.g. {flag} 100Mbps")
 
 
 def rates(text: str, flag: str) -> Quantities:
     """Line rates, each positive and finite: ``10Mbps,100Mbps,1Gbps``."""
     values = _many(text, flag, "rate")
-    if not all(v > 0 for v in values):
-        raise InputError(f"{flag} {text!r} is not a list of positive rates",
-                         fix=f"e.g. {flag} 10Mbps,100Mbps")
-    for v in values:
-        _floor(v, text, flag)
+    _link_speeds(values, text, flag, f"e.g. {flag} 10Mbps,100Mbps", "a list of positive rates")
     return Quantities(values, text)
+
+
+def _link_speeds(values: list[float], text: str, flag: str, example: str,
+                 noun: str = "a positive rate") -> None:
+    """Refuse a value no link has (:func:`~perfmodel.units.line_rate_problem`)."""
+    from perfmodel.units import line_rate_problem
+
+    for v in values:
+        why = line_rate_problem(v)
+        if why == "is not a positive rate":
+            raise InputError(f"{flag} {text!r} is not {noun}", fix=example)
+        if why:
+            raise InputError(f"{flag} {text!r} {why}: no link is that slow or fast",
+                             fix=f"check the unit, {example}")
 
 
 def sizes(text: str, flag: str) -> Quantities:

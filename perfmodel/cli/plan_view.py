@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from perfmodel.cli.render import jsonable
 from perfmodel.cli.tables import Tabular, console, safe
 from perfmodel.cli.whatif_view import LABELS, _spread_front, _value, extrapolation_warnings, money
+from perfmodel.plain import jsonable
 from perfmodel.units import format_change, format_number, format_share, format_time
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue, price_parts

@@ -27,62 +27,7 @@ if TYPE_CHECKING:   # the application packages load only when predict runs
 
 
 def scaling_doc(fit: AppFit, r: Scaling, on: Machine | None = None) -> dict[str, Any]:
-    """One row per node count, SI units; NaN or non-positive times are null, never numbers;
-    each row says whether (and why) it is extrapolated.  ``on``: the machine predicted on,
-    whose hardware no measurement saw is said (``unmeasured_hardware``)."""
-    why = r.prediction.outside
-    rows = []
-    for i, p in enumerate(r.processes):
-        t = float(r.time[i])
-        timed = math.isfinite(t) and t > 0
-        ok = timed and math.isfinite(float(r.speedup[i]))   # T(1) usable too
-        rows.append({
-            "nodes": int(p), "time": t if timed or t == 0 else None,   # 0 s: nothing to do
-            "time_lo": float(r.prediction.total_lo[i]) if timed else None,
-            "time_hi": float(r.prediction.total_hi[i]) if timed else None,
-            "speedup": float(r.speedup[i]) if ok else None,
-            "efficiency": float(r.efficiency[i]) if ok else None,
-            "overhead": float(r.overhead[i]) if ok else None,
-            **{f"overhead_{k}": float(v[i]) if ok else None for k, v in r.shares.items()},
-            "karp_flatt": float(r.karp_flatt[i]) if ok and p > 1 else None,
-            **_bands(r, i, ok),
-            "size": float(r.size[i]),
-            "mflops": float(r.mflops[i]) if timed and math.isfinite(float(r.mflops[i]))
-            else None,
-            "parts": {k: float(v[i]) if math.isfinite(float(v[i])) and v[i] >= 0 else None
-                      for k, v in r.prediction.parts.items()},
-            "extrapolated": bool(r.prediction.extrapolated[i]),
-            "extrapolated_in": why.why(i)})
-    return {"model": fit.model.name, "level": r.prediction.level,
-            "scaling": "weak" if r.weak else "strong",
-            "size_unit": fit.model.size.unit if fit.model.size else None,
-            "machine": fit.machine.profile.name if fit.machine else None,
-            "units": {"time": "s", "mflops": "Mflop/s"},
-            "overhead": "share of nodes x time not spent on the one-node work: 1 - efficiency",
-            "bands": "time_lo/time_hi: prediction interval for a new run; every other _lo/_hi: "
-                     "the figure's confidence interval from the fitted constants (delta method)",
-            "parameters": [{"name": p.name, "value": p.value, "stderr": p.stderr,
-                            "unit": p.unit, "status": p.status, "source": p.source}
-                           for p in fit.params],
-            "fit": dict(fit.fit), "notes": list(fit.notes),
-            "extrapolation": why.notes(),
-            "fitted_nodes": list(fit.processes), "fitted_sizes": list(fit.sizes),
-            "calibrated_message_sizes": list(why.messages.calibrated)
-            if why.messages is not None and why.messages.calibrated is not None else None,
-            "message_sizes_outside_calibration": why.beyond(),
-            "unmeasured_hardware": {k: v.tolist() for k, v in
-                                    (on.unmeasured if on is not None else {}).items()},
-            "rows": rows}
-
-
-def _bands(r: Scaling, i: int, ok: bool) -> dict[str, float | None]:
-    """``KEY_lo`` and ``KEY_hi`` of each banded figure at row ``i``; null where unknown."""
-    out: dict[str, float | None] = {}
-    for key, (lo, hi) in r.bands.items():
-        a, b = float(lo[i]), float(hi[i])
-        good = ok and math.isfinite(a) and math.isfinite(b)
-        out[f"{key}_lo"], out[f"{key}_hi"] = (a, b) if good else (None, None)
-    return out
+    return r.to_dict(fit, on)
 
 
 def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: Callable[[float], str],

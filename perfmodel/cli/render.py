@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,22 +31,6 @@ from perfmodel.units import (
     format_time,
     format_value,
 )
-
-
-def jsonable(obj: Any) -> Any:
-    """Plain JSON values: NumPy scalars and arrays unpacked, NaN and inf as null."""
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple | np.ndarray):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.bool_ | bool):
-        return bool(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, float | np.floating):
-        f = float(obj)
-        return f if math.isfinite(f) else None
-    return obj
 
 
 def fmt(value: float, unit: str) -> str:
@@ -92,45 +75,7 @@ def params_table(params: tuple[Estimate, ...], derived: tuple[Estimate, ...]) ->
 # --- calibrate ---------------------------------------------------------------------------------
 
 def calibration_doc(result: Calibration, path: Path | None) -> dict[str, Any]:
-    best = result.selection.best
-    model = best.model
-    spec = registry.spec(model.kind)
-    points = [
-        {"size": s, "measured": m, "fitted": f, "rel_err": f / m - 1.0,
-         "source": result.data.source, "line": ln}
-        for s, m, f, ln in zip(best.data.size, best.data.time, best.fitted, best.data.line,
-                               strict=True)
-    ]
-    return {
-        "model": model.kind,
-        "formula": spec.formula,
-        "latex": spec.latex,
-        "parameters": [{"name": p.name, "value": p.value, "stderr": p.stderr, "unit": p.unit,
-                        "status": p.status, "source": p.source} for p in model.params],
-        "derived": [{"name": d.name, "value": d.value, "stderr": d.stderr, "unit": d.unit}
-                    for d in best.derived],
-        "fit": {"n_points": best.n, "k": best.k, "dof": model.dof, "rss": best.rss,
-                "noise_rel": model.noise,
-                "median_rel_err": best.median_rel_err if best.n else None,
-                "max_rel_err": best.max_rel_err if best.n else None,
-                "aic": best.aic if best.n else None, "bic": best.bic if best.n else None},
-        "selection": {
-            "reason": result.selection.reason,
-            "candidates": [{"model": c.model.kind, "k": c.k, "aic": c.aic, "bic": c.bic,
-                            "median_rel_err": c.median_rel_err, "max_rel_err": c.max_rel_err}
-                           for c in result.selection.candidates if c.n],
-        },
-        "points": points,
-        "inputs": [vars(i) for i in result.profile.inputs],
-        "notes": list(result.notes) + list(result.profile.notes),
-        "profile": None if path is None else str(path),
-        "fabric": None if result.profile.fabric is None else {
-            "topology": result.profile.fabric.topology,
-            "channels": result.profile.fabric.channels,
-            "parameters": fabric_params_doc(result.profile.fabric),
-            "fit": dict(result.profile.fabric.fit), "dof": result.profile.fabric.dof,
-            "notes": list(result.profile.fabric.notes)},
-    }
+    return result.to_dict(path)
 
 
 def _fabric_section(out: Console, fab: Fabric) -> None:
@@ -199,15 +144,7 @@ def calibration_line(result: Calibration, path: Path | None) -> None:
 # --- network -----------------------------------------------------------------------------------
 
 def prediction_doc(profile: Profile, pred: Prediction) -> dict[str, Any]:
-    rows = [
-        {"size": s, "time": t, "time_lo": lo, "time_hi": hi, "bandwidth": b,
-         "bandwidth_lo": blo, "bandwidth_hi": bhi, "extrapolated": x}
-        for s, t, lo, hi, b, blo, bhi, x in zip(
-            pred.size, pred.time, pred.time_lo, pred.time_hi, pred.bandwidth,
-            pred.bandwidth_lo, pred.bandwidth_hi, pred.extrapolated, strict=True)
-    ]
-    return {"profile": profile.name, "model": profile.network.kind, "level": pred.level,
-            "units": {"size": "B", "time": "s", "bandwidth": "B/s"}, "rows": rows}
+    return {"profile": profile.name, "model": profile.network.kind, **pred.to_dict()}
 
 
 def prediction(profile: Profile, pred: Prediction, path: str) -> None:
@@ -372,8 +309,7 @@ def _extra(key: str, value: float) -> str:
 # --- network with sharing ----------------------------------------------------------------------
 
 def fabric_params_doc(fab: Fabric) -> list[dict[str, Any]]:
-    return [{"name": p.name, "value": p.value, "stderr": p.stderr, "unit": p.unit,
-             "status": p.status, "source": p.source} for p in fab.params]
+    return [p.to_dict() for p in fab.params]
 
 
 def _assumed_note(out: Console, fab: Fabric) -> None:
@@ -387,31 +323,13 @@ def rates_doc(profile: Profile, r: Rates) -> dict[str, Any]:
     """One row per combination, SI units; per-pair values are one stream's share."""
     fab = profile.fabric
     assert fab is not None
-    m, x, lo, hi, streams = r.size, r.message_rate, r.message_rate_lo, r.message_rate_hi, \
-        r.streams   # whole arrays, each computed once: a row is one element of each
-    columns = {
-        "size": m, "pairs": r.pairs.astype(int), "channels": r.channels.astype(int),
-        "senders": r.senders.astype(int), "link_speed": r.line_rate,
-        "aggregate_bandwidth": m * x, "aggregate_bandwidth_lo": m * lo,
-        "aggregate_bandwidth_hi": m * hi, "per_pair_bandwidth": m * x / streams,
-        "aggregate_message_rate": x, "aggregate_message_rate_lo": lo,
-        "aggregate_message_rate_hi": hi, "per_pair_message_rate": x / streams,
-        "extrapolated": r.extrapolated.astype(bool)}
-    rows = _rows(columns)
-    return {"profile": profile.name, "topology": fab.topology, "level": r.level,
-            "units": {"size": "B", "link_speed": "B/s", "aggregate_bandwidth": "B/s",
-                      "per_pair_bandwidth": "B/s", "aggregate_message_rate": "1/s",
-                      "per_pair_message_rate": "1/s"},
-            "per_pair": "one stream's share: a ping-pong pair's, or one sender's with senders > 1",
-            "parameters": fabric_params_doc(fab), "rows": rows}
+    doc = r.to_dict()
+    return {"profile": profile.name, "topology": fab.topology, "level": doc["level"],
+            "units": doc["units"], "per_pair": doc["per_pair"],
+            "parameters": fabric_params_doc(fab), "rows": doc["rows"]}
 
 
-def _rows(columns: dict[str, Any]) -> list[dict[str, Any]]:
-    """Rows of a JSON document from whole columns (NumPy arrays of one length), as Python
-    numbers: one pass per column, not one array read per cell."""
-    names = list(columns)
-    values = [np.ravel(c).tolist() for c in columns.values()]
-    return [dict(zip(names, row, strict=True)) for row in zip(*values, strict=True)]
+
 
 
 def rates(profile: Profile, r: Rates, path: str) -> None:
@@ -458,23 +376,9 @@ def exchange_doc(profile: Profile, r: Exchange) -> dict[str, Any]:
     """One row per combination, SI units: the Exchange iteration and what it moves."""
     fab = profile.fabric
     assert fab is not None
-    t, m, p = r.time, r.size, r.processes
-    rows = _rows({
-        "size": m, "processes": p.astype(int), "placement": np.full(m.shape, r.placement),
-        "channels": r.channels.astype(int), "link_speed": r.line_rate,
-        "time": t, "time_lo": r.time_lo, "time_hi": r.time_hi,
-        "per_process_bandwidth": r.bandwidth, "aggregate_bandwidth": 2.0 * p * m / t,
-        "aggregate_message_rate": 2.0 * p / t, "extrapolated": r.extrapolated.astype(bool)})
-    return {"profile": profile.name, "topology": fab.topology, "box": fab.box,
-            "pattern": "exchange", "level": r.level,
-            "units": {"size": "B", "link_speed": "B/s", "time": "s",
-                      "per_process_bandwidth": "B/s", "aggregate_bandwidth": "B/s",
-                      "aggregate_message_rate": "1/s"},
-            "time": "one iteration: every process sends one message to each neighbour and "
-                    "receives one from each (IMB Exchange's t)",
-            "per_process_bandwidth": "4 x size / time, bytes sent and received per process "
-                                     "(IMB Exchange's Mbytes/sec)",
-            "aggregate_bandwidth": "bytes sent by all processes per second",
+    doc = r.to_dict()
+    rows = doc.pop("rows")
+    return {"profile": profile.name, "topology": fab.topology, "box": fab.box, **doc,
             "parameters": fabric_params_doc(fab), "rows": rows}
 
 

@@ -50,7 +50,7 @@ def _stderr(fit: ScalingFit) -> list[float | None]:
 def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
                 moved: Retarget | None, share: np.ndarray | None,
                 target: dict[str, Any]) -> dict[str, Any]:
-    from perfmodel.cli.render import jsonable
+    from perfmodel.plain import jsonable
 
     f = fit.chosen.fit
     rows = []

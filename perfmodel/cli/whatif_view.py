@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from perfmodel.cli.render import jsonable
 from perfmodel.cli.tables import Tabular, console, safe
+from perfmodel.plain import jsonable
 from perfmodel.units import (
     format_counts,
     format_line_rate,

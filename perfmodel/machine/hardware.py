@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
-from perfmodel.units import MAX_LATENCY, MAX_RATE, MIN_RATE, check_rate
+from perfmodel.units import MAX_LATENCY, MAX_RATE, MIN_RATE, line_rate_problem
 
 if TYPE_CHECKING:
     from perfmodel.machine.core import Machine
@@ -67,7 +67,7 @@ def changed(profile: Profile, *, channels: ArrayLike | None = None,
         wrong = ~((r >= MIN_RATE) & (r <= MAX_RATE))
         if np.any(wrong):
             first = _first(r, wrong)
-            raise InputError(f"line rate {first} B/s {check_rate(float(first))}",
+            raise InputError(f"line rate {first} B/s {line_rate_problem(float(first))}",
                              fix="give a link speed such as 100Mbps or 25Gbps")
     if latency is not None:
         lat = np.asarray(latency, dtype=np.float64)

@@ -114,6 +114,13 @@ class Fabric(ParamSet):
     notes: tuple[str, ...] = ()
     box: int = 1
 
+    def to_dict(self) -> dict[str, Any]:
+        """The fabric as plain data: topology, channels, parameters with their sources, and
+        the fit's summary."""
+        return {"topology": self.topology, "channels": self.channels,
+                "parameters": [p.to_dict() for p in self.params], "fit": dict(self.fit),
+                "dof": self.dof, "notes": list(self.notes)}
+
 
 def own_rate(values: Mapping[str, Any], line_rate: ArrayLike | None) -> ArrayLike:
     """``line_rate`` where one is asked for (a what-if link speed), else the fabric's own: the
@@ -219,6 +226,30 @@ class Exchange:
         """Bytes sent and received per process per second (IMB Exchange's throughput)."""
         return np.asarray(4.0 * self.size / self.time, dtype=np.float64)
 
+    def to_dict(self) -> dict[str, Any]:
+        """One row per combination (SI units): the iteration and what it moves."""
+        from perfmodel.plain import rows
+
+        t, m, p = self.time, self.size, self.processes
+        return {
+            "pattern": "exchange", "level": self.level,
+            "units": {"size": "B", "link_speed": "B/s", "time": "s",
+                      "per_process_bandwidth": "B/s", "aggregate_bandwidth": "B/s",
+                      "aggregate_message_rate": "1/s"},
+            "time": "one iteration: every process sends one message to each neighbour and "
+                    "receives one from each (IMB Exchange's t)",
+            "per_process_bandwidth": "4 x size / time, bytes sent and received per process "
+                                     "(IMB Exchange's Mbytes/sec)",
+            "aggregate_bandwidth": "bytes sent by all processes per second",
+            "rows": rows({
+                "size": m, "processes": p.astype(int),
+                "placement": np.full(m.shape, self.placement),
+                "channels": self.channels.astype(int), "link_speed": self.line_rate,
+                "time": t, "time_lo": self.time_lo, "time_hi": self.time_hi,
+                "per_process_bandwidth": self.bandwidth,
+                "aggregate_bandwidth": 2.0 * p * m / t, "aggregate_message_rate": 2.0 * p / t,
+                "extrapolated": self.extrapolated.astype(bool)})}
+
 
 def _outside(fabric: Fabric, **grid: FloatArray) -> NDArray[np.bool_]:
     """Where any variable of the grid lies outside the span the fabric was calibrated on."""
@@ -310,6 +341,27 @@ class Rates:
     @property
     def bandwidth(self) -> FloatArray:
         return np.asarray(self.size * self.message_rate, dtype=np.float64)
+
+    def to_dict(self) -> dict[str, Any]:
+        """One row per combination (SI units); per-pair values are one stream's share."""
+        from perfmodel.plain import rows
+
+        m, x, lo, hi, streams = self.size, self.message_rate, self.message_rate_lo, \
+            self.message_rate_hi, self.streams   # whole arrays, each computed once
+        return {
+            "level": self.level,
+            "units": {"size": "B", "link_speed": "B/s", "aggregate_bandwidth": "B/s",
+                      "per_pair_bandwidth": "B/s", "aggregate_message_rate": "1/s",
+                      "per_pair_message_rate": "1/s"},
+            "per_pair": "one stream's share: a ping-pong pair's, or one sender's with senders > 1",
+            "rows": rows({
+                "size": m, "pairs": self.pairs.astype(int), "channels": self.channels.astype(int),
+                "senders": self.senders.astype(int), "link_speed": self.line_rate,
+                "aggregate_bandwidth": m * x, "aggregate_bandwidth_lo": m * lo,
+                "aggregate_bandwidth_hi": m * hi, "per_pair_bandwidth": m * x / streams,
+                "aggregate_message_rate": x, "aggregate_message_rate_lo": lo,
+                "aggregate_message_rate_hi": hi, "per_pair_message_rate": x / streams,
+                "extrapolated": self.extrapolated.astype(bool)})}
 
 
 def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: ArrayLike | None = None,

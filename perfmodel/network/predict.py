@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -41,6 +42,17 @@ class Prediction:
     @property
     def bandwidth(self) -> FloatArray:
         return _rate(self.size, self.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        """One row per size (SI units), with the level of its intervals."""
+        from perfmodel.plain import rows
+
+        return {"level": self.level, "units": {"size": "B", "time": "s", "bandwidth": "B/s"},
+                "rows": rows({"size": self.size, "time": self.time, "time_lo": self.time_lo,
+                              "time_hi": self.time_hi, "bandwidth": self.bandwidth,
+                              "bandwidth_lo": self.bandwidth_lo,
+                              "bandwidth_hi": self.bandwidth_hi,
+                              "extrapolated": self.extrapolated.astype(bool)})}
 
     @property
     def bandwidth_lo(self) -> FloatArray:

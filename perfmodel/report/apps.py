@@ -71,13 +71,13 @@ def _machine(run: Run, ctx: Context, model: Any) -> Any:
         return None
     from perfmodel.machine import require_node
     from perfmodel.machine.hardware import FABRIC_FIX, changed
-    from perfmodel.units import parse_quantity
+    from perfmodel.units import line_rate_problem, parse_quantity
 
     prof = ctx.profile(run.machine)
     rate = parse_quantity(run.link_speed, "rate") if run.link_speed else None
-    if rate is not None and not rate > 0:
-        raise InputError(f"run {run.label!r}: link_speed {run.link_speed!r} is not a positive "
-                         "rate", fix='e.g. link_speed = "100Mbps"')
+    if rate is not None and (why := line_rate_problem(rate)):
+        raise InputError(f"run {run.label!r}: link_speed {run.link_speed!r} {why}",
+                         fix='e.g. link_speed = "100Mbps"')
     on = changed(prof, channels=run.channels, line_rate=rate, path=run.machine,
                  fix=f"drop the run's channels/link_speed, or {FABRIC_FIX}")
     if model.uses_node:

@@ -15,7 +15,7 @@ VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",
 
 
 def parse_vary(items: Sequence[str], cat: Catalogue | None = None) -> dict[str, list[float]]:
-    from perfmodel.units import MAX_LATENCY, check_rate, parse_counts, parse_list
+    from perfmodel.units import MAX_LATENCY, line_rate_problem, parse_counts, parse_list
 
     out: dict[str, list[float]] = {}
     for item in items:
@@ -39,9 +39,9 @@ def parse_vary(items: Sequence[str], cat: Catalogue | None = None) -> dict[str, 
             if not all(v > 0 for v in out[axis]):
                 raise InputError(f"--vary {item!r}: values must be positive",
                                  fix="e.g. --vary latency=10us,100us")
-            bad = [v for v in out[axis] if axis == "link_speed" and check_rate(v)]
+            bad = [v for v in out[axis] if axis == "link_speed" and line_rate_problem(v)]
             if bad:
-                raise InputError(f"--vary {item!r}: a value {check_rate(bad[0])}",
+                raise InputError(f"--vary {item!r}: a value {line_rate_problem(bad[0])}",
                                  fix="check the unit, e.g. --vary link-speed=10Mbps,100Mbps")
             if axis == "latency" and max(out[axis]) > MAX_LATENCY:
                 raise InputError(f"--vary {item!r}: a latency over {MAX_LATENCY:g} s",

@@ -340,7 +340,7 @@ def _number(doc: Mapping[str, Any], key: str, fail: Any, table: str | None,
 
 def _quantity(doc: Mapping[str, Any], key: str, kind: Any, fail: Any, table: str,
               required: bool = False, default: float | None = None) -> float:
-    from perfmodel.units import check_rate, parse_quantity
+    from perfmodel.units import line_rate_problem, parse_quantity
 
     if key not in doc:
         if required or default is None:
@@ -354,8 +354,8 @@ def _quantity(doc: Mapping[str, Any], key: str, kind: Any, fail: Any, table: str
     if not out > 0:
         raise fail(f"[{table}] {key} is {value!r}", f"give a positive value, e.g. "
                                                     f"{_EXAMPLE[key]}", _at(table, key))
-    if kind == "rate" and key == "link_speed" and check_rate(out):
-        raise fail(f"[{table}] {key} {value!r} {check_rate(out)}",
+    if key == "link_speed" and (why := line_rate_problem(out)):
+        raise fail(f"[{table}] {key} {value!r} {why}",
                    f"give a link speed, e.g. {_EXAMPLE[key]}", _at(table, key))
     return out
 
