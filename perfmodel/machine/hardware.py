@@ -2,10 +2,13 @@
 
 Every command that changes a profile's hardware — ``predict --channels/--link-speed``,
 ``scaling``'s re-prediction, a report's run, each configuration of a what-if sweep — calls
-:func:`changed`: it checks the values once, refuses a change the profile cannot make (a
-network change without a fabric), and returns the :class:`~perfmodel.machine.core.Machine`
-carrying the changes in its values (:attr:`~perfmodel.machine.core.Machine.values`), whose
+:func:`changed`: it checks the values (vectorised: a sweep's chunk costs tens of µs), refuses
+a change the profile cannot make (a network change without a fabric), and returns the
+:class:`~perfmodel.machine.core.Machine` carrying the changes in its values
+(:attr:`~perfmodel.machine.core.Machine.values`), whose
 :attr:`~perfmodel.machine.core.Machine.unmeasured` says which of them no measurement saw.
+(The what-if sweep's wire share replaces the line rate of such a machine by an ideal one, an
+internal device no user value reaches.)
 """
 
 from __future__ import annotations
@@ -32,55 +35,61 @@ FABRIC_FIX = ("use a profile with a fabric: calibrate it on data with pairs, cha
 
 
 def require_fabric(profile: Profile, why: str, path: str | Path | None = None,
-                   fix: str = FABRIC_FIX) -> Fabric:
+                   fix: str = FABRIC_FIX, context: str = "") -> Fabric:
     """The profile's fabric, or one line saying that it has none (no contention model), so
-    ``why`` ("channels and link speed cannot change"); ``path`` names the profile's file."""
+    ``why`` ("channels and link speed cannot change"); ``path`` names the profile's file and
+    ``context`` what asked ("run 'PPM': ", said first)."""
     if profile.fabric is None:
-        raise InputError(f"profile {profile.name!r} has no fabric (no contention model), so "
-                         f"{why}", file=path, fix=fix)
+        raise InputError(f"{context}profile {profile.name!r} has no fabric (no contention "
+                         f"model), so {why}", file=path, fix=fix)
     return profile.fabric
 
 
 def changed(profile: Profile, *, channels: ArrayLike | None = None,
             line_rate: ArrayLike | None = None, latency: ArrayLike | None = None,
             speed: ArrayLike | None = None, memory_speed: ArrayLike | None = None,
-            path: str | Path | None = None, fix: str = FABRIC_FIX) -> Machine:
+            path: str | Path | None = None, fix: str = FABRIC_FIX,
+            context: str = "") -> Machine:
     """``profile`` as a :class:`~perfmodel.machine.core.Machine` with its hardware changed:
     ``channels`` per node (whole, at least 1), the ``line_rate`` of each channel (B/s), the
     per-message host ``latency`` (s, replacing the fabric's ``overhead``), and the node's
     arithmetic ``speed`` and ``memory_speed`` (factors on the profile's rates).  Each may be
     an array, one value per configuration.  A network change on a profile without a fabric,
-    or a value no hardware has, is one line naming ``path``."""
+    or a value no hardware has, is one line naming ``path`` after ``context`` (what asked for
+    the change: "run 'PPM': ")."""
     from perfmodel.machine.core import Machine
 
     asked = [name for name, v in (("channels", channels), ("link speed", line_rate),
                                   ("latency", latency)) if v is not None]
     if asked:
-        require_fabric(profile, f"{' and '.join(asked)} cannot change", path, fix)
+        require_fabric(profile, f"{' and '.join(asked)} cannot change", path, fix, context)
     if channels is not None:
         c = np.asarray(channels, dtype=np.float64)
         if not np.all((c >= 1) & (c == np.round(c))):
-            raise InputError(f"channels {_first(c, (c < 1) | (c != np.round(c)))} is not a whole "
-                             "number of channels of at least 1", fix="give channels 1, 2, …")
+            raise InputError(f"{context}channels {_first(c, (c < 1) | (c != np.round(c)))} is "
+                             "not a whole number of channels of at least 1", file=path,
+                             fix="give channels 1, 2, …")
     if line_rate is not None:
         r = np.asarray(line_rate, dtype=np.float64)
         wrong = ~((r >= MIN_RATE) & (r <= MAX_RATE))
         if np.any(wrong):
             first = _first(r, wrong)
-            raise InputError(f"line rate {first} B/s {line_rate_problem(float(first))}",
+            raise InputError(f"{context}line rate {first} B/s "
+                             f"{line_rate_problem(float(first))}", file=path,
                              fix="give a link speed such as 100Mbps or 25Gbps")
     if latency is not None:
         lat = np.asarray(latency, dtype=np.float64)
         wrong = ~((lat >= 0) & (lat <= MAX_LATENCY))
         if np.any(wrong):
-            raise InputError(f"latency {_first(lat, wrong)} s is not a latency from 0 to an hour",
-                             fix="give a latency such as 2us")
+            raise InputError(f"{context}latency {_first(lat, wrong)} s is not a latency from 0 "
+                             "to an hour", file=path, fix="give a latency such as 2us")
     for name, factor in (("speed", speed), ("memory speed", memory_speed)):
         if factor is not None:
             f = np.asarray(factor, dtype=np.float64)
             if not np.all(np.isfinite(f) & (f > 0)):
-                raise InputError(f"node {name} {_first(f, ~(np.isfinite(f) & (f > 0)))} is not "
-                                 "a positive factor", fix="give node rates above 0")
+                raise InputError(f"{context}node {name} "
+                                 f"{_first(f, ~(np.isfinite(f) & (f > 0)))} is not a positive "
+                                 "factor", file=path, fix="give node rates above 0")
     return Machine(profile, channels=channels, line_rate=line_rate, overhead=latency,
                    speed=speed, memory_speed=memory_speed)
 

@@ -123,9 +123,9 @@ class Fabric(ParamSet):
 
 
 def own_rate(values: Mapping[str, Any], line_rate: ArrayLike | None) -> ArrayLike:
-    """``line_rate`` where one is asked for (a what-if link speed), else the fabric's own: the
-    one place an override meets the calibrated value; the laws below read
-    ``values["line_rate"]`` alone."""
+    """``line_rate`` where one is asked for (a what-if link speed), else the fabric's own (for
+    :func:`rates` and :func:`exchange`; a :class:`~perfmodel.machine.core.Machine` puts its own
+    in its values); the laws below read ``values["line_rate"]`` alone."""
     return values["line_rate"] if line_rate is None else line_rate
 
 

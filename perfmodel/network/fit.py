@@ -238,10 +238,6 @@ def _least_squares(kind: str, data: Measurements, init: Mapping[str, float],
     return FitResult(model, data, fitted, k, rss, tuple(out_notes))
 
 
-def _units(params: Sequence[registry.Param]) -> dict[str, str]:
-    return {p.name: p.unit for p in params}
-
-
 # --- one law: its trials, each refined, the best kept ----------------------------------------
 
 def fit_model(data: Measurements, kind: str, fixed: Mapping[str, float] | None = None,
@@ -254,7 +250,7 @@ def fit_model(data: Measurements, kind: str, fixed: Mapping[str, float] | None =
     fixed = dict(fixed or {})
     sources = dict(sources or {})
     notes = law.prepare(fixed, sources)
-    if law.best_by == "bic":
+    if law.by_size:
         data = data.sorted_by_size()
     m, y = data.size, data.time
     results = []

@@ -2,9 +2,10 @@
 parameters and units, formulas, first guess, trials, held values and derived quantities.
 
 Each class wraps a plain function of :mod:`perfmodel.network.laws` (the single truth); adding a
-law is its function there and its class here, and nothing else names it: fitting
-(:mod:`perfmodel.network.fit`), calibration, profiles, specs, the CLI's choices and ``perfmodel
-models`` all read :data:`MODELS`.
+law is its function there and its class here: fitting (:mod:`perfmodel.network.fit`),
+calibration, profiles and specs ask the law, never test its name.  (Some text still names laws:
+the labels of derived quantities, ``calibrate --model``'s help, which a test keeps equal to
+:data:`MODELS`, and a few fixes that suggest one.)
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class Law:
     the law's values (a law whose shape comes from the data, as piecewise, cannot).
     ``auto``: ``calibrate --model auto`` compares it.  ``best_by``: of several trials, the fit
     kept (least ``rss``, or ``bic`` where the trials differ in their number of parameters).
-    ``skip_failed``: a trial that cannot be fitted is left out while another can.
+    ``skip_failed``: a trial that cannot be fitted is left out while another can.  ``by_size``:
+    the fit sees the rows sorted by size (segments are runs of sizes).
     """
 
     name: str = ""
@@ -66,6 +68,7 @@ class Law:
     specifiable = True
     auto = True
     best_by = "rss"
+    by_size = False
     skip_failed = False
 
     law: Callable[..., FloatArray]
@@ -76,7 +79,7 @@ class Law:
 
     def evaluate(self, nbytes: ArrayLike, values: Mapping[str, float]) -> FloatArray:
         """One-way time in seconds at ``nbytes`` with parameter ``values``."""
-        return self.law(nbytes, *(values[p.name] for p in self.params))
+        return self.law(nbytes, **{p.name: values[p.name] for p in self.params})
 
     def needs(self, fixed: Mapping[str, float]) -> int:
         """Distinct sizes a fit needs: one per free parameter."""
@@ -249,6 +252,7 @@ class Piecewise(Law):
     specifiable = False
     best_by = "bic"
     skip_failed = True
+    by_size = True
 
     def param_list(self, values: Mapping[str, float] | None = None) -> tuple[Param, ...]:
         return piecewise_params(segments_of(values or {}) or 1)
@@ -332,12 +336,14 @@ def param(name: str) -> Param:
 
 def lower_bound(name: str) -> float:
     """The smallest physical value of parameter ``name`` (SI units): bandwidths 1 B/s, packet
-    sizes and breakpoints 1 byte, latencies, overheads, per-packet costs and gaps 0."""
+    sizes and breakpoints 1 byte, latencies, overheads, per-packet costs and gaps 0.  An
+    unknown name is an :class:`InputError`."""
     return param(name).lower
 
 
 def check_value(name: str, value: float) -> str | None:
-    """Why ``value`` cannot be parameter ``name`` (SI units), or None when it can."""
+    """Why ``value`` cannot be parameter ``name`` (SI units), or None when it can; an unknown
+    name is an :class:`InputError`."""
     return param(name).check(value)
 
 

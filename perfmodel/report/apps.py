@@ -79,7 +79,8 @@ def _machine(run: Run, ctx: Context, model: Any) -> Any:
         raise InputError(f"run {run.label!r}: link_speed {run.link_speed!r} {why}",
                          fix='e.g. link_speed = "100Mbps"')
     on = changed(prof, channels=run.channels, line_rate=rate, path=run.machine,
-                 fix=f"drop the run's channels/link_speed, or {FABRIC_FIX}")
+                 fix=f"drop the run's channels/link_speed, or {FABRIC_FIX}",
+                 context=f"run {run.label!r}: ")
     if model.uses_node:
         require_node(prof, run.machine)
     return on

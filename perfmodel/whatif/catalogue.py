@@ -340,7 +340,7 @@ def _number(doc: Mapping[str, Any], key: str, fail: Any, table: str | None,
 
 def _quantity(doc: Mapping[str, Any], key: str, kind: Any, fail: Any, table: str,
               required: bool = False, default: float | None = None) -> float:
-    from perfmodel.units import line_rate_problem, parse_quantity
+    from perfmodel.units import MAX_LATENCY, line_rate_problem, parse_quantity
 
     if key not in doc:
         if required or default is None:
@@ -357,6 +357,9 @@ def _quantity(doc: Mapping[str, Any], key: str, kind: Any, fail: Any, table: str
     if key == "link_speed" and (why := line_rate_problem(out)):
         raise fail(f"[{table}] {key} {value!r} {why}",
                    f"give a link speed, e.g. {_EXAMPLE[key]}", _at(table, key))
+    if key == "latency" and out > MAX_LATENCY:
+        raise fail(f"[{table}] {key} {value!r} is over an hour, no host's time per message",
+                   f"check the unit, e.g. {_EXAMPLE[key]}", _at(table, key))
     return out
 
 
