@@ -51,6 +51,16 @@ CASES: dict[str, tuple[int | None, str]] = {
     "fractional_pairs.csv": (2, "pairs is 1.5"),
     "no_single_stream.csv": (None, "no single-stream rows"),
     "not_a_csv.txt": (1, "format not recognised (tried osu, imb"),
+    "hpl_truncated_row.txt": (57, "HPL result row has 3 of its 6 values"),
+    "hpl_damaged_gflops.txt": (57, "the row's N and time give 91.11 Gflop/s, but its Gflops "
+                                   "says 911.1"),
+    "hpl_all_failed.txt": (47, "every HPL run's residual check FAILED (8 runs)"),
+    "hpl_no_results.txt": (45, "HPL output with no result rows"),
+    "perftest_truncated_row.txt": (39, "perftest ib_write_bw row has 3 of its 4 values"),
+    "perftest_damaged_msgrate.txt": (35, "the row's MsgRate gives 1.465e+11 B/s, but its BW "
+                                         "average says 1.466e+10 B/s"),
+    "perftest_no_rows.txt": (23, "perftest output with no data rows"),
+    "perftest_no_typical.txt": (22, "perftest ib_read_lat: no t_typical column"),
     "one_column.csv": (1, "no time or bandwidth column"),
     "spaces.csv": (1, "separated by spaces, not commas"),
     "size_overflow.csv": (2, "size_PiB is 1e300, inf bytes"),
@@ -71,7 +81,7 @@ CASES: dict[str, tuple[int | None, str]] = {
     "mixed_osu_netperf.txt": (13, "holds the output of 2 tools (osu from line 2, netperf from "
                                   "line 13)"),
     "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, netperf, "
-                              "stream, npb, netpipe, csv)"),
+                              "perftest, stream, npb, hpl, netpipe, csv)"),
 }
 
 

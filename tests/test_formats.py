@@ -139,6 +139,23 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
         T("MG", "application", 4, None, 1, (math.nan, 47.19), (math.nan, 47.19))]),
     "public/npb_cg_S_omp_npb3.3.1.txt": ("npb", "3.3.1", [
         T("CG", "application", 1, None, 1, (math.nan, 1.86), (math.nan, 1.86))]),
+    # HPL: one row per run, processes = P x Q, no message size
+    "public/hpl_2.1_np32_pq_nb_sweep.txt": ("hpl", "2.1", [
+        T("HPL", "application", 32, None, 24, (math.nan, 935.67), (math.nan, 908.45))]),
+    "public/hpl_2.3_np64_nb_sweep.txt": ("hpl", "2.3", [
+        T("HPL", "application", 64, None, 8, (math.nan, 21.32), (math.nan, 44.90))]),
+    # perftest: Gb/sec = 10^9 bit/s; N queue pairs share the average; latency t_typical
+    "public/perftest_ib_write_bw_gbits.txt": ("perftest", "", [
+        T("ib_write_bw", "stream", 2, 1, 23, (2, 2 * 8 / 0.056891e9),
+          (8388608, 8388608 * 8 / 226.24e9))]),
+    "public/perftest_ib_read_bw_server.txt": ("perftest", "", [
+        T("ib_read_bw", "stream", 2, 1, 1, (8388608, 8388608 * 8 / 226.13e9),
+          (8388608, 8388608 * 8 / 226.13e9))]),
+    "public/perftest_ib_read_lat.txt": ("perftest", "", [
+        T("ib_read_lat", "other", 2, 1, 23, (2, 5.45 * US), (8388608, 308.32 * US))]),
+    "public/perftest_ib_write_bw_8qp_cuda.txt": ("perftest", "", [
+        T("ib_write_bw", "stream", 2, 8, 23, (2, 8 * 2 * 8 / 0.054809e9),
+          (8388608, 8 * 8388608 * 8 / 105.03e9))]),
 }
 
 
@@ -312,3 +329,18 @@ def test_a_row_cut_short_names_its_line(name: str, cut_after: str, line: int) ->
     with pytest.raises(InputError) as err:
         parse(name, cut)
     assert err.value.line == line and "truncated" in err.value.what, err.value.one_line()
+
+
+def test_an_osu_title_printed_twice_is_one_table(tmp_path: Path) -> None:
+    """OSU 7.x prints some titles twice (osu_mbw_mr 7.1): that is one table, not a cut-off
+    one.  The real osu_mbw_mr fixture with its title line doubled reads as the fixture."""
+    text = (FIX / "osu_mbw_mr.txt").read_text()
+    first = next(ln for ln in text.splitlines() if ln.startswith("# OSU"))
+    doubled = text.replace(first, first + "\n" + first, 1)
+    path = tmp_path / "osu_mbw_mr_twice.txt"
+    path.write_text(doubled)
+    (once,) = read(FIX / "osu_mbw_mr.txt")
+    (twice,) = read(path)
+    assert (twice.benchmark, len(twice)) == (once.benchmark, len(once))
+    np.testing.assert_array_equal(twice.time, once.time)
+    assert "repeated title" in twice.attrs

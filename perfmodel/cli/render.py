@@ -298,7 +298,7 @@ def inspect(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> Non
 def _extra(key: str, value: float) -> str:
     if not math.isfinite(value):
         return "—"
-    if key in ("stddev", "p25", "p50", "p75", "p90", "p99", "mean", "min", "max") or \
+    if key in ("stddev", "p25", "p50", "p75", "p90", "p99", "p999", "mean", "min", "max") or \
             key.startswith(("t_", "rtt")):   # seconds, netperf's round trips among them
         return format_time(value)
     if key.startswith("rate"):

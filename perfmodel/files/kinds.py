@@ -22,7 +22,8 @@ from perfmodel.kinds import FileKind, own_kind, refusal
 
 TOOLS: Mapping[str, str] = {
     "osu": "OSU", "imb": "IMB", "mpi4py-bench": "mpi4py.bench", "netperf": "netperf",
-    "stream": "STREAM", "npb": "NPB", "netpipe": "NetPIPE", "csv": "perfmodel CSV"}
+    "stream": "STREAM", "npb": "NPB", "netpipe": "NetPIPE", "perftest": "perftest",
+    "hpl": "HPL", "csv": "perfmodel CSV"}
 
 
 def identify(text: str, path: str | Path = "FILE", measurements: bool = True
@@ -65,7 +66,10 @@ def _measurements(text: str, path: str | Path) -> FileKind | None:
         noun = f"{_article(tool)} {tool} output ({', '.join(names)})"
     else:
         noun = f"{_article(tool)} {tool} output"
-    if patterns == {"application"} or reader.NAME == "npb":
+    if reader.NAME == "hpl":
+        fix = ("look at it with perfmodel inspect {path}; its Gflops per process (P × Q) is a "
+               "node's flop_rate ([node.params] of a network spec)")
+    elif patterns == {"application"} or reader.NAME == "npb":
         fix = "model its run times with perfmodel scaling {path}"
     elif patterns == {"memory"} or reader.NAME == "stream":
         fix = ("look at it with perfmodel inspect {path}; its Triad rate is a node's "

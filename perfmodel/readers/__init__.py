@@ -17,10 +17,21 @@ from perfmodel.errors import InputError
 from perfmodel.io import read_text
 from perfmodel.kinds import own_kind, refusal
 from perfmodel.measurements import Measurements
-from perfmodel.readers import canonical, imb, mpi4py_bench, netperf, netpipe, npb, osu, stream
+from perfmodel.readers import (
+    canonical,
+    hpl,
+    imb,
+    mpi4py_bench,
+    netperf,
+    netpipe,
+    npb,
+    osu,
+    perftest,
+    stream,
+)
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
-    osu, imb, mpi4py_bench, netperf, stream, npb, netpipe, canonical)}
+    osu, imb, mpi4py_bench, netperf, perftest, stream, npb, hpl, netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 

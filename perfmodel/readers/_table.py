@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -238,3 +239,14 @@ def truncated(source: str, line: int, got: int, want: int, what: str) -> InputEr
     """The error for a row that stops short: the usual sign of a cut-off file."""
     return InputError(f"{what} row has {got} of its {want} values (a truncated file?)",
                       file=source, line=line, fix="rerun the benchmark, or delete the broken row")
+
+
+def kept(built: Iterable[Measurements | None], source: str, tool: str,
+         line: int | None) -> tuple[Measurements, ...]:
+    """The tables of a file that kept rows; one error naming ``tool`` when none did (the usual
+    sign of a file cut short), at ``line`` (its first block), when known."""
+    tables = tuple(t for t in built if t is not None)
+    if not tables:
+        raise InputError(f"{tool} output with no data rows (a truncated file?)", file=source,
+                         line=line, fix="rerun the benchmark and keep its whole output")
+    return tables

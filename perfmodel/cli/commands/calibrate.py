@@ -27,8 +27,8 @@ EXAMPLES = [
 
 def calibrate(
     inputs: Annotated[list[Path] | None, typer.Argument(
-        metavar="FILE", help="Measurement files: OSU, IMB/PMB, NetPIPE, netperf, mpi4py.bench "
-                                "output or perfmodel CSV, recognised by content.",
+        metavar="FILE", help="Measurement files: OSU, IMB/PMB, NetPIPE, netperf, perftest, "
+                                "mpi4py.bench output or perfmodel CSV, recognised by content.",
         show_default=False)] = None,
     model: Annotated[str, typer.Option(
         "--model", metavar="MODEL", help="auto | hockney | loggp | packet | piecewise.")
