@@ -51,6 +51,11 @@ CASES: dict[str, tuple[int | None, str]] = {
     "fractional_pairs.csv": (2, "pairs is 1.5"),
     "no_single_stream.csv": (None, "no single-stream rows"),
     "not_a_csv.txt": (1, "format not recognised (tried osu, imb"),
+    "hpcg_damaged_raw_total.txt": (108, "its operations and total time give 16.52 GFLOP/s, "
+                                        "but its Raw Total says 165.2"),
+    "hpcg_no_final_summary.txt": (None, "HPCG summary has no Final Summary result line"),
+    "hpcg_time_not_a_number.txt": (90, "no number for 'Benchmark Time Summary::Total' (it "
+                                       "says 'n/a')"),
     "hpl_truncated_row.txt": (57, "HPL result row has 3 of its 6 values"),
     "hpl_damaged_gflops.txt": (57, "the row's N and time give 91.11 Gflop/s, but its Gflops "
                                    "says 911.1"),
@@ -81,7 +86,7 @@ CASES: dict[str, tuple[int | None, str]] = {
     "mixed_osu_netperf.txt": (13, "holds the output of 2 tools (osu from line 2, netperf from "
                                   "line 13)"),
     "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, netperf, "
-                              "perftest, stream, npb, hpl, netpipe, csv)"),
+                              "perftest, stream, npb, hpl, hpcg, netpipe, csv)"),
 }
 
 

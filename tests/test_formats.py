@@ -139,6 +139,9 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
         T("MG", "application", 4, None, 1, (math.nan, 47.19), (math.nan, 47.19))]),
     "public/npb_cg_S_omp_npb3.3.1.txt": ("npb", "3.3.1", [
         T("CG", "application", 1, None, 1, (math.nan, 1.86), (math.nan, 1.86))]),
+    # HPCG: one summary, one run: total time against processes
+    "public/hpcg_3.1_np64.txt": ("hpcg", "3.1", [
+        T("HPCG", "application", 64, None, 1, (math.nan, 1871.23), (math.nan, 1871.23))]),
     # HPL: one row per run, processes = P x Q, no message size
     "public/hpl_2.1_np32_pq_nb_sweep.txt": ("hpl", "2.1", [
         T("HPL", "application", 32, None, 24, (math.nan, 935.67), (math.nan, 908.45))]),

@@ -28,7 +28,7 @@ def test_a_nb_sweep_is_one_table_of_runs() -> None:
     assert len(t) == 8 and np.all(np.isnan(t.size))
     assert tuple(t.counts("processes")) == (64,)
     assert list(t.extra["nb"][:3]) == [64.0, 128.0, 192.0]
-    assert t.extra["rate_flops"][0] == pytest.approx(105.55e9, rel=1e-12)
+    assert t.extra["flop_rate"][0] == pytest.approx(105.55e9, rel=1e-12)
     assert set(t.extra["verified"]) == {1.0} and t.line[0] == 47
 
 

@@ -23,7 +23,7 @@ from perfmodel.kinds import FileKind, own_kind, refusal
 TOOLS: Mapping[str, str] = {
     "osu": "OSU", "imb": "IMB", "mpi4py-bench": "mpi4py.bench", "netperf": "netperf",
     "stream": "STREAM", "npb": "NPB", "netpipe": "NetPIPE", "perftest": "perftest",
-    "hpl": "HPL", "csv": "perfmodel CSV"}
+    "hpl": "HPL", "hpcg": "HPCG", "csv": "perfmodel CSV"}
 
 
 def identify(text: str, path: str | Path = "FILE", measurements: bool = True
@@ -69,6 +69,9 @@ def _measurements(text: str, path: str | Path) -> FileKind | None:
     if reader.NAME == "hpl":
         fix = ("look at it with perfmodel inspect {path}; its Gflops per process (P × Q) is a "
                "node's flop_rate ([node.params] of a network spec)")
+    elif reader.NAME == "hpcg":
+        fix = ("look at it with perfmodel inspect {path}; its rating is a memory-bound rate "
+               "of the node")
     elif patterns == {"application"} or reader.NAME == "npb":
         fix = "model its run times with perfmodel scaling {path}"
     elif patterns == {"memory"} or reader.NAME == "stream":

@@ -19,6 +19,7 @@ from perfmodel.kinds import own_kind, refusal
 from perfmodel.measurements import Measurements
 from perfmodel.readers import (
     canonical,
+    hpcg,
     hpl,
     imb,
     mpi4py_bench,
@@ -31,7 +32,7 @@ from perfmodel.readers import (
 )
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
-    osu, imb, mpi4py_bench, netperf, perftest, stream, npb, hpl, netpipe, canonical)}
+    osu, imb, mpi4py_bench, netperf, perftest, stream, npb, hpl, hpcg, netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 

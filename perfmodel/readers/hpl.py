@@ -85,7 +85,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 _add(table, pending)
             work = flops(n)
             extra = {"n": float(n), "nb": float(nb), "p": float(p), "q": float(q),
-                     "flops": work, "rate_flops": rate * 1e9, "verified": 1.0}
+                     "flops": work, "flop_rate": rate * 1e9, "verified": 1.0}
             table.attrs.setdefault("variant", m["tv"])
             if time > 0 and rate > 0 and not 1 / AGREE <= work / time / (rate * 1e9) <= AGREE:
                 raise InputError(f"HPL: the row's N and time give {work / time / 1e9:.4g} "
