@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rich.markup import escape
@@ -24,10 +24,6 @@ if TYPE_CHECKING:   # the application packages load only when predict runs
     from perfmodel.apps.fit import AppFit
     from perfmodel.apps.metrics import Scaling
     from perfmodel.machine import Machine
-
-
-def scaling_doc(fit: AppFit, r: Scaling, on: Machine | None = None) -> dict[str, Any]:
-    return r.to_dict(fit, on)
 
 
 def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: Callable[[float], str],

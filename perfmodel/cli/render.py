@@ -74,10 +74,6 @@ def params_table(params: tuple[Estimate, ...], derived: tuple[Estimate, ...]) ->
 
 # --- calibrate ---------------------------------------------------------------------------------
 
-def calibration_doc(result: Calibration, path: Path | None) -> dict[str, Any]:
-    return result.to_dict(path)
-
-
 def _fabric_section(out: Console, fab: Fabric) -> None:
     out.print(f"[bold]fabric[/bold]: {fab.topology}, {fab.channels} channel"
               f"{'s' if fab.channels != 1 else ''}")
@@ -308,10 +304,6 @@ def _extra(key: str, value: float) -> str:
 
 # --- network with sharing ----------------------------------------------------------------------
 
-def fabric_params_doc(fab: Fabric) -> list[dict[str, Any]]:
-    return [p.to_dict() for p in fab.params]
-
-
 def _assumed_note(out: Console, fab: Fabric) -> None:
     assumed = [p.name for p in fab.params if p.status == "assumed"]
     if assumed:
@@ -326,7 +318,7 @@ def rates_doc(profile: Profile, r: Rates) -> dict[str, Any]:
     doc = r.to_dict()
     return {"profile": profile.name, "topology": fab.topology, "level": doc["level"],
             "units": doc["units"], "per_pair": doc["per_pair"],
-            "parameters": fabric_params_doc(fab), "rows": doc["rows"]}
+            "parameters": fab.to_dict()["parameters"], "rows": doc["rows"]}
 
 
 
@@ -379,7 +371,7 @@ def exchange_doc(profile: Profile, r: Exchange) -> dict[str, Any]:
     doc = r.to_dict()
     rows = doc.pop("rows")
     return {"profile": profile.name, "topology": fab.topology, "box": fab.box, **doc,
-            "parameters": fabric_params_doc(fab), "rows": rows}
+            "parameters": fab.to_dict()["parameters"], "rows": rows}
 
 
 def exchange(profile: Profile, r: Exchange, path: str) -> None:

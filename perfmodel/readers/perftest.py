@@ -27,6 +27,7 @@ size are read as they come.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements, Pattern, Quantity
@@ -91,12 +92,33 @@ class _Block:
     def _index(self, name: str) -> int | None:
         return next((i for i, c in enumerate(self.columns) if c.startswith(name)), None)
 
-    def _latency(self) -> Measurements | None:
-        typical = self._index("t_typical")
-        if typical is None:
-            raise InputError(f"perftest {self.benchmark}: no t_typical column in "
+    def _required(self, name: str, shown: str, table: str) -> int:
+        """The index of the column ``name`` (said as ``shown``) the table cannot be read
+        without; one line naming the columns found otherwise, and the ``table`` perfmodel
+        reads."""
+        index = self._index(name)
+        if index is None:
+            raise InputError(f"perftest {self.benchmark}: no {shown} column in "
                              f"{' '.join(self.columns)}", file=self.source, line=self.line,
-                             fix="perfmodel reads perftest's latency table (t_min … t_typical)")
+                             fix=f"perfmodel reads perftest's {table}")
+        return index
+
+    def _rows(self, table: Table, need: int) -> Iterator[tuple[int, list[str], list[float]]]:
+        """Each data row with its first ``need`` values; the lines that are not rows (a
+        launcher's words, a size that is not whole) skipped into the table's notes."""
+        for line, tokens in self.rows:
+            values = row_values(table, line, tokens, need, f"perftest {self.benchmark}")
+            if values is None:
+                continue
+            if integer(tokens[0]) is None:
+                table.skip(line)
+                continue
+            yield line, tokens, values
+        for line in self.skipped:
+            table.skip(line)
+
+    def _latency(self) -> Measurements | None:
+        typical = self._required("t_typical", "t_typical", "latency table (t_min … t_typical)")
         one_way = self.op in ("RDMA_Write", "RDMA_Write_imm", "Send")
         pattern: Pattern = "pingpong" if one_way else "other"
         quantity: Quantity = "one_way" if one_way else "time"
@@ -107,32 +129,18 @@ class _Block:
         table = Table(self.source, NAME, self.benchmark, pattern, quantity, meaning,
                       statistic="median", concurrency={"processes": 2, "pairs": 1},
                       attrs=self.attrs)
-        extra_cols = {"t_min": "t_min", "t_max": "t_max", "t_avg": "t_avg",
-                      "t_stdev": "stddev", "99%": "p99", "99.9%": "p999"}
-        need = typical + 1
-        for line, tokens in self.rows:
-            values = row_values(table, line, tokens, need, f"perftest {self.benchmark}")
-            if values is None:
-                continue
-            if integer(tokens[0]) is None:
-                table.skip(line)
-                continue
-            extra = {}
-            for prefix, key in extra_cols.items():
-                i = self._index(prefix)
-                if i is not None and i < len(tokens) and (v := number(tokens[i])) is not None:
-                    extra[key] = v * 1e-6
+        extra_cols = {key: i for prefix, key in (
+            ("t_min", "t_min"), ("t_max", "t_max"), ("t_avg", "t_avg"), ("t_stdev", "stddev"),
+            ("99%", "p99"), ("99.9%", "p999")) if (i := self._index(prefix)) is not None}
+        for line, tokens, values in self._rows(table, typical + 1):
+            extra = {key: v * 1e-6 for key, i in extra_cols.items()
+                     if i < len(tokens) and (v := number(tokens[i])) is not None}
             reps = values[1] if len(values) > 1 else None
             table.add(line, values[0], values[typical] * 1e-6, reps, **extra)
-        self._said_skipped(table)
         return table.build()
 
     def _bandwidth(self) -> Measurements | None:
-        average = self._index("BW average")
-        if average is None:
-            raise InputError(f"perftest {self.benchmark}: no 'BW average' column in "
-                             f"{' '.join(self.columns)}", file=self.source, line=self.line,
-                             fix="perfmodel reads perftest's bandwidth table (BW average)")
+        average = self._required("BW average", "'BW average'", "bandwidth table (BW average)")
         unit_match = _UNIT.search(self.columns[average])
         gbits = unit_match is not None and unit_match["unit"] == "Gb/sec"
         scale = 1e9 / 8 if gbits else MIB
@@ -153,20 +161,14 @@ class _Block:
         if qps > 1:
             table.notes.append(f"{qps} queue pairs of one process stream at once: counted as "
                                "pairs sharing the NIC")
-        for line, tokens in self.rows:
-            values = row_values(table, line, tokens, average + 1, f"perftest {self.benchmark}")
-            if values is None:
-                continue
+        peak = self._index("BW peak")
+        for line, tokens, values in self._rows(table, average + 1):
             size, rate = values[0], values[average] * scale
-            if integer(tokens[0]) is None:
-                table.skip(line)
-                continue
             if size == 0 or rate <= 0:
                 table.drop(line, "no time can be read from a zero size or bandwidth")
                 continue
             extra = {"rate": rate}
-            peak = self._index("BW peak")
-            if peak is not None and (v := number(tokens[peak])) is not None:
+            if peak is not None and peak < len(tokens) and (v := number(tokens[peak])) is not None:
                 extra["rate_peak"] = v * scale
             if rate_col is not None and rate_col < len(tokens) and \
                     (mpps := number(tokens[rate_col])) is not None:
@@ -175,12 +177,7 @@ class _Block:
                     table.agree(line, size * mpps * 1e6, rate, "BW average", "MsgRate")
             reps = values[1] if len(values) > 1 else None
             table.add(line, size, size * qps / rate, reps, **extra)
-        self._said_skipped(table)
         return table.build()
-
-    def _said_skipped(self, table: Table) -> None:
-        for line in self.skipped:
-            table.skip(line)
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:

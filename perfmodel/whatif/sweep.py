@@ -32,7 +32,7 @@ from perfmodel.apps.model import AppModel
 from perfmodel.apps.trust import Extrapolation, problem_sizes
 from perfmodel.errors import InputError
 from perfmodel.machine import Machine, MessageSpan, message_span
-from perfmodel.machine.hardware import changed, require_fabric, unmeasured
+from perfmodel.machine.hardware import changed, own, require_fabric, unmeasured
 from perfmodel.machine.profile import Profile
 from perfmodel.whatif.catalogue import Catalogue, price
 
@@ -242,8 +242,7 @@ def baseline_values(profile: Profile, catalogue: Catalogue | None = None) -> dic
     out = {"nodes": 1.0}
     if fab is not None:
         out["channels"] = float(fab.channels)
-        out["link_speed"] = float(fab.values["line_rate"])
-        out["latency"] = float(fab.values["overhead"])
+    out.update(own(profile))   # link_speed and latency, as a changed machine compares them
     if catalogue is not None:
         out["node"] = float(catalogue.node_index(catalogue.reference))
         for j, net in enumerate(catalogue.networks):

@@ -94,7 +94,7 @@ def calibrate(
     from perfmodel.cli import render
 
     if json_out:
-        emit_json(render.calibration_doc(result, path))
+        emit_json(result.to_dict(path))
     elif quiet:
         render.calibration_line(result, path)
     else:

@@ -89,6 +89,6 @@ def predict(
     from perfmodel.cli import predict_view
 
     if json_out:
-        emit_json(predict_view.scaling_doc(fit, result, on))
+        emit_json(result.to_dict(fit, on))
     else:
         predict_view.scaling(fit, result, str(machine) if machine else "", on)
