@@ -44,6 +44,8 @@ calibration: $(STAMP)
 	$(PM) calibrate --spec data/seeds/sci-cluster.spec.toml --name sci-cluster --force --quiet
 	$(PM) calibrate --spec data/seeds/myrinet-cluster.spec.toml --name myrinet-cluster --force --quiet
 	$(PM) calibrate --spec data/seeds/es80.spec.toml --name es80 --force --quiet
+	$(PM) calibrate data/alaska/ib-gcc9-openmpi4-ucx --nodes-per-job 2 --name alaska-edr --force --quiet
+	$(PM) calibrate data/alaska/roce-gcc9-openmpi4-ucx --nodes-per-job 2 --name alaska-roce --force --quiet
 	$(PM) calibrate --spec data/seeds/beowulf-ii.spec.toml --name beowulf-ii --force --quiet
 	$(PM) calibrate --spec data/seeds/cray-t3d.spec.toml --name cray-t3d --force --quiet
 	$(PM) calibrate data/local/pingpong-np2.csv --name local-mpich --force --quiet

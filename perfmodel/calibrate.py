@@ -11,11 +11,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from perfmodel.errors import InputError
+from perfmodel.inputs import Contribution, expand, node_from
+from perfmodel.layout import Layout, place
 from perfmodel.machine.profile import InputRecord, Profile, from_selection
 from perfmodel.measurements import (
     MAX_LINK_BANDWIDTH,
@@ -37,6 +39,7 @@ from perfmodel.network.fit import (
     fit,
 )
 from perfmodel.network.spec import NetworkSpec
+from perfmodel.node import Node
 from perfmodel.node import specified as specified_node
 from perfmodel.provenance import stamp
 from perfmodel.units import format_rate, format_size
@@ -49,6 +52,7 @@ class Calibration:
     profile: Profile
     notes: tuple[str, ...] = ()
     fabric: FabricFit | None = None
+    contributions: tuple[Contribution, ...] = ()
 
     def to_dict(self, path: Path | None = None) -> dict[str, Any]:
         """The calibration as plain data (SI units): the chosen law with its parameters and
@@ -86,6 +90,9 @@ class Calibration:
             "notes": list(self.notes) + list(self.profile.notes),
             "profile": None if path is None else str(path),
             "fabric": None if self.profile.fabric is None else self.profile.fabric.to_dict(),
+            "node": None if self.profile.node is None else
+            [p.to_dict() for p in self.profile.node.params],
+            "contributions": [c.to_dict() for c in self.contributions],
         }
 
 
@@ -135,21 +142,51 @@ def _points_key(tables: Sequence[Measurements]) -> str:
     return h.hexdigest()
 
 
-def gather(paths: Sequence[str | Path], benchmark: str | None = None
-           ) -> tuple[Measurements, tuple[InputRecord, ...], list[str], Measurements]:
-    """Read every input and choose its table: the single-stream rows (for the point-to-point
-    model), the records and notes, and every row with its pairs, channels and senders (for
-    the fabric)."""
+class Gathered(NamedTuple):
+    """What the inputs hold: the point-to-point rows, the records and notes, every fabric
+    row with its sharing columns, each table's contribution, and the node they give."""
+
+    data: Measurements
+    records: tuple[InputRecord, ...]
+    notes: list[str]
+    shared: Measurements
+    contributions: tuple[Contribution, ...] = ()
+    node: Node | None = None
+
+
+_STREAMS = ("stream",)
+"""Patterns whose multi-pair tables inform the fabric's NIC sharing (placed by a layout)."""
+
+
+def gather(paths: Sequence[str | Path], benchmark: str | None = None,
+           layout: Layout | None = None) -> Gathered:
+    """Read every input (a directory: every file under it) and sort its tables: the first
+    ping-pong of each file for the point-to-point law (or the ``benchmark`` named), stream
+    tables placed across nodes by ``layout`` for the fabric, HPL and STREAM for the node; every
+    other table listed with the reason it informs nothing."""
     from perfmodel.readers import read
 
+    layout = layout or Layout()
     used: list[Measurements] = []
     whole: list[Measurements] = []
+    streams_whole: list[Measurements] = []
+    node_tables: list[Measurements] = []
     records: list[InputRecord] = []
     notes: list[str] = []
+    said: list[Contribution] = []
     streams: list[str | Path] = []   # the fan-in files
     seen: dict[str, str | Path] = {}
-    for path in paths:
-        tables = read(path)
+    lone: tuple[Path, tuple[Measurements, ...]] | None = None
+    for path, walked in expand(paths):
+        try:
+            tables = read(path)
+        except InputError as e:
+            if not walked:
+                raise
+            said.append(Contribution(str(path), "", "skipped", 0,
+                                     e.what.split(" (tried ")[0] +
+                                     (f" (line {e.line})" if e.line and e.line > 1 else "")))
+            continue
         key = _points_key(tables)
         if tables and key in seen:
             first = seen[key]
@@ -160,13 +197,22 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
                              fix="give each measurement once (a copy with other comments or "
                                  "spacing is the same measurement)")
         seen[key] = path
+        if benchmark is None and not any(t.pattern == "pingpong" or t.is_fanin for t in tables):
+            for t in tables:
+                said.append(_other(t, path, layout, streams_whole, node_tables))
+            lone = (path, tables)
+            continue
         table = choose(tables, str(path), benchmark)
+        if benchmark is None:
+            for t in tables:
+                if t is not table:
+                    said.append(_other(t, path, layout, streams_whole, node_tables))
         if table.pattern in ("application", "memory"):
             what = "whole runs" if table.pattern == "application" else "a memory kernel"
             raise InputError(f"{table.label} times {what}, not messages", file=path,
                              fix="calibrate a network on ping-pong data (--benchmark NAME "
                              "picks another table)")
-        said = check_physical(table)
+        checked = check_physical(table)
         notes.append(f"{path}: used {_described(table)}"
                      + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
         single = table.single_stream()
@@ -188,7 +234,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
         if channels is not None and channels.min() > 1:
             notes.append(f"{path}: every row uses {int(channels.min())} channels, so the model "
                          "describes the bonded link, not one channel")
-        notes += [f"{path}: {n}" for n in (*table.notes, *said)]
+        notes += [f"{path}: {n}" for n in (*table.notes, *checked)]
         if used and len(single) and table.pattern != used[0].pattern:
             raise InputError(f"{table.label} is a {table.pattern} benchmark, but "
                              f"{used[0].source} holds a {used[0].pattern} one", file=path,
@@ -196,15 +242,77 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None
         if len(single):
             used.append(single)
         whole.append(table)
+        said.append(Contribution(str(path), table.label, "law" if len(single) else "fabric",
+                                 len(single) or len(table), "the point-to-point law" if
+                                 len(single) else "the fabric (fan-in streams)"))
         tool = f"{table.format} {table.version}".strip()
         records.append(InputRecord(str(path), table.sha256, tool, table.label,
                                    table.quantity, len(table), len(single), table.comments,
                                    table.pattern))
     if not used:
-        raise InputError("no ping-pong rows: a fan-in's one-sender rows are streams",
-                         file=streams[0], fix="give a ping-pong file beside it (perfmodel "
-                         "measure --pattern pingpong, osu_latency …)")
-    return concat(used), tuple(records), notes, _with_counts(whole)
+        if streams:
+            raise InputError("no ping-pong rows: a fan-in's one-sender rows are streams",
+                             file=streams[0], fix="give a ping-pong file beside it (perfmodel "
+                             "measure --pattern pingpong, osu_latency …)")
+        if lone is not None and len(seen) == 1:   # one file: why it cannot be fitted alone
+            choose(lone[1], str(lone[0]), benchmark)
+        raise InputError("no ping-pong table among the inputs: the point-to-point law needs "
+                         "one", fix="add an osu_latency, IMB PingPong or NetPIPE output")
+    if streams_whole:
+        if any(t.is_fanin or np.any(t.concurrency.get("pairs", np.ones(1)) > 1) for t in whole):
+            notes.append("fabric: the stream tables are fitted; the ping-pong and fan-in "
+                         "tables' sharing rows are left to the point-to-point law")
+        whole = streams_whole
+        for t in streams_whole:
+            records.append(InputRecord(t.source, t.sha256, f"{t.format} {t.version}".strip(),
+                                       t.label, t.quantity, len(t), 0, t.comments, t.pattern))
+    node, node_notes = node_from(node_tables)
+    for t in node_tables:
+        records.append(InputRecord(t.source, t.sha256, f"{t.format} {t.version}".strip(),
+                                   t.label, t.quantity, len(t), 0, t.comments, t.pattern))
+    return Gathered(concat(used), tuple(records), notes + node_notes, _with_counts(whole),
+                    tuple(said), node)
+
+
+def _other(table: Measurements, path: str | Path, layout: Layout,
+           streams: list[Measurements], node: list[Measurements]) -> Contribution:
+    """What a table other than a file's ping-pong informs: a stream placed across nodes the
+    fabric (appended to ``streams`` with its streams per NIC), HPL and STREAM the node (to
+    ``node``); anything else nothing, with the reason."""
+    def out(role: str, why: str, rows: int = 0) -> Contribution:
+        return Contribution(str(path), table.label, role, rows, why)
+
+    if table.format == "hpl" and "flop_rate" in table.extra:
+        node.append(table)
+        return out("node", "the node's flop rate (HPL)", len(table))
+    if table.pattern == "memory":
+        if table.benchmark.lower() != "triad":
+            return out("unused", "STREAM: the node's memory rates come from Triad")
+        node.append(table)
+        return out("node", "the node's memory bandwidth (STREAM Triad)", len(table))
+    if table.pattern == "pingpong":
+        return out("unused", "another ping-pong of this file: the first is fitted")
+    if table.pattern not in _STREAMS:
+        why = {"bidirectional": "traffic both ways: full-duplex sharing is not modelled yet",
+               "collective": "a collective: perfmodel predicts collectives, it does not fit "
+                             "them",
+               "application": "times a whole run: give it to predict --fit",
+               "exchange": "an Exchange ring: fit it with --benchmark Exchange"}
+        return out("unused", why.get(table.pattern, "timed as the benchmark defines it: not "
+                                                    "fitted"))
+    procs = table.counts("processes")
+    if len(procs) != 1:
+        return out("unused", "rows of several process counts: cannot be placed")
+    job = procs[0] + int(table.attrs.get("waiting processes", "0") or 0)
+    where = place(procs[0], job, layout)
+    if where.where != "across":
+        fix = " (give --ranks-per-node N or --nodes-per-job N)" if where.where == "unknown" else ""
+        return out("unused", f"{where.describe()}{fix}")
+    rows = table.take(table.size > 0)   # an empty message has no bandwidth to share
+    streams.append(replace(rows, extra={**rows.extra,
+                                        "per_nic": np.full(len(rows), float(where.per_nic))}))
+    return out("fabric", f"the fabric: {where.pairs} pair{'s' if where.pairs > 1 else ''} "
+                         f"{where.describe()}", len(rows))
 
 
 def _with_counts(tables: Sequence[Measurements]) -> Measurements:
@@ -215,9 +323,10 @@ def _with_counts(tables: Sequence[Measurements]) -> Measurements:
               for k in ("pairs", "channels", "senders", "processes")}
     fanin = np.concatenate([np.full(len(t), float(t.is_fanin)) for t in tables])
     ring = np.concatenate([np.full(len(t), float(t.pattern == "exchange")) for t in tables])
+    per_nic = np.concatenate([t.extra.get("per_nic", np.ones(len(t))) for t in tables])
     placement = tuple(x for t in tables for x in (t.placement or ("block",) * len(t)))
     return replace(concat(tables), concurrency=counts, placement=placement,
-                   extra={"fanin": fanin, "exchange": ring})
+                   extra={"fanin": fanin, "exchange": ring, "per_nic": per_nic})
 
 
 def _pattern_said(data: Measurements) -> tuple[str, ...]:
@@ -240,7 +349,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
               fixed: Mapping[str, float] | None = None, spec: NetworkSpec | None = None,
               name: str | None = None, command: str = "",
               benchmark: str | None = None, topology: str | None = None,
-              box: int | None = None) -> Calibration:
+              box: int | None = None, layout: Layout | None = None) -> Calibration:
     """Fit a point-to-point model to ``paths`` and build the machine profile.
 
     ``fixed`` holds parameters given on the command line (SI units); ``spec`` holds cited
@@ -274,7 +383,8 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         provenance["spec"] = spec.path
     if not paths:
         return _from_spec_only(model, fixed, sources, spec, name, provenance)
-    data, records, notes, shared = gather(paths, benchmark)
+    got = gather(paths, benchmark, layout)
+    data, records, notes, shared = got.data, got.records, got.notes, got.shared
     if data.pattern == "exchange" and 1 in data.counts("processes"):
         notes.append("Exchange rows of 1 process left out: a rank exchanging with itself "
                      "crosses no link")
@@ -293,7 +403,12 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         selection = Selection(selection.best, selection.candidates, selection.reason,
                               selection.notes + (spec.notes if spec else ()) + said)
     name = name or default_name(paths, None, model)
-    profile = _mark_assumed(from_selection(name, selection, records, provenance), spec)
+    profile = from_selection(name, selection, records, provenance)
+    if got.node is not None:
+        profile = replace(profile, node=got.node)
+    profile = _mark_assumed(profile, spec)
+    if layout is not None and (layout.ranks_per_node or layout.nodes):
+        profile = replace(profile, notes=(*profile.notes, f"rank layout: {layout.said()}"))
     notes += _beyond_any_link(profile, data)
     fabric = None
     if box is not None and not varies(shared) and (spec is None or spec.fabric is None):
@@ -305,7 +420,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         profile = replace(profile, fabric=fabric.fabric)
         notes.append(f"fabric: {fabric.fabric.topology}, {fabric.n} rows, median |rel. error| "
                      f"{fabric.fabric.fit.get('median_rel_err', float('nan')):.1%}")
-    return Calibration(selection, data, profile, tuple(notes), fabric)
+    return Calibration(selection, data, profile, tuple(notes), fabric, got.contributions)
 
 
 def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,

@@ -24,8 +24,9 @@ from perfmodel.units import parse_quantity
 
 ValueKind = Literal["size", "time", "rate", "flops", "number"]
 _NOUNS = {"time": "a time", "rate": "a bandwidth", "size": "a size", "flops": "a flop rate"}
-Status = Literal["fitted", "fixed", "selected", "bound", "assumed"]
-"""How a parameter's value is known: fitted with a standard error, fixed by the user,
+Status = Literal["fitted", "derived", "fixed", "selected", "bound", "assumed"]
+"""How a parameter's value is known: fitted with a standard error, derived from a measurement
+by a stated rule (its source says which), fixed by the user,
 selected from a discrete search, held on a physical bound, or assumed."""
 
 

@@ -328,6 +328,8 @@ def test_missing_directory_and_unreadable_files_of_every_kind(
     said = {"missing": "no such file — check the path",
             "directory": "is a directory, not a file — give ",
             "unreadable": "cannot be read (permission denied)"}[problem]
+    if problem == "directory" and kind == "measurements":   # a folder is walked: this one is empty
+        said = "is a folder with no files — give the folder the benchmark outputs are in"
     _refused(_args(kind, path), path, None, said, work)
 
 

@@ -126,8 +126,30 @@ def calibration(result: Calibration, path: Path | None) -> None:
         out.print(f"[dim]note:[/dim] {escape(note)}")
     if result.profile.fabric is not None:
         _fabric_section(out, result.profile.fabric)
+    if result.profile.node is not None:
+        out.print("[bold]node[/bold]")
+        out.print(params_table(result.profile.node.params, ()))
+    _inputs_section(out, result)
     if path is not None:
         out.print(f"profile written: {escape(str(path))}")
+
+
+def _inputs_section(out: Console, result: Calibration) -> None:
+    """Each input table and what it informed, when there is more than one."""
+    said = result.contributions
+    if len(said) < 2:
+        return
+    t = Tabular(title="Inputs", title_justify="left", box=box.HEAVY_HEAD, pad_edge=True)
+    for col in ("file", "table", "rows", "informs"):
+        t.column(col, justify="right" if col == "rows" else "left")
+    for c in said:
+        t.add_row(escape(c.path), escape(c.table or "—"), str(c.rows) if c.rows else "—",
+                  escape(c.said if c.role in ("law", "fabric", "node") else
+                         f"{c.role}: {c.said}"))
+    out.print(t)
+    counts = {r: sum(c.role == r for c in said) for r in ("law", "fabric", "node", "unused",
+                                                           "skipped")}
+    out.print("inputs: " + ", ".join(f"{n} {r}" for r, n in counts.items() if n))
 
 
 def calibration_line(result: Calibration, path: Path | None) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 from perfmodel.errors import InputError
 from perfmodel.params import Estimate
 
-STATUSES = ("fitted", "fixed", "selected", "bound", "assumed")
+STATUSES = ("fitted", "derived", "fixed", "selected", "bound", "assumed")
 _PARAM = {"value", "stderr", "unit", "status", "source"}
 
 MAX_NOISE = 100.0

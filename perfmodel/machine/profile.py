@@ -13,12 +13,20 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from perfmodel import SCHEMA_VERSION
 from perfmodel.errors import InputError
 from perfmodel.files.doc import DocReader, read_covariance, read_estimate
 from perfmodel.network import models as registry
 from perfmodel.network.fabric import PARAMS as FABRIC_PARAMS
-from perfmodel.network.fabric import TOPOLOGIES, Fabric, check_param, topology_params
+from perfmodel.network.fabric import (
+    TOPOLOGIES,
+    Corrections,
+    Fabric,
+    check_param,
+    topology_params,
+)
 from perfmodel.network.fit import FitResult, NetworkModel, Selection
 from perfmodel.node import PARAMS as NODE_PARAMS
 from perfmodel.node import Node
@@ -102,6 +110,9 @@ def fabric_doc(fab: Fabric) -> dict[str, Any]:
         "notes": list(fab.notes),
         "fit": dict(fab.fit),
         "params": _params_doc(fab.params),
+        **({} if fab.corrections is None else {"corrections": {
+            "sizes": list(fab.corrections.sizes), "stream": list(fab.corrections.stream),
+            "port": list(fab.corrections.port), "source": fab.corrections.source}}),
     }
 
 
@@ -147,7 +158,7 @@ def dumps(profile: Profile) -> str:
 
 _TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric", "node"}
 _FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
-           "notes", "fit", "params"}
+           "notes", "fit", "params", "corrections"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
             "selection", "notes", "params", "fit", "candidates"}
 
@@ -255,7 +266,7 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
     if not (box.is_integer() and 1 <= box <= 4096):
         raise r.fail("box", f"is {box}", "the processes one box holds, a whole number >= 1")
     raw = r.table(doc, "params")
-    names = topology_params(topology, int(box))
+    names = topology_params(topology, int(box), topology == "switched" and "gap" in raw)
     if sorted(raw) != sorted(names):
         raise r.fail("params", f"has {', '.join(raw)}; a {topology} fabric needs "
                      f"{', '.join(names)}", "regenerate the profile with calibrate")
@@ -269,18 +280,52 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
     dof, noise = r.quality(doc)
     ranges: dict[str, tuple[float, float]] = {}
     for key, span in dict(doc.get("ranges", {})).items():
-        if key not in ("size", "pairs", "senders", "channels", "processes") \
+        if key not in ("size", "pairs", "senders", "channels", "processes", "per_nic") \
                 or not isinstance(span, list) \
                 or len(span) != 2 or not all(isinstance(v, int | float) for v in span) \
                 or not span[0] <= span[1]:
             raise r.fail(f"ranges.{key}", f"is {span!r}", "give [lowest, highest] of size, "
-                         "pairs, senders, channels or processes")
+                         "pairs, senders, channels, processes or per_nic")
         ranges[key] = (float(span[0]), float(span[1]))
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise r.fail("notes", "is not a list of text", "give a list of quoted strings")
+    fix = _corrections(r, doc["corrections"]) if "corrections" in doc else None
+    if fix is not None and topology != "switched":
+        raise r.fail("corrections", f"are given for a {topology} fabric",
+                     "only a switched fabric's stream and NIC limits have corrections")
     return Fabric(topology, int(channels), tuple(params), cov, noise, int(dof), ranges,
-                  dict(doc.get("fit", {})), tuple(notes), int(box))
+                  dict(doc.get("fit", {})), tuple(notes), int(box), fix)
+
+
+def _corrections(r: DocReader, doc: Any) -> Corrections:
+    """[fabric.corrections]: sizes rising, and per size a log ratio of each limit (or nan)."""
+    if not isinstance(doc, dict):
+        raise r.fail("corrections", "is not a table", "regenerate the profile with calibrate")
+    r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "stream", "port", "source"})
+    lists = {}
+    for key in ("sizes", "stream", "port"):
+        v = doc.get(key)
+        if not isinstance(v, list) or not all(isinstance(x, int | float) and
+                                              not isinstance(x, bool) for x in v):
+            raise r.fail(f"corrections.{key}", "is not a list of numbers",
+                         "regenerate the profile with calibrate")
+        lists[key] = np.asarray(v, dtype=np.float64)
+    sizes = lists["sizes"]
+    if not (len(lists["stream"]) == len(lists["port"]) == len(sizes) > 0) \
+            or not np.all(sizes > 0) or not np.all(np.diff(sizes) > 0):
+        raise r.fail("corrections.sizes", "are not rising positive sizes, one per ratio",
+                     "regenerate the profile with calibrate")
+    for key in ("stream", "port"):
+        v = lists[key]
+        if np.any(np.abs(v[np.isfinite(v)]) > 20) or np.any(np.isinf(v)):
+            raise r.fail(f"corrections.{key}", "holds a log ratio beyond ±20 (a factor of "
+                         "5·10⁸)", "regenerate the profile with calibrate")
+    source = doc.get("source", "")
+    if not isinstance(source, str):
+        raise r.fail("corrections.source", "is not text", "give a quoted string")
+    return Corrections(tuple(sizes.tolist()), tuple(lists["stream"].tolist()),
+                       tuple(lists["port"].tolist()), source)
 
 
 def load(path: str | Path) -> Profile:

@@ -12,8 +12,9 @@ queue (the "machine repairman" with ``s`` repairmen); with exponential times it 
 birth–death chain solved exactly here (:func:`finite_source_throughput`), which is what mean
 value analysis computes for one server and what it only approximates for several.
 
-**Switched** (Hyglac's Fast Ethernet switch): disjoint pairs on their own full-duplex ports up
-to a fabric limit (:func:`switched_pairs`); senders into one port are limited by the receiving
+**Switched** (Hyglac's Fast Ethernet switch): pairs on full-duplex ports, several streams of
+one node sharing its port's bandwidth and message rate, up to a fabric limit
+(:func:`switched_pairs`); senders into one port are limited by the receiving
 host's multiplexing and the port's losses (:func:`fan_in`).  The Universal Scalability Law
 (:func:`usl`) is the usual empirical alternative for fan-in.
 """
@@ -196,18 +197,41 @@ def shared_medium(size: ArrayLike, tokens: ArrayLike, channels: ArrayLike, *,
 
 def switched_pairs(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
                    line_rate: ArrayLike, eta: float, overhead: float, copy: float, bond: float,
-                   packet: float, header: float, fabric: ArrayLike) -> FloatArray:
-    """Messages per second, summed over ``pairs`` ping-pong pairs, through a switch.
+                   packet: float, header: float, fabric: ArrayLike, per_nic: ArrayLike = 1.0,
+                   gap: ArrayLike = 0.0, scale: tuple[ArrayLike, ArrayLike] = (1.0, 1.0)
+                   ) -> FloatArray:
+    """Messages per second, summed over ``pairs`` streams or ping-pong pairs, through a switch.
 
-    Every node has its own full-duplex port (``channels`` bonded NICs), so disjoint pairs do
-    not meet on a link: each runs at ``1/T1`` (:func:`message_time`) until the switch fabric,
-    ``fabric`` bytes per second in all, is full.
+    Every node has its own full-duplex port (``channels`` bonded NICs).  The ``pairs`` are
+    dealt ``per_nic`` to a port (1: every pair on its own nodes; ``osu_mbw_mr`` and IMB
+    ``Uniband`` across two nodes put every pair on one port), so ``pairs/per_nic`` ports carry
+    traffic, and three limits meet, the lowest governing:
+
+    - each stream alone: ``1/T1`` (:func:`message_time`);
+    - each port: ``1/(gap + D)`` messages per second for all its streams together, ``D`` the
+      time a message holds the port's wire and ``gap`` what the NIC needs per message beyond
+      it (LogGP's g, per NIC): the port's bandwidth and message rate, shared by its streams;
+    - the switch fabric, ``fabric`` bytes per second in all.
+
+    ``scale`` multiplies the first two limits (a fabric's measured per-size corrections).
+
+    >>> x = switched_pairs(1e6, [1, 4], 1, line_rate=1e9, eta=1.0, overhead=1e-6, copy=0.0,
+    ...                    bond=1.0, packet=float("inf"), header=0.0, fabric=float("inf"),
+    ...                    per_nic=[1, 4])
+    >>> [round(float(v), 1) for v in x]        # one stream: 1/(1 us + 1 ms); four: the port's
+    [999.0, 1000.0]
     """
     m = np.asarray(size, dtype=np.float64)
-    t1, _ = message_time(m, channels, line_rate=line_rate, eta=eta, overhead=overhead,
-                         copy=copy, bond=bond, packet=packet, header=header)
-    return np.asarray(np.minimum(np.asarray(pairs, dtype=np.float64) / t1,
-                                 fabric_limit(m, fabric)), dtype=np.float64)
+    k = np.asarray(pairs, dtype=np.float64)
+    t1, hold = message_time(m, channels, line_rate=line_rate, eta=eta, overhead=overhead,
+                            copy=copy, bond=bond, packet=packet, header=header)
+    q = np.minimum(np.maximum(np.asarray(per_nic, dtype=np.float64), 1.0), np.maximum(k, 1.0))
+    with np.errstate(divide="ignore"):   # an empty message holds no wire: no port limit
+        port = (k / q) / (np.asarray(gap, dtype=np.float64) + hold)
+    alone = k / t1 * np.asarray(scale[0], dtype=np.float64)
+    port = port * np.asarray(scale[1], dtype=np.float64)
+    return np.asarray(np.minimum(np.minimum(alone, port), fabric_limit(m, fabric)),
+                      dtype=np.float64)
 
 
 def fan_in(size: ArrayLike, senders: ArrayLike, channels: ArrayLike, *, line_rate: ArrayLike,

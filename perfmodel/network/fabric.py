@@ -54,6 +54,8 @@ PARAMS: dict[str, FabricParam] = {p.name: p for p in (
        default=0.0, why="default: no fan-in measured, the port assumed loss-free"),
     _P("onset", "", "number", "senders over which port losses set in (e-folding)", 1e-3,
        default=1.0, why="default: no fan-in measured (irrelevant while loss is 0)"),
+    _P("gap", "s", "time", "time one NIC needs per message beyond its wire time, whatever "
+       "stream it carries (LogGP's g per NIC): the NIC's message rate", 0.0),
     _P("intra_latency", "s", "time", "one-way time of a small message inside a box", 0.0),
     _P("intra_rate", "B/s", "rate", "bandwidth of the link inside a box", 1.0),
 )}
@@ -71,14 +73,23 @@ HIERARCHY = ("intra_latency", "intra_rate")
 """The intra-box link, a parameter of every fabric whose boxes hold several processes."""
 
 
-def topology_params(topology: str, box: int = 1) -> tuple[str, ...]:
-    """The parameters of a ``topology`` fabric, with the intra-box link when ``box`` > 1."""
+NIC = ("gap",)
+"""The NIC's message rate, a parameter of a switched fabric fitted to (or specified for)
+streams that share one NIC."""
+
+
+def topology_params(topology: str, box: int = 1, nic: bool = False) -> tuple[str, ...]:
+    """The parameters of a ``topology`` fabric, with the intra-box link when ``box`` > 1 and
+    the NIC's message rate when ``nic`` (a switched fabric whose streams share NICs)."""
     try:
         names = TOPOLOGIES[topology][1]
     except KeyError:
         raise InputError(f"unknown topology {topology!r}",
                          fix=f"use one of {', '.join(TOPOLOGIES)}") from None
-    return (*names, *HIERARCHY) if box > 1 else names
+    if nic and topology != "switched":
+        raise InputError(f"a {topology} fabric has no NICs of its own (every node is on every "
+                         "channel)", fix="give the NIC's gap to a switched fabric")
+    return (*names, *(NIC if nic else ()), *(HIERARCHY if box > 1 else ()))
 
 
 def check_param(name: str, value: float) -> str | None:
@@ -89,6 +100,43 @@ def check_param(name: str, value: float) -> str | None:
 def parse_param(name: str, text: str) -> float:
     """A typed value for fabric parameter ``name`` ("1.25MB/s", "1KiB", "0.7"), checked."""
     return parse_named(PARAMS, "fabric", name, text)
+
+
+@dataclass(frozen=True)
+class Corrections:
+    """What a switched fabric's law misses at each measured size, kept beside it as piecewise
+    is kept beside Hockney: the median log ratio, measured over law, of the rows where one
+    stream's rate governs (``stream``) and of those where the NIC's does (``port``); NaN
+    where no row of that size had that limit.  Between measured sizes the ratio is
+    interpolated in log size; outside them, and where a limit was never seen, the law alone.
+    """
+
+    sizes: tuple[float, ...]
+    stream: tuple[float, ...]
+    port: tuple[float, ...]
+    source: str = ""
+
+    def factors(self, size: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Multipliers of the stream and the port limits at ``size`` (any shape)."""
+        m = np.asarray(size, dtype=np.float64)
+        x = np.log(np.maximum(m, 1e-300))
+        out = []
+        for ratios in (self.stream, self.port):
+            r = np.asarray(ratios, dtype=np.float64)
+            known = np.isfinite(r)
+            at = np.log(np.asarray(self.sizes, dtype=np.float64)[known])
+            if not at.size:
+                out.append(np.ones_like(m))
+                continue
+            inside = (x >= at[0]) & (x <= at[-1])
+            out.append(np.where(inside, np.exp(np.interp(x, at, r[known])), 1.0))
+        return out[0], out[1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sizes": list(self.sizes), "stream": [None if not math.isfinite(v) else v
+                                                      for v in self.stream],
+                "port": [None if not math.isfinite(v) else v for v in self.port],
+                "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -113,13 +161,30 @@ class Fabric(ParamSet):
     fit: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     box: int = 1
+    corrections: Corrections | None = None
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The parameters' values, and the per-size ``corrections`` when the fabric has them
+        (read by :func:`message_rate`)."""
+        out: dict[str, Any] = {p.name: p.value for p in self.params}
+        if self.corrections is not None:
+            out["corrections"] = self.corrections
+        return out
+
+    @property
+    def nic(self) -> bool:
+        """Whether the fabric knows its NICs' message rate (:data:`NIC`)."""
+        return any(p.name in NIC for p in self.params)
 
     def to_dict(self) -> dict[str, Any]:
         """The fabric as plain data: topology, channels, parameters with their sources, and
         the fit's summary."""
         return {"topology": self.topology, "channels": self.channels,
                 "parameters": [p.to_dict() for p in self.params], "fit": dict(self.fit),
-                "dof": self.dof, "notes": list(self.notes)}
+                "dof": self.dof, "notes": list(self.notes),
+                "corrections": None if self.corrections is None else
+                self.corrections.to_dict()}
 
 
 def own_rate(values: Mapping[str, Any], line_rate: ArrayLike | None) -> ArrayLike:
@@ -157,13 +222,15 @@ def wire_seconds(values: Mapping[str, Any], size: ArrayLike, channels: ArrayLike
 
 
 def message_rate(topology: str, values: Mapping[str, Any], size: ArrayLike, pairs: ArrayLike,
-                 channels: ArrayLike, senders: ArrayLike, fanin: ArrayLike = False
-                 ) -> FloatArray:
+                 channels: ArrayLike, senders: ArrayLike, fanin: ArrayLike = False,
+                 per_nic: ArrayLike = 1.0) -> FloatArray:
     """Messages per second summed over every stream: ``pairs`` groups of ``senders`` each.
 
     A group is a ping-pong pair, or, where ``fanin`` is true (always when ``senders`` > 1),
-    ``senders`` streams into one receiver (one stream when ``senders`` is 1).
-    ``values["line_rate"]`` may be an array, for link-speed sweeps.
+    ``senders`` streams into one receiver (one stream when ``senders`` is 1).  On a switched
+    fabric ``per_nic`` pairs share each node's NIC (1: every pair on nodes of its own).
+    ``values["line_rate"]`` may be an array, for link-speed sweeps; a fabric without a NIC
+    message rate (:data:`NIC`) has ``gap`` 0: its NICs are limited by their wire alone.
     """
     v = dict(values)
     common = pipeline(v)
@@ -178,7 +245,11 @@ def message_rate(topology: str, values: Mapping[str, Any], size: ArrayLike, pair
         # several senders into one node: that node's host takes every message in turn
         host = k / (v["overhead"] + v["copy"] * m)
         return np.asarray(np.where(stream, np.minimum(medium, host), medium), dtype=np.float64)
-    pair = contention.switched_pairs(m, k, c, line_rate=rate, fabric=v["fabric"], **common)
+    fix = v.get("corrections")   # measured per-size ratios of each limit (Corrections)
+    pair = contention.switched_pairs(m, k, c, line_rate=rate, fabric=v["fabric"],
+                                     per_nic=per_nic, gap=v.get("gap", 0.0),
+                                     scale=(1.0, 1.0) if fix is None else fix.factors(m),
+                                     **common)
     fan = k * contention.fan_in(m, n, c, line_rate=rate, mux=v["mux"], loss=v["loss"],
                                 onset=v["onset"], **common)
     cap = contention.fabric_limit(m, v["fabric"])
@@ -366,12 +437,14 @@ class Rates:
 
 def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: ArrayLike | None = None,
           senders: ArrayLike = 1, line_rate: ArrayLike | None = None,
-          level: float = 0.95, fanin: bool = False) -> Rates:
+          level: float = 0.95, fanin: bool = False, per_node: int | None = None) -> Rates:
     """Predict ``fabric`` over the broadcast grid of its arguments (SI units).
 
     ``channels`` defaults to the machine's own, ``line_rate`` to the calibrated one;
-    ``fanin`` makes every group stream into its receiver, even with one sender.  The
-    interval is :func:`~perfmodel.network.predict.log_interval`'s: never negative.
+    ``fanin`` makes every group stream into its receiver, even with one sender; ``per_node``
+    places the pairs' senders that many to a node, as ``osu_mbw_mr`` across two nodes does, so
+    that ``min(per_node, pairs)`` streams share each NIC (None: every pair on nodes of its
+    own).  The interval is :func:`~perfmodel.network.predict.log_interval`'s: never negative.
     """
     m = np.asarray(size, dtype=np.float64)
     c = np.asarray(fabric.channels if channels is None else channels, dtype=np.float64)
@@ -380,9 +453,11 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
     k = np.asarray(pairs, dtype=np.float64)
     n = np.asarray(senders, dtype=np.float64)
     m, k, c, n, lr = np.broadcast_arrays(m, k, c, n, lr)
+    share = np.minimum(k, 1.0 if per_node is None else float(per_node))
 
     def at(values: Mapping[str, float]) -> FloatArray:
-        return message_rate(fabric.topology, {**values, "line_rate": lr}, m, k, c, n, fanin)
+        return message_rate(fabric.topology, {**values, "line_rate": lr}, m, k, c, n, fanin,
+                            share)
 
     x = at(base)
     lo, hi = log_interval(at, base, fabric.fitted_names, fabric.covariance, fabric.dof,
@@ -391,10 +466,9 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
                  _outside(fabric, size=m, pairs=k, senders=n, channels=c), level)
 
 
-
 def grid(fabric: Fabric, sizes: Sequence[float], pairs: Sequence[int], channels: Sequence[int],
          senders: Sequence[int], line_rates: Sequence[float] | None = None,
-         level: float = 0.95, fanin: bool = False) -> Rates:
+         level: float = 0.95, fanin: bool = False, per_node: int | None = None) -> Rates:
     """:func:`rates` over every combination, flattened to one row each (size varies fastest
     after link speed: rows are ordered by pairs, senders, channels, link speed, size); at most
     :data:`MAX_ROWS` of them."""
@@ -403,4 +477,4 @@ def grid(fabric: Fabric, sizes: Sequence[float], pairs: Sequence[int], channels:
                link_speeds=len(lr), sizes=len(sizes))
     k, n, c, r, m = (a.ravel() for a in np.meshgrid(pairs, senders, channels, lr, sizes,
                                                     indexing="ij"))
-    return rates(fabric, m, k, c, n, r, level, fanin)
+    return rates(fabric, m, k, c, n, r, level, fanin, per_node)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,7 +23,9 @@ from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
 from perfmodel.network.fabric import (
     HIERARCHY,
+    NIC,
     PARAMS,
+    Corrections,
     Fabric,
     exchange_seconds,
     message_rate,
@@ -65,7 +67,8 @@ def columns(data: Measurements) -> dict[str, FloatArray]:
     whose one-sender rows are then one stream, not a ping-pong; ``exchange``: 1 for rows
     timing an Exchange ring (one iteration, over ``processes`` ranks); ``placement``: the
     index in :data:`~perfmodel.network.hierarchy.PLACEMENTS` of each row's placement
-    (``block`` unless the data say)."""
+    (``block`` unless the data say); ``per_nic``: the streams that share one NIC (1 unless
+    the data's placement says otherwise: ``extra["per_nic"]``)."""
     ones = np.ones(len(data))
     out = {"size": data.size, "time": data.time}
     for key in ("pairs", "channels", "senders", "processes"):
@@ -74,6 +77,7 @@ def columns(data: Measurements) -> dict[str, FloatArray]:
     out["fanin"] = np.asarray((out["senders"] > 1) | (said > 0), dtype=np.float64)
     ring = data.extra.get("exchange", np.full(len(data), float(data.pattern == "exchange")))
     out["exchange"] = np.asarray(ring, dtype=np.float64)
+    out["per_nic"] = np.asarray(data.extra.get("per_nic", ones), dtype=np.float64)
     names = list(PLACEMENTS)
     labels = data.placement or ("block",) * len(data)
     odd = [(ln, x) for ln, x, r in zip(data.line, labels, out["exchange"], strict=True)
@@ -92,6 +96,11 @@ def varies(data: Measurements) -> bool:
     ring = cols["exchange"] > 0
     return bool(any(np.any(cols[k][~ring] > 1) for k in ("pairs", "channels", "senders"))
                 or len(np.unique(cols["processes"][ring])) > 1)
+
+
+def shares_nic(cols: Mapping[str, FloatArray]) -> bool:
+    """Whether any row's streams share a NIC (then a switched fabric has the NIC's gap)."""
+    return bool(np.any(cols["per_nic"][cols["exchange"] == 0] > 1))
 
 
 def _layout(cols: Mapping[str, FloatArray], box: int) -> tuple[FloatArray, FloatArray]:
@@ -115,7 +124,8 @@ def _free(topology: str, cols: Mapping[str, FloatArray], held: set[str],
         blind += ["mux", "loss", "onset"]
     elif distinct["senders"] < 4:
         blind.append("onset")
-    if distinct["pairs"] < 2:
+    nics = np.unique(cols["pairs"][~ring] / cols["per_nic"][~ring])
+    if distinct["pairs"] < 2 or len(nics) < 2:   # through one NIC, the fabric never shows
         blind.append("fabric")
     if np.all(ring):
         blind.append("copy")   # alone on a link only the slower of copy·m and m/rate shows
@@ -129,7 +139,8 @@ def _free(topology: str, cols: Mapping[str, FloatArray], held: set[str],
         blind += list(HIERARCHY)
     if np.all(ring) and not np.any(most > 0):
         blind += ["line_rate", "eta", "overhead"]  # no message leaves a box
-    names = topology_params(topology, box)
+    names = topology_params(topology, box, topology == "switched" and
+                            (shares_nic(cols) or bool(held & set(NIC))))
     free = [p for p in names if p not in held and p not in blind]
     return free, [p for p in names if p not in held and p in blind]
 
@@ -143,7 +154,9 @@ def _initial(topology: str, cols: Mapping[str, FloatArray], base: Mapping[str, f
     inside = t[alone] if np.any(alone) else t
     guess = {"line_rate": float(np.max(agg)), "eta": min(0.9, float(np.max(agg)) / rate * 1.05),
              "overhead": 0.3 * float(np.min(t)), "copy": 0.3 / rate, "bond": 0.8,
-             "fabric": 2.0 * float(np.max(agg)), "mux": 0.3 * float(np.min(t)),
+             "fabric": 2.0 * float(np.max(agg)),
+             "gap": 0.5 * float(np.min(t / (cols["pairs"] * cols["senders"]))),
+             "mux": 0.3 * float(np.min(t)),
              "loss": 1.0 / rate, "onset": 2.0, "intra_latency": 0.3 * float(np.min(inside)),
              "intra_rate": float(np.max(agg[alone] if np.any(alone) else agg))}
     return {p: guess[p] for p in free}
@@ -161,12 +174,13 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     """
     fixed = dict(fixed or {})
     sources = dict(sources or {})
-    names = topology_params(topology, box)
+    cols = columns(data)
+    names = topology_params(topology, box, topology == "switched" and
+                            (shares_nic(cols) or any(p in fixed for p in NIC)))
     unknown = sorted(set(fixed) - set(names))
     if unknown:
         raise InputError(f"a {topology} fabric has no parameter {unknown[0]!r}",
                          fix=f"its parameters are {', '.join(names)}")
-    cols = columns(data)
     if len(data) == 0:
         raise FitError("no rows to fit a fabric to", fix="give multi-pair or fan-in data")
     lone = np.flatnonzero((cols["exchange"] > 0) & (cols["processes"] < 2))
@@ -252,16 +266,58 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         notes.append(f"{len(free)} free parameter(s) from {npts} row(s): no degrees of "
                      "freedom left, so no uncertainty can be estimated")
     ranges = {"size": (float(cols["size"].min()), float(cols["size"].max()))}
-    for key in ("pairs", "senders", "channels"):
+    for key in ("pairs", "senders", "channels", "per_nic"):
         ranges[key] = (float(cols[key].min()), float(cols[key].max()))
     ring = cols["exchange"] > 0
     if np.any(ring):
         ranges["processes"] = (float(cols["processes"][ring].min()),
                                float(cols["processes"][ring].max()))
+    fix = None
+    if topology == "switched" and shares_nic(cols):
+        fix = corrections(values, cols, fitted)
+        fitted = row_times(topology, {**values, "corrections": fix}, cols, box)
+        notes.append("beside the law, its measured ratio at each size where one stream's or "
+                     "the NIC's limit governs (the fabric's corrections)")
     summary = fit_stats(fitted, cols["time"], rss, len(varied))
     fab = Fabric(topology, int(channels or cols["channels"].max()), tuple(params), cov, noise,
-                 max(dof, 0), ranges, summary, tuple(notes), box)
+                 max(dof, 0), ranges, summary, tuple(notes), box, fix)
     return FabricFit(fab, data, fitted, rss, len(varied))
+
+
+def _group_median(values: FloatArray, group: NDArray[np.intp], groups: int) -> FloatArray:
+    """The median of ``values`` in each of ``groups`` groups (NaN for an empty one), in one
+    sort: cost n log n, whatever the number of groups."""
+    out = np.full(groups, math.nan)
+    if not values.size:
+        return out
+    order = np.lexsort((values, group))
+    g, v = group[order], values[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    ends = np.r_[starts[1:], len(g)]
+    lo, hi = starts + (ends - starts - 1) // 2, starts + (ends - starts) // 2
+    out[g[starts]] = 0.5 * (v[lo] + v[hi])
+    return out
+
+
+def corrections(values: Mapping[str, float], cols: Mapping[str, FloatArray],
+                fitted: FloatArray) -> Corrections:
+    """The median log ratio, measured over law, at each size, of the stream rows where one
+    stream's limit governs and of those where the NIC's does (NaN where none did)."""
+    from perfmodel.network import contention
+    from perfmodel.network.fabric import pipeline
+
+    rows = (cols["exchange"] == 0) & (cols["fanin"] == 0)
+    m, k, c = cols["size"][rows], cols["pairs"][rows], cols["channels"][rows]
+    q = np.minimum(np.maximum(cols["per_nic"][rows], 1.0), k)
+    t1, hold = contention.message_time(m, c, line_rate=values["line_rate"], **pipeline(values))
+    alone = k / t1 <= (k / q) / (values.get("gap", 0.0) + hold)
+    ratio = np.log(fitted[rows] / cols["time"][rows])
+    sizes, at = np.unique(m, return_inverse=True)
+    out = [tuple(_group_median(ratio[w], at[w], len(sizes)).tolist())
+           for w in (alone, ~alone)]
+    return Corrections(tuple(sizes.tolist()), out[0], out[1],
+                       f"median log ratio (measured over law) per size, of {int(rows.sum())} "
+                       "stream rows")
 
 
 def _host_unsplit(topology: str, values: Mapping[str, float], cols: Mapping[str, FloatArray],
@@ -308,7 +364,7 @@ def _on_bound(name: str, value: float, start: float) -> bool:
     return spec.upper < math.inf and value >= spec.upper * (1 - 1e-6)
 
 
-def row_times(topology: str, values: Mapping[str, float], cols: Mapping[str, FloatArray],
+def row_times(topology: str, values: Mapping[str, Any], cols: Mapping[str, FloatArray],
            box: int = 1) -> FloatArray:
     """The law's time for every row: one stream's time per message, or one Exchange
     iteration."""
@@ -318,7 +374,7 @@ def row_times(topology: str, values: Mapping[str, float], cols: Mapping[str, Flo
     if np.any(pair):
         x = message_rate(topology, values, cols["size"][pair], cols["pairs"][pair],
                          cols["channels"][pair], cols["senders"][pair],
-                         fanin=cols["fanin"][pair])
+                         fanin=cols["fanin"][pair], per_nic=cols["per_nic"][pair])
         out[pair] = cols["pairs"][pair] * cols["senders"][pair] / x
     for code in np.unique(cols["placement"][ring]):
         rows = ring & (cols["placement"] == code)
@@ -376,7 +432,8 @@ def specified_fabric(spec: FabricSpec, path: str = "") -> FabricFit:
                           fix=f"add [fabric.params.{name}] to the spec, or give multi-pair "
                               "or fan-in data")
 
-    params = specified(PARAMS, topology_params(spec.topology, spec.box), spec.fixed,
+    names = topology_params(spec.topology, spec.box, any(p in spec.fixed for p in NIC))
+    params = specified(PARAMS, names, spec.fixed,
                        spec.sources, spec.assumed, missing)
     fab = Fabric(spec.topology, spec.channels, params,
                  notes=("a specification, not a fit: no measurement varies what it shares",),

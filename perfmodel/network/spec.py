@@ -187,12 +187,12 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
         raise InputError(f"fabric.box is {box!r}", file=path,
                          line=key_line(text, "fabric.box"),
                          fix="give the processes one box (node) holds, a whole number")
-    names = topology_params(topology, box)
     raw = doc.get("params", {})
     if not isinstance(raw, dict):
         raise InputError("fabric.params is not a table", file=path,
                          line=key_line(text, "fabric.params"),
                          fix="write [fabric.params.NAME] tables")
+    names = topology_params(topology, box, topology == "switched" and "gap" in raw)
     fixed, sources, assumed = _entries(raw, text, path, "fabric.params", list(names),
                                        f"a {topology} fabric", parse_param, '"1KiB"',
                                        statuses=("fixed", "assumed"))

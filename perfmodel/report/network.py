@@ -189,7 +189,7 @@ def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     from perfmodel.network.models import evaluate
     from perfmodel.network.predict import predict
 
-    single, _, _, _ = ctx.gather(files)
+    single = ctx.gather(files).data
     data = single.sorted_by_size()
     net = prof.network
     fitted = evaluate(net.kind, data.size, net.values)
@@ -291,7 +291,7 @@ def _fabric(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
 def _fabric_rows(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     from perfmodel.network.fabric_fit import columns, row_times
 
-    _, _, _, whole = ctx.gather(files)
+    whole = ctx.gather(files).shared
     cols = columns(whole)
     fab = prof.fabric
     fitted = row_times(fab.topology, fab.values, cols, fab.box)

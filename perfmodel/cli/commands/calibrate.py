@@ -27,8 +27,10 @@ EXAMPLES = [
 
 def calibrate(
     inputs: Annotated[list[Path] | None, typer.Argument(
-        metavar="FILE", help="Measurement files: OSU, IMB/PMB, NetPIPE, netperf, perftest, "
-                                "mpi4py.bench output or perfmodel CSV, recognised by content.",
+        metavar="FILE|DIR", help="Benchmark outputs of one machine: OSU, IMB/PMB, NetPIPE, "
+                                    "netperf, perftest, STREAM, HPL, mpi4py.bench or perfmodel "
+                                    "CSV, recognised by content; a folder is walked (every file "
+                                    "listed with what it informs, or why not).",
         show_default=False)] = None,
     model: Annotated[str, typer.Option(
         "--model", metavar="MODEL", help="auto | hockney | loggp | packet | piecewise.")
@@ -54,6 +56,15 @@ def calibrate(
         help="Processes one box (node) holds, 1 to 4096: with Exchange rows at several process "
              "counts, fits the link inside a box beside the one between boxes (ranks placed "
              "in blocks).")] = None,
+    ranks_per_node: Annotated[int | None, options.option(
+        "--ranks-per-node", parse=options.whole(1, 1_000_000), metavar="N",
+        help="Ranks each node held, in blocks, in every job: places multi-pair tables "
+             "(osu_mbw_mr, IMB Uniband) across nodes or inside one, and counts the streams "
+             "that shared each NIC.")] = None,
+    nodes: Annotated[int | None, options.option(
+        "--nodes-per-job", parse=options.whole(1, 1_000_000), metavar="N",
+        help="Every job ran on N nodes, ranks in blocks (osu_mbw_mr and IMB across two "
+             "nodes: --nodes-per-job 2); instead of --ranks-per-node.")] = None,
     no_write: Annotated[bool, typer.Option(
         "--no-write", help="Fit and show, but write no profile.")] = False,
     quiet: Annotated[bool, options.quiet(
@@ -61,7 +72,8 @@ def calibrate(
     json_out: options.Json = False,
     force: options.Force = False,
 ) -> None:
-    """Fit a point-to-point network model to ping-pong measurements and save a profile."""
+    """Fit a machine profile to its benchmark outputs: the point-to-point law from a ping-pong,
+    the fabric from multi-pair tables, the node from HPL and STREAM."""
     from perfmodel.network import models as registry
 
     if model != registry.AUTO:
@@ -70,6 +82,9 @@ def calibrate(
         raise InputError(f"--name {name!r} is not a usable file name",
                          fix="use letters, digits, '.', '-' and '_'")
     fixed = parse_fix(fix)
+    if ranks_per_node is not None and nodes is not None:
+        raise InputError("--ranks-per-node and --nodes-per-job both say how ranks were placed",
+                         fix="give one of them")
     from perfmodel.calibrate import calibrate as run
     from perfmodel.calibrate import default_name
     from perfmodel.io import check_writable
@@ -78,13 +93,15 @@ def calibrate(
     target = out or Path("calibration") / f"{name or default_name(inputs or [], spec, model)}.toml"
     if not no_write:   # before any work: not after a long fit
         check_writable(target, force=force, inputs=sources)
+    from perfmodel.layout import Layout
     from perfmodel.machine.profile import dumps
     from perfmodel.network.spec import load_spec
 
     net_spec = load_spec(spec) if spec is not None else None
     result = run(list(inputs or []), model=model, fixed=fixed, spec=net_spec, name=name,
                  command=" ".join(["perfmodel", *sys.argv[1:]]), benchmark=benchmark,
-                 topology=topology, box=box)
+                 topology=topology, box=box,
+                 layout=Layout(ranks_per_node=ranks_per_node, nodes=nodes))
     path: Path | None = None
     if not no_write:
         from perfmodel.io import write_atomic

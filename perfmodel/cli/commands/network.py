@@ -15,10 +15,11 @@ from perfmodel.cli.common import (
 from perfmodel.errors import InputError
 
 EXAMPLES = [
-    "perfmodel network calibration/mpi4py-mpich.toml --sizes 1B,8KiB,1MiB",
     "perfmodel network calibration/beowulf-1995.toml --pairs 1..8 --link-speed "
     "10Mbps,100Mbps",
     "perfmodel network calibration/es80.toml --processes 2..8 --placement cyclic",
+    "perfmodel network calibration/alaska-edr.toml --pairs 1,8,32 --ranks-per-node 32 "
+    "--sizes 8B,4MiB",
 ]
 """Run by tests/test_help.py: each must work from the repository's root."""
 
@@ -44,6 +45,11 @@ def network(
         "--placement", choices=("block", "cyclic", "spread"), metavar="block|cyclic|spread",
         help="Where ranks sit, with --processes: block (fill each box first), cyclic (deal "
              "ranks to boxes), spread (one per box).")] = "block",
+    ranks_per_node: Annotated[int | None, options.option(
+        "--ranks-per-node", parse=options.whole(1, 1_000_000), metavar="N",
+        help="With --pairs: the pairs' senders sit N to a node (osu_mbw_mr and IMB Uniband "
+             "across two nodes put them all on one), so min(N, pairs) streams share each NIC; "
+             "without it every pair has nodes of its own.")] = None,
     level: options.Level = 0.95,
     json_out: options.Json = False,
 ) -> None:
@@ -59,6 +65,9 @@ def network(
     if processes is not None and (pairs is not None or senders is not None):
         raise InputError("--processes predicts the Exchange ring, which has no --pairs or "
                          "--senders", fix="drop --pairs/--senders, or drop --processes")
+    if ranks_per_node is not None and pairs is None:
+        raise InputError("--ranks-per-node places the senders of --pairs",
+                         fix="give --pairs too")
     if placement != "block" and processes is None:
         raise InputError("--placement places the ranks of an Exchange ring",
                          fix="give --processes too")
@@ -89,7 +98,7 @@ def network(
     from perfmodel.network.fabric import grid
 
     result = grid(fab, sizes, pairs or [1], channels or [fab.channels], senders or [1],
-                  link_speed, level, fanin=senders is not None)
+                  link_speed, level, fanin=senders is not None, per_node=ranks_per_node)
     if json_out:
         emit_json(render.rates_doc(prof, result))
     else:

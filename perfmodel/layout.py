@@ -1,0 +1,93 @@
+"""Where a multi-pair benchmark's ranks ran: across nodes or inside one, and how many of its
+streams shared each NIC.
+
+``osu_mbw_mr``, ``osu_bw``, IMB ``Uniband``/``Biband`` and perftest pair rank ``i`` with rank
+``i + P/2`` of their ``P`` processes.  Placed in blocks of ``r`` ranks to a node (what Slurm
+and ``mpirun`` do by default), a pair crosses the network when its two ranks land on different
+nodes; the senders on one node share its NIC.  The outputs do not print ``r``: the user
+says it once (``--ranks-per-node`` or ``--nodes-per-job``), and a table that cannot be placed
+is said, not guessed (the one exception is a job of two processes, taken to span two nodes,
+as every ping-pong is).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+Where = Literal["across", "inside", "mixed", "unknown"]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the jobs placed their ranks: ``ranks_per_node`` (the same for every job) or
+    ``nodes`` (every job spread over that many nodes, in blocks); neither: not said."""
+
+    ranks_per_node: int | None = None
+    nodes: int | None = None
+
+    def per_node(self, job: int) -> int | None:
+        """Ranks on each node of a job of ``job`` processes, or None when not said."""
+        if self.ranks_per_node is not None:
+            return self.ranks_per_node
+        if self.nodes is not None:
+            return max(1, math.ceil(job / self.nodes))
+        return None
+
+    def said(self) -> str:
+        """The layout as the user gave it, for notes and the profile."""
+        if self.ranks_per_node is not None:
+            return f"{self.ranks_per_node} ranks per node, in blocks"
+        if self.nodes is not None:
+            return f"every job on {self.nodes} nodes, ranks in blocks"
+        return "not given"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a table of ``pairs`` pairs ran: ``across`` nodes (every pair), ``inside`` one
+    node (none), ``mixed``, or ``unknown``; ``per_nic`` senders shared each NIC across."""
+
+    where: Where
+    pairs: int
+    per_nic: int = 1
+    assumed: bool = False
+
+    def describe(self) -> str:
+        if self.where == "across":
+            shared = "each pair on its own NIC" if self.per_nic == 1 else \
+                f"{self.per_nic} streams sharing each NIC"
+            return f"across nodes, {shared}" + (" (assumed: two processes, two nodes)"
+                                                if self.assumed else "")
+        if self.where == "inside":
+            return "inside one node (no message crosses the network)"
+        if self.where == "mixed":
+            return "some pairs inside a node, some across"
+        return "placement unknown"
+
+
+def place(processes: int, job: int, layout: Layout) -> Placement:
+    """Where the ``processes`` ranks of one table (the first of a job of ``job``) ran, pairs
+    ``i`` and ``i + processes/2``.
+
+    >>> place(16, 16, Layout(nodes=2)).describe()
+    'across nodes, 8 streams sharing each NIC'
+    >>> place(8, 64, Layout(nodes=2)).where, place(2, 2, Layout()).assumed
+    ('inside', True)
+    """
+    pairs = max(processes // 2, 1)
+    r = layout.per_node(job)
+    if r is None:
+        if job == 2 and processes == 2:
+            return Placement("across", 1, 1, assumed=True)
+        return Placement("unknown", pairs)
+    senders = np.arange(pairs)
+    cross = senders // r != (senders + pairs) // r
+    if not cross.any():
+        return Placement("inside", pairs)
+    if not cross.all():
+        return Placement("mixed", pairs)
+    return Placement("across", pairs, int(np.bincount(senders // r).max()))

@@ -1,0 +1,132 @@
+"""calibrate on what a site has (issue 31): a folder walked, every table listed with what it
+informs, multi-pair tables placed by the rank layout the user gives once, the node from HPL
+and STREAM, and a profile that network, predict and whatif use with no spec.
+
+The real outputs are data/alaska's (OSU 5.6.2 on EDR InfiniBand and 25 GbE RoCE, Apache-2.0,
+data/alaska/README.md); HPL and STREAM are the fixtures of tests/fixtures/benchmarks.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, invoke_in
+
+EDR = ROOT / "data" / "alaska" / "ib-gcc9-openmpi4-ucx"
+HPL = ROOT / "tests" / "fixtures" / "benchmarks" / "public" / "hpl_2.3_np64_nb_sweep.txt"
+STREAM = ROOT / "tests" / "fixtures" / "benchmarks" / "stream.txt"
+
+
+def _calibrate(tmp_path: Path, *args: str) -> dict:
+    got = invoke_in(tmp_path, ["calibrate", *args, "--no-write", "--json"])
+    assert got.exit_code == 0, got.output
+    return json.loads(got.output)
+
+
+def test_a_folder_is_walked_and_each_table_says_what_it_informs(tmp_path: Path) -> None:
+    doc = _calibrate(tmp_path, str(EDR), "--nodes-per-job", "2")
+    roles = {Path(c["path"]).parent.name: c for c in doc["contributions"]}
+    assert roles["Osu_latency"]["role"] == "law"
+    assert roles["Osu_bw"]["role"] == "fabric"
+    assert roles["Osu_mbw_mr__16"]["said"] == \
+        "the fabric: 16 pairs across nodes, 16 streams sharing each NIC"
+    assert len(doc["contributions"]) == 8
+    fabric = doc["fabric"]
+    params = {p["name"]: p for p in fabric["parameters"]}
+    assert fabric["topology"] == "switched"
+    for name in ("line_rate", "overhead", "gap"):
+        assert params[name]["status"] == "fitted"
+    assert params["line_rate"]["value"] == pytest.approx(12.1e9, rel=0.05)   # EDR's ~12 GB/s
+    assert fabric["fit"]["median_rel_err"] < 0.05   # its own multi-stream tables within 5 %
+    assert doc["model"] == "piecewise"              # the one-message law is the best fit still
+
+
+def test_without_a_layout_multi_pair_tables_are_said_not_placed(tmp_path: Path) -> None:
+    doc = _calibrate(tmp_path, str(EDR))
+    unplaced = [c for c in doc["contributions"] if c["role"] == "unused"]
+    assert len(unplaced) == 5
+    assert all(c["said"] == "placement unknown (give --ranks-per-node N or --nodes-per-job N)"
+               for c in unplaced)
+    assert doc["fabric"] is None   # one pair alone shares nothing
+
+
+def test_a_file_nobody_can_read_is_skipped_in_a_folder_and_refused_by_name(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    shutil.copytree(EDR / "omb" / "Osu_latency", folder / "lat")
+    (folder / "notes.txt").write_text("the cluster was busy on Tuesday\n")
+    doc = _calibrate(tmp_path, str(folder))
+    skipped = [c for c in doc["contributions"] if c["role"] == "skipped"]
+    assert [Path(c["path"]).name for c in skipped] == ["notes.txt"]
+    assert skipped[0]["said"] == "format not recognised"
+    named = invoke_in(tmp_path, ["calibrate", str(folder / "notes.txt"), "--no-write"])
+    assert named.exit_code == 2 and "format not recognised" in named.output
+
+
+def test_an_empty_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    got = invoke_in(tmp_path, ["calibrate", str(tmp_path / "empty"), "--no-write"])
+    assert got.exit_code == 2 and "is a folder with no files" in got.output
+
+
+def test_two_layouts_at_once_are_refused(tmp_path: Path) -> None:
+    got = invoke_in(tmp_path, ["calibrate", str(EDR), "--nodes-per-job", "2",
+                               "--ranks-per-node", "4", "--no-write"])
+    assert got.exit_code == 2 and "both say how ranks were placed" in got.output
+
+
+def test_the_node_comes_from_hpl_and_stream(tmp_path: Path) -> None:
+    from perfmodel.readers import read
+
+    hpl = read(HPL)[0]
+    best = float(max(hpl.extra["flop_rate"] / hpl.concurrency["processes"]))
+    triad = next(t for t in read(STREAM) if t.benchmark == "Triad")
+    doc = _calibrate(tmp_path, str(EDR / "omb" / "Osu_latency"), str(HPL), str(STREAM))
+    node = {p["name"]: p for p in doc["node"]}
+    assert node["flop_rate"]["value"] == pytest.approx(best, rel=1e-9)
+    assert node["flop_rate"]["status"] == "derived"
+    assert "HPL's best run" in node["flop_rate"]["source"]
+    rate = float(triad.size[0] / triad.time[0])   # 2 threads: the domain and each one's share
+    assert node["domain_bandwidth"]["value"] == pytest.approx(rate, rel=1e-9)
+    assert node["memory_bandwidth"]["value"] == pytest.approx(rate / 2, rel=1e-9)
+    assert node["memory_domain"]["value"] == 2
+    assert node["cache_line"]["status"] == "assumed"
+
+
+def test_stream_alone_gives_no_node_and_says_what_would(tmp_path: Path) -> None:
+    doc = _calibrate(tmp_path, str(EDR / "omb" / "Osu_latency"), str(STREAM))
+    assert doc["node"] is None
+    assert any("a node needs a flop rate: add an HPL output" in n for n in doc["notes"])
+
+
+def test_a_profile_from_outputs_alone_predicts_with_no_spec(tmp_path: Path) -> None:
+    got = invoke_in(tmp_path, ["calibrate", str(EDR), str(HPL), "--nodes-per-job", "2",
+                               "--name", "edr", "--quiet"])
+    assert got.exit_code == 0, got.output
+    profile = str(tmp_path / "calibration" / "edr.toml")
+    for args in (["network", profile, "--pairs", "1,16", "--ranks-per-node", "16"],
+                 ["predict", "npb-cg", "-m", profile, "--nodes", "1,4"],
+                 ["whatif", "npb-cg", "-m", profile, "--vary", "link-speed=25Gb/s,100Gb/s",
+                  "--vary", "channels=1,2", "--vary", "nodes=2,4"]):
+        run = invoke_in(tmp_path, args)
+        assert run.exit_code == 0, (args, run.output)
+
+
+def test_ranks_per_node_places_the_pairs_of_network(tmp_path: Path) -> None:
+    got = invoke_in(tmp_path, ["calibrate", str(EDR), "--nodes-per-job", "2", "--name", "e",
+                               "--quiet"])
+    assert got.exit_code == 0, got.output
+    profile = str(tmp_path / "calibration" / "e.toml")
+    shared = json.loads(invoke_in(tmp_path, ["network", profile, "--pairs", "16", "--sizes",
+                                             "4MiB", "--ranks-per-node", "16", "--json"]).output)
+    apart = json.loads(invoke_in(tmp_path, ["network", profile, "--pairs", "16", "--sizes",
+                                            "4MiB", "--json"]).output)
+    one_nic = shared["rows"][0]["aggregate_bandwidth"]
+    assert one_nic == pytest.approx(12.4e9, rel=0.05)   # measured: 12.31–12.39 GB/s
+    assert apart["rows"][0]["aggregate_bandwidth"] > 10 * one_nic
+    alone = invoke_in(tmp_path, ["network", profile, "--ranks-per-node", "4"])
+    assert alone.exit_code == 2 and "places the senders of --pairs" in alone.output
