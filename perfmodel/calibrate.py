@@ -28,7 +28,7 @@ from perfmodel.measurements import (
     concat,
 )
 from perfmodel.network import models as registry
-from perfmodel.network.fabric import TOPOLOGIES
+from perfmodel.network.fabric import TOPOLOGIES, Fabric, wire_seconds
 from perfmodel.network.fabric_fit import FabricFit, fit_fabric, specified_fabric, varies
 from perfmodel.network.fit import (
     Estimate,
@@ -42,7 +42,7 @@ from perfmodel.network.spec import NetworkSpec
 from perfmodel.node import Node
 from perfmodel.node import specified as specified_node
 from perfmodel.provenance import stamp
-from perfmodel.units import format_rate, format_size
+from perfmodel.units import format_rate, format_size, format_time
 
 
 @dataclass(frozen=True)
@@ -417,10 +417,32 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
                          "process counts (--benchmark Exchange), or drop --box")
     if (spec is not None and spec.fabric is not None) or varies(shared):
         fabric = _fit_fabric(shared, spec, topology, box)
+        fabric = replace(fabric, fabric=_host_from_law(fabric.fabric, profile, data))
         profile = replace(profile, fabric=fabric.fabric)
         notes.append(f"fabric: {fabric.fabric.topology}, {fabric.n} rows, median |rel. error| "
-                     f"{fabric.fabric.fit.get('median_rel_err', float('nan')):.1%}")
+                     f"{fabric.fabric.fit.get('median_rel_err', float('nan')):.1%}"
+                     if fabric.n else f"fabric: {fabric.fabric.topology}, as specified")
     return Calibration(selection, data, profile, tuple(notes), fabric, got.contributions)
+
+
+def _host_from_law(fab: Fabric, profile: Profile, data: Measurements) -> Fabric:
+    """A fabric whose host time per message was left at its default 0 takes it from the
+    measured point-to-point law instead: the law's one-way time at the smallest size
+    measured, less that message's time on the fabric's wire (never below 0), marked derived.
+    """
+    est = fab.estimate("overhead")
+    if est.status != "assumed" or not est.source.startswith("default:") or not len(data):
+        return fab
+    m = float(np.min(data.size))
+    law = float(profile.network.time(np.array([m]))[0])
+    wire = float(wire_seconds(fab.values, np.array([m]), np.array([1.0]))[0])
+    value = max(law - wire, 0.0)
+    source = (f"the point-to-point law's one-way time at {format_size(m)} "
+              f"({format_time(law)}), less its {format_time(wire)} on the wire: the hosts' "
+              "share of a message")
+    params = tuple(replace(p, value=value, status="derived", source=source)
+                   if p.name == "overhead" else p for p in fab.params)
+    return replace(fab, params=params)
 
 
 def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,

@@ -15,6 +15,7 @@ from perfmodel.units import format_change, format_number, format_share, format_t
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue, price_parts
 from perfmodel.whatif.plan import Plan
+from perfmodel.whatif.sweep import Sweep
 
 HARDWARE = ("nodes", "node", "network", "channels")
 
@@ -26,6 +27,19 @@ def target_text(p: Plan, cat: Catalogue) -> str:
     if t.kind == "speedup":
         return f"speedup at least {t.value:g} over one {safe(cat.reference)} node"
     return f"price at most {money(t.value, cat)}"
+
+
+def decisive(sentence: str) -> None:
+    """An assumed parameter that changes the plan (perfmodel.whatif.decisive)."""
+    console().print(f"[yellow]assumption decides:[/] {safe(sentence)}")
+
+
+def configuration(s: Sweep, cat: Catalogue, i: int) -> str:
+    """Configuration ``i`` in words: ``8 × node on network with 2 channels``."""
+    d = analysis.describe(s, i)
+    return (f"{d['nodes']:g} × {_value('node', d['node'], cat)} on "
+            f"{_value('network', d['network'], cat)} with {d['channels']:g} channel"
+            f"{'s' if d['channels'] != 1 else ''}")
 
 
 def _config(p: Plan, i: int, cat: Catalogue) -> dict[str, Any]:

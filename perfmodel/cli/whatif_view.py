@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from perfmodel.units import (
 )
 from perfmodel.whatif import analysis
 from perfmodel.whatif.catalogue import Catalogue
+from perfmodel.whatif.decisive import Decisive
 from perfmodel.whatif.sweep import Sweep
 
 LABELS = {"nodes": "nodes", "channels": "channels", "link_speed": "link speed",
@@ -36,6 +38,11 @@ def _value(axis: str, v: float, cat: Catalogue | None = None) -> str:
     if axis == "latency":
         return format_time(v)
     return format_number(v)
+
+
+def value_text(axis: str, v: float, cat: Catalogue | None = None) -> str:
+    """An axis's value as the tables write it."""
+    return _value(axis, v, cat)
 
 
 def _spread(idx: np.ndarray, nodes: np.ndarray, limit: int = 12) -> np.ndarray:
@@ -58,7 +65,8 @@ def _spread_front(idx: np.ndarray, limit: int = 16) -> np.ndarray:
 
 
 def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
-            rows: np.ndarray, wire: np.ndarray) -> dict[str, Any]:
+            rows: np.ndarray, wire: np.ndarray, decisive: Sequence[Decisive] = ()
+            ) -> dict[str, Any]:
     nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
 
     cat = sweep.grid.catalogue
@@ -112,6 +120,7 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
         "message_sizes_outside_calibration": why.beyond(),
         "extrapolation": why.notes(),
         "unmeasured_hardware": {k: v.tolist() for k, v in sweep.unmeasured.items()},
+        "decisive_assumptions": [d.to_dict() for d in decisive],
     })
 
 
@@ -218,7 +227,8 @@ def extrapolation_warnings(sweep: Sweep) -> list[str]:
 
 
 def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, share: float,
-           top: int, rows: np.ndarray, wire: np.ndarray, total: float) -> None:
+           top: int, rows: np.ndarray, wire: np.ndarray, total: float,
+           decisive: Sequence[Decisive] = ()) -> None:
     out = console()
     nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
     n = len(sweep.time)
@@ -297,3 +307,5 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
                   "network=NAME,... instead)")
     for line in extrapolation_warnings(sweep):
         out.print(line)
+    for d in decisive:
+        out.print(f"[yellow]assumption decides:[/] {safe(d.sentence())}")

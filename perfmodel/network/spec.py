@@ -12,7 +12,9 @@ records the value, its unit as written, and where it comes from::
     source = "seed 003 §3: 'providing one-way latencies as low as 2 μ s' (sic)"
 
 ``calibrate --spec FILE`` holds these parameters fixed, fits the rest to the measurements
-given (if any), and copies each source into the profile.  ``status = "assumed"`` marks a
+given (if any), and copies each source into the profile.  Without ``model`` (and then without
+``[params]``) a spec gives only its fabric or node: the point-to-point law stays the best fit
+of the measurements (piecewise where that wins).  ``status = "assumed"`` marks a
 value that is an assumption, not a citation (its source then says why it was chosen).
 
 An optional ``[fabric]`` table does the same for the contention law
@@ -123,15 +125,22 @@ def load_spec(path: str | Path) -> NetworkSpec:
     check_header(doc, path, KIND, "network spec", text)
     unknown_key(doc, {"kind", "schema_version", "model", "params", "notes", "fabric", "node"},
                 path, text)
-    model = doc.get("model")
-    if not isinstance(model, str) or model not in registry.specifiable():
-        *most, last = registry.specifiable()
-        raise InputError(f"model is {model!r}", file=path, line=key_line(text, "model"),
-                         fix=f"give {', '.join(most)} or {last}")
-    params = {p.name: p for p in registry.spec(model).params}
+    model = doc.get("model", registry.AUTO)
     raw = doc.get("params", {})
     if not isinstance(raw, dict):
         raise InputError("params is not a table", file=path, fix="write [params.NAME] tables")
+    if model == registry.AUTO and not raw:   # the law is the measurements' best fit
+        model = registry.AUTO
+    elif not isinstance(model, str) or model not in registry.specifiable():
+        *most, last = registry.specifiable()
+        why = "[params] are given, so the model they belong to must be named: " \
+            if model == registry.AUTO else ""
+        raise InputError(f"{why}model is {model!r}", file=path,
+                         line=key_line(text, "model") or key_line(text, "params"),
+                         fix=f"give {', '.join(most)} or {last}, or leave out model and "
+                             "[params] to keep the measurements' best fit")
+    params = {p.name: p for p in registry.spec(model).params} if model != registry.AUTO \
+        else {}
     fixed, sources, assumed = _entries(raw, text, str(path), "params", list(params),
                                        f"model {model}", registry.parse_value, '"2us"',
                                        statuses=("fixed", "assumed"))

@@ -530,6 +530,19 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
                         "(" + "; ".join(f"{k}: {v}" for k, v in sec.options["vary"].items())
                         + "); the gain is the time at the profile's own hardware and the same "
                         f"node count over this one's{_span(s.extrapolation)}:",
-                        _noted(head, rows), *_why(s.extrapolation), *_unmeasured(s)]
+                        _noted(head, rows), *_why(s.extrapolation), *_unmeasured(s),
+                        *_decisive(prof, s, d, run, grid)]
     return Section(sec.title or f"What if: {run.label}", tuple(out))
+
+
+def _decisive(prof: Any, s: Any, d: Done, run: Run, grid: Any) -> list[Block]:
+    """The assumed parameters that change the section's answer, each in one sentence."""
+    from perfmodel.whatif import decisive
+    from perfmodel.whatif.sweep import sweep
+
+    said = decisive.whatif(prof, s, lambda other: sweep(d.fit, other, grid, size=d.size,
+                                                         weak=run.weak, band=False),
+                           0.05, lambda axis, v: format_line_rate(v) if axis == "link_speed"
+                           else format_time(v) if axis == "latency" else f"{v:g}")
+    return [f"**An assumption decides this answer:** {x.sentence()}." for x in said]
 

@@ -105,10 +105,19 @@ def plan(
     result, seconds = timed_sweep(fit, prof, grid, size, weak, level, bar=not json_out)
     answer = make_plan(result, target, runners)
     from perfmodel.cli import plan_view
+    from perfmodel.whatif import decisive
+    from perfmodel.whatif.sweep import sweep
 
+    said = decisive.plan(prof, answer.chosen,
+                         lambda other: make_plan(sweep(fit, other, grid, size=size, weak=weak,
+                                                       level=level), target, runners).chosen,
+                         lambda i: plan_view.configuration(answer.sweep, cat, i))
     if json_out:
-        emit_json(plan_view.summary(answer, cat, model.name, str(machine), seconds))
+        emit_json({**plan_view.summary(answer, cat, model.name, str(machine), seconds),
+                   "decisive_assumptions": [d.to_dict() for d in said]})
     else:
         plan_view.render(answer, cat, model.name, str(machine), seconds)
+        for d in said:
+            plan_view.decisive(d.sentence())
     if answer.chosen is None:
         raise typer.Exit(1)

@@ -56,6 +56,7 @@ def predict(
 
         check_writable(save, force=force, inputs=(app_model, machine, timings, saved))
     from perfmodel.apps.model_file import load as load_model
+    from perfmodel.machine.profile import Profile
 
     model = load_model(app_model)
     on = None
@@ -77,6 +78,16 @@ def predict(
     fit, size = constants(model, on, timings, where, set_values, saved, size,
                          weak)
     result = scaling(fit, list(nodes), level, on, size, weak)
+    said = []
+    if on is not None:
+        from perfmodel.whatif import decisive
+
+        def rerun(other: Profile) -> str | None:
+            moved = changed(other, channels=channels, line_rate=link_speed, path=machine)
+            return decisive.time_moves(result.time, scaling(fit, list(nodes), level, moved,
+                                                            size, weak).time, nodes,
+                                       decisive.SHARE)
+        said = decisive.search(prof, rerun)
     if save is not None:
         from perfmodel.apps.saved import dumps as dump_fit
         from perfmodel.io import write_atomic
@@ -89,6 +100,9 @@ def predict(
     from perfmodel.cli import predict_view
 
     if json_out:
-        emit_json(result.to_dict(fit, on))
+        emit_json({**result.to_dict(fit, on),
+                   "decisive_assumptions": [d.to_dict() for d in said]})
     else:
         predict_view.scaling(fit, result, str(machine) if machine else "", on)
+        for d in said:
+            predict_view.decisive(d.sentence())

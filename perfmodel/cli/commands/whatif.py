@@ -110,9 +110,15 @@ def whatif(
 
     rows = link_rows(result)
     wire = wire_share(fit, prof, result, rows, size, weak)
+    from perfmodel.whatif import decisive
+    from perfmodel.whatif.sweep import sweep
+
+    said = decisive.whatif(prof, result, lambda other: sweep(fit, other, grid, size=size,
+                                                              weak=weak, band=False),
+                           worth, lambda axis, v: whatif_view.value_text(axis, v, cat))
     total = time.perf_counter() - start
     if json_out:
-        emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire))
+        emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire, said))
     else:
         whatif_view.render(result, model.name, str(machine), seconds, worth, share, top, rows,
-                           wire, total)
+                           wire, total, said)

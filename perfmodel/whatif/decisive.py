@@ -1,0 +1,206 @@
+"""Which assumed parameters decide an answer: each is moved across the range it could take and
+the answer computed again; where the ranking, a step's worth or the time moves, the answer
+says so beside itself ("a second channel pays at 8 nodes only if messages are split into
+packets of ≤ 4 KiB; packet size is assumed").
+
+An assumption is a parameter of the profile's fabric or node whose status is ``assumed`` (a
+default nobody measured, or a spec that says so).  The range each could take, and why, is
+:data:`SPANS`; the values tried run from the assumed one outwards, so the first that moves
+the answer is the nearest, and the sentence gives it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from perfmodel.machine.profile import Profile
+from perfmodel.params import Estimate
+from perfmodel.units import format_rate, format_size, format_time
+
+SHARE = 0.05
+"""How far a predicted time must move (either way) for an assumption to be named beside it."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """Values an assumed parameter is tried at (nearest the usual assumption first), and why
+    they bound what it could be."""
+
+    tries: tuple[float, ...]
+    why: str
+
+
+SPANS: dict[tuple[str, str], Span] = {
+    ("fabric", "packet"): Span((65536.0, 4096.0, 1024.0),
+                               "NICs and stacks split messages into packets of 1 KiB (an "
+                               "Ethernet frame) to 64 KiB (TCP segmentation offload); "
+                               "RDMA fabrics send 4 KiB MTUs"),
+    ("fabric", "header"): Span((64.0,), "a packet's headers take up to about 64 bytes"),
+    ("fabric", "bond"): Span((0.75, 0.5), "a bonded channel adds from half of one to a whole"),
+    ("fabric", "copy"): Span((0.5, 2.0), "a host's per-byte time is not known to better than "
+                             "a factor of two either way (none at all: a quarter of, then as "
+                             "much as, the wire's)"),
+    ("node", "cache_line"): Span((128.0, 32.0), "cache lines are 32 to 128 bytes"),
+}
+"""The parameters whose assumed value is tried elsewhere, and the values tried."""
+
+
+@dataclass(frozen=True)
+class Decisive:
+    """An assumed parameter that moves an answer: ``what`` changed, at ``value`` instead of
+    the assumed ``held`` (with its ``source``)."""
+
+    part: str
+    name: str
+    held: float
+    value: float
+    source: str
+    what: str
+
+    def sentence(self) -> str:
+        return (f"{self.what} if {self.name} were {_show(self.name, self.value)} (assumed "
+                f"{_show(self.name, self.held)}: {self.source or 'no source'})")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"part": self.part, "parameter": self.name,
+                "assumed": None if not math.isfinite(self.held) else self.held,
+                "tried": self.value, "source": self.source, "changes": self.what,
+                "sentence": self.sentence()}
+
+
+def _show(name: str, value: float) -> str:
+    if name in ("packet", "header", "cache_line"):
+        return "∞ (unsplit)" if math.isinf(value) else format_size(value)
+    if name == "copy":
+        return f"{format_time(value)}/B" if value else "0"
+    if name == "fabric":
+        return format_rate(value)
+    return f"{value:g}"
+
+
+def assumed(profile: Profile) -> list[tuple[str, Estimate]]:
+    """The profile's assumed fabric and node parameters that :data:`SPANS` can move."""
+    out = []
+    for part, group in (("fabric", profile.fabric), ("node", profile.node)):
+        if group is None:
+            continue
+        out += [(part, p) for p in group.params
+                if p.status == "assumed" and (part, p.name) in SPANS]
+    return out
+
+
+def with_value(profile: Profile, part: str, name: str, value: float) -> Profile:
+    """``profile`` with one fabric or node parameter at ``value``."""
+    def moved(params: tuple[Estimate, ...]) -> tuple[Estimate, ...]:
+        return tuple(replace(p, value=value) if p.name == name else p for p in params)
+
+    if part == "fabric" and profile.fabric is not None:
+        return replace(profile, fabric=replace(profile.fabric, params=moved(profile.fabric.params)))
+    if part == "node" and profile.node is not None:
+        return replace(profile, node=replace(profile.node, params=moved(profile.node.params)))
+    raise ValueError(f"the profile has no {part}")
+
+
+def _tries(profile: Profile, part: str, p: Estimate) -> tuple[float, ...]:
+    """The values ``p`` is tried at: its span's, or for ``copy`` relative ones (a factor of
+    two either way; from 0, a quarter of and all of the wire's time per byte)."""
+    tries = SPANS[(part, p.name)].tries
+    if p.name != "copy":
+        return tries
+    if p.value > 0:
+        return tuple(p.value * f for f in tries)
+    assert profile.fabric is not None
+    v = profile.fabric.values
+    per_byte = 1.0 / (float(v["line_rate"]) * float(v["eta"]))
+    return (0.25 * per_byte, per_byte)
+
+
+def search(profile: Profile, differs: Callable[[Profile], str | None],
+           farthest: bool = False) -> list[Decisive]:
+    """For each assumption, the nearest value tried that makes ``differs`` say what changed
+    (None: nothing that matters); with ``farthest``, only the far end of each range is tried
+    (one more evaluation per assumption, for answers that cost a whole sweep)."""
+    found = []
+    for part, p in assumed(profile):
+        tries = _tries(profile, part, p)
+        for value in tries[-1:] if farthest else tries:
+            if value == p.value:
+                continue
+            what = differs(with_value(profile, part, p.name, value))
+            if what is not None:
+                found.append(Decisive(part, p.name, p.value, value, p.source, what))
+                break
+    return found
+
+
+def time_moves(before: ArrayLike, after: ArrayLike, counts: ArrayLike,
+               share: float) -> str | None:
+    """Where a time moves by more than ``share``: the largest move and its node count."""
+    b, a = np.asarray(before, dtype=np.float64), np.asarray(after, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        change = a / b - 1.0
+    ok = np.isfinite(change)
+    if not np.any(ok) or float(np.max(np.abs(change[ok]))) <= share:
+        return None
+    i = int(np.flatnonzero(ok)[np.argmax(np.abs(change[ok]))])
+    at = float(np.asarray(counts, dtype=np.float64)[i])
+    return f"the time at {at:g} nodes would move by {change[i]:+.1%}"
+
+
+LABELS = {"nodes": "nodes", "channels": "channels", "link_speed": "link speed",
+          "latency": "latency", "node": "node type", "network": "network"}
+
+
+def whatif(profile: Profile, base: Any, rerun: Callable[[Profile], Any], worth: float,
+           text: Callable[[str, float], str]) -> list[Decisive]:
+    """The assumptions that move a what-if sweep's answer: its best configuration, where a
+    step of any axis pays (cuts the time by ``worth``), or the baseline's time by more than
+    ``worth``.  ``rerun`` sweeps the same grid on another profile; ``text`` writes an axis's
+    value as the view does."""
+    from perfmodel.whatif import analysis
+
+    first = analysis.best(base, 1)
+    steps = analysis.steps(base, worth)
+    rows = analysis.baseline(base)
+    nodes = base.config.get("nodes", np.ones(len(base.time)))
+
+    def config(sweep: Any, i: int) -> str:
+        said = analysis.describe(sweep, i)
+        return ", ".join(f"{LABELS[k]} {text(k, v)}" for k, v in said.items())
+
+    def differs(other: Profile) -> str | None:
+        new = rerun(other)
+        for a, b in zip(steps, analysis.steps(new, worth), strict=True):
+            if set(a.pays.tolist()) != set(b.pays.tolist()):
+                where = ", ".join(f"{v:g}" for v in b.pays) or "no node count"
+                k = int(np.argmax(b.gain))
+                return (f"{LABELS[a.axis]} {text(a.axis, a.before)} → {text(a.axis, a.after)} "
+                        f"would pay at {where} nodes (gain {b.gain[k]:.3g}× at {b.nodes[k]:g}, "
+                        f"not {a.gain[k]:.3g}×)")
+        top = analysis.best(new, 1)
+        if first.size and top.size and int(top[0]) != int(first[0]) and \
+                new.time[top[0]] < (1.0 - worth) * new.time[first[0]]:
+            return f"the best configuration would be {config(new, int(top[0]))}"
+        return time_moves(base.time[rows], new.time[rows], nodes[rows], worth)
+
+    return search(profile, differs)
+
+
+def plan(profile: Profile, chosen: int | None, rerun: Callable[[Profile], int | None],
+         text: Callable[[int], str]) -> list[Decisive]:
+    """The assumptions whose far end changes a purchase plan's choice (``rerun`` plans again
+    on another profile and gives the index chosen; ``text`` describes a configuration)."""
+    def differs(other: Profile) -> str | None:
+        now = rerun(other)
+        if now == chosen:
+            return None
+        return "no configuration would meet the target" if now is None else \
+            f"the plan would choose {text(now)}"
+
+    return search(profile, differs, farthest=True)
