@@ -7,6 +7,7 @@ caller's job (:func:`perfmodel.io.write_atomic` with :func:`perfmodel.machine.pr
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -152,6 +153,7 @@ class Gathered(NamedTuple):
     shared: Measurements
     contributions: tuple[Contribution, ...] = ()
     node: Node | None = None
+    law_tables: tuple[Measurements, ...] = ()
 
 
 _STREAMS = ("stream",)
@@ -271,7 +273,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
         records.append(InputRecord(t.source, t.sha256, f"{t.format} {t.version}".strip(),
                                    t.label, t.quantity, len(t), 0, t.comments, t.pattern))
     return Gathered(concat(used), tuple(records), notes + node_notes, _with_counts(whole),
-                    tuple(said), node)
+                    tuple(said), node, tuple(used))
 
 
 def _other(table: Measurements, path: str | Path, layout: Layout,
@@ -409,7 +411,7 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     profile = _mark_assumed(profile, spec)
     if layout is not None and (layout.ranks_per_node or layout.nodes):
         profile = replace(profile, notes=(*profile.notes, f"rank layout: {layout.said()}"))
-    notes += _beyond_any_link(profile, data)
+    notes += _beyond_any_link(profile, data) + _disagree(profile, got.law_tables)
     fabric = None
     if box is not None and not varies(shared) and (spec is None or spec.fabric is None):
         raise InputError("--box describes the boxes Exchange rings are placed on, but no input "
@@ -423,6 +425,30 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
                      f"{fabric.fabric.fit.get('median_rel_err', float('nan')):.1%}"
                      if fabric.n else f"fabric: {fabric.fabric.topology}, as specified")
     return Calibration(selection, data, profile, tuple(notes), fabric, got.contributions)
+
+
+def _disagree(profile: Profile, tables: Sequence[Measurements],
+              share: float = 0.05) -> list[str]:
+    """A note when the ping-pong tables fitted together sit apart from their joint law: each
+    table's median log ratio to it, when one passes ``share`` (another benchmark's way of
+    timing, another run, or another machine)."""
+    if len(tables) < 2:
+        return []
+    offsets = []
+    for t in tables:
+        with np.errstate(all="ignore"):
+            r = np.log(t.time / profile.network.time(t.size))
+        r = r[np.isfinite(r)]
+        offsets.append(float(np.median(r)) if r.size else 0.0)
+    if max(abs(o) for o in offsets) <= share:
+        return []
+    said = "; ".join(f"{t.source} {math.expm1(o):+.0%}" for t, o in zip(tables, offsets,
+                                                                         strict=True))
+    spread = math.expm1(max(offsets) - min(offsets))
+    machines = " (so far apart they may be different machines, which belong in different " \
+        "profiles)" if spread > 0.5 else ""
+    return [f"the ping-pong tables disagree: median time against their joint law, {said}"
+            f"{machines}; the law is fitted to all of them (give one to fit it alone)"]
 
 
 def _host_from_law(fab: Fabric, profile: Profile, data: Measurements) -> Fabric:

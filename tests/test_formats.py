@@ -124,6 +124,9 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
         T("pingpong", "pingpong", 2, 1, 23, (1, 9.8569800e-07), (4194304, 3.2619650e-04))]),
     "mpi4py_pingpong_mpich.csv": ("csv", "", [
         T("pingpong", "pingpong", None, None, 24, (0, 1.442 * US), (4194304, 461.695 * US))]),
+    # IMB 2019 PingPong (alaska, EDR) as R's write.csv writes it: row names, make.names
+    "imb_pingpong_r_export.csv": ("csv", "", [
+        T("pingpong", "pingpong", None, None, 24, (0, 1.03 * US), (4194304, 352.68 * US))]),
     "mpi4py_pingpong_ompi.csv": ("csv", "", [
         T("pingpong", "pingpong", None, None, 24, (0, 0.810 * US), (4194304, 391.036 * US))]),
     # public outputs of older versions (public/PROVENANCE.md)
@@ -291,6 +294,18 @@ def test_choose() -> None:
     assert choose(osu, "f", "osu_latency") is osu[0]
     with pytest.raises(InputError, match="no ping-pong"):
         choose(read(FIX / "stream.txt"), "f")
+
+
+def test_an_unnamed_first_column_is_r_row_names_only_beside_r_names() -> None:
+    """R's export: its row names are left out and said; the same blank first cell beside
+    perfmodel's own names is still a column with no name."""
+    from perfmodel.readers import parse
+
+    (t,) = read(FIX / "imb_pingpong_r_export.csv")
+    assert any("R's write.csv" in n for n in t.notes)
+    assert any("Mbytes.sec ignored" in n for n in t.notes)
+    with pytest.raises(InputError, match="column 1 has no name"):
+        parse("x.csv", '"",size_bytes,one_way_us\n"1",8,1.5\n')
 
 
 @pytest.mark.parametrize("text", [

@@ -91,6 +91,15 @@ _PLAIN: dict[str, str] = {
     "pattern": "pattern",
     "source": "source", "note": "source", "notes": "source",
 }
+_R_NAMES: dict[str, tuple[str, float]] = {
+    "x.bytes": ("size", 1.0), "x.repetitions": ("reps", 1.0),
+    "t.usec.": ("one_way", 1e-6), "t_min.usec.": ("t_min", 1e-6),
+    "t_max.usec.": ("t_max", 1e-6), "t_avg.usec.": ("time", 1e-6),
+    "mbytes.sec": ("bandwidth", 1e6), "mbytes.sec.": ("bandwidth", 1e6),
+}
+"""IMB's columns as R's ``write.csv`` names them (``make.names``: ``#bytes`` → ``X.bytes``,
+``t[usec]`` → ``t.usec.``, ``Mbytes/sec`` → ``Mbytes.sec``); R writes its row names first, in
+a column with no name.  IMB's ``t[usec]`` (PingPong, PingPing) is one message one way."""
 _TIME_ROLES: tuple[Quantity, ...] = ("one_way", "round_trip", "bandwidth", "aggregate", "time")
 _KNOWN = ("size_bytes, one_way_us, round_trip_us, bandwidth_MBps, aggregate_bandwidth_MBps, "
           "time_us, pairs, channels, senders, processes, placement, reps, statistic, pattern, "
@@ -115,6 +124,8 @@ def classify(name: str) -> tuple[str, float]:
     low = name.lower()
     if low in _PLAIN:
         return _PLAIN[low], 1.0
+    if low in _R_NAMES:
+        return _R_NAMES[low]
     for role, (prefixes, kind) in _PREFIXED.items():
         for prefix in prefixes:
             if low.startswith(prefix):
@@ -197,8 +208,13 @@ def _columns(source: str, header: str, lineno: int) -> list[Column]:
                          fix="perfmodel's CSV uses commas: size_bytes,one_way_us")
     cols: list[Column] = []
     seen: dict[str, str] = {}
-    for i, raw in enumerate(_split(header)):
+    cells = _split(header)
+    for i, raw in enumerate(cells):
         name = raw
+        if not name and i == 0 and len(cells) > 1 and \
+                any(c.lower() in _R_NAMES for c in cells[1:]):   # R's row names
+            cols.append(Column(i, "(R row names)", "rownames"))
+            continue
         if not name:
             raise InputError(f"column {i + 1} has no name", file=source, line=lineno,
                              fix=f"name every column; known columns: {_KNOWN}")
@@ -255,6 +271,10 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                          fix="add one_way_us, round_trip_us or bandwidth_MBps")
     quantity: Quantity = present[0]
     notes: list[str] = []
+    if "rownames" in by_role:
+        notes.append("IMB columns as R's write.csv names them (X.bytes, t.usec. …), its row "
+                     "names left out; t[usec] is one message one way (IMB PingPong's half "
+                     "round trip)")
     if len(present) > 1:
         ignored = ", ".join(by_role[r].name for r in present[1:])
         notes.append(f"{by_role[quantity].name} used; {ignored} ignored")
@@ -264,7 +284,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                          fix="add one row per message size")
 
     values: dict[str, list[float]] = {c.role: [] for c in cols if c.role not in
-                                      ("placement", "statistic", "source", "pattern")}
+                                      ("placement", "statistic", "source", "pattern",
+                                       "rownames")}
     texts: dict[str, list[str]] = {"placement": [], "statistic": [], "pattern": []}
     line_nos: list[int] = []
     for lineno, row in rows:
@@ -274,7 +295,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                              line=lineno, fix="give one value per column")
         for col in cols:
             cell = cells[col.index]
-            if col.role == "source":
+            if col.role in ("source", "rownames"):
                 continue
             if col.role in texts:
                 if col.role == "statistic" and cell.lower() not in STATISTICS:
