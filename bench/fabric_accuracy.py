@@ -71,7 +71,7 @@ def tables(partition: str, case: str) -> dict[int, list]:
 
 
 def fit(train: list) -> object:
-    from perfmodel.calibrate import _with_counts
+    from perfmodel.inputs import _with_counts
     from perfmodel.network.fabric_fit import fit_fabric
 
     return fit_fabric(_with_counts(train), "switched").fabric

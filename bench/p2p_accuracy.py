@@ -49,7 +49,7 @@ def splits(sizes: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
 
 def run(path: Path) -> list[dict[str, Any]]:
-    from perfmodel.calibrate import gather
+    from perfmodel.inputs import gather
     from perfmodel.network.fit import fit
 
     data = gather([path])[0]

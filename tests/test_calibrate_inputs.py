@@ -130,3 +130,18 @@ def test_ranks_per_node_places_the_pairs_of_network(tmp_path: Path) -> None:
     assert apart["rows"][0]["aggregate_bandwidth"] > 10 * one_nic
     alone = invoke_in(tmp_path, ["network", profile, "--ranks-per-node", "4"])
     assert alone.exit_code == 2 and "places the senders of --pairs" in alone.output
+
+
+def test_ping_pongs_apart_from_their_joint_law_keep_the_best_fit_alone(tmp_path: Path) -> None:
+    """RoCE's osu_latency beside EDR's IMB PingPong (the R export): no one law fits both, so
+    the law is the better of the two fitted alone, and the note says how far apart they are."""
+    roce = ROOT / "data" / "alaska" / "roce-gcc9-openmpi4-ucx" / "omb" / "Osu_latency"
+    edr = ROOT / "tests" / "fixtures" / "benchmarks" / "imb_pingpong_r_export.csv"
+    both = _calibrate(tmp_path, str(roce), str(edr))
+    alone = [_calibrate(tmp_path, str(p)) for p in (roce, edr)]
+    best = min(a["fit"]["median_rel_err"] for a in alone)
+    assert both["fit"]["median_rel_err"] == pytest.approx(best, rel=1e-9)
+    (note,) = [n for n in both["notes"] if n.startswith("the ping-pong tables disagree")]
+    assert "may be different machines" in note
+    roles = sorted(c["role"] for c in both["contributions"])
+    assert roles == ["law", "unused"]

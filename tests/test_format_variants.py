@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfmodel.calibrate import choose
 from perfmodel.errors import InputError
+from perfmodel.inputs import choose
 from perfmodel.readers import osu as osu_reader
 from perfmodel.readers import parse, read
 

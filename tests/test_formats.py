@@ -14,8 +14,8 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from perfmodel.calibrate import choose
 from perfmodel.errors import InputError
+from perfmodel.inputs import choose
 from perfmodel.readers import FALLBACKS, REGISTRY, parse, read, sniff
 from perfmodel.readers.netperf import unit_factor
 

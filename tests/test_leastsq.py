@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfmodel.calibrate import choose
 from perfmodel.errors import PerfModelError
+from perfmodel.inputs import choose
 from perfmodel.leastsq import leastsq
 from perfmodel.network import fit as fitting
 from perfmodel.network import models as registry

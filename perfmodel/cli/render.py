@@ -202,8 +202,8 @@ def prediction(profile: Profile, pred: Prediction, path: str) -> None:
 
 def _default_choice(tables: tuple[Measurements, ...]) -> int | None:
     """Index of the table calibrate uses without --benchmark, or None."""
-    from perfmodel.calibrate import choose
     from perfmodel.errors import PerfModelError
+    from perfmodel.inputs import choose
 
     try:
         chosen = choose(tables, "")

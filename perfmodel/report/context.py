@@ -110,8 +110,8 @@ class Context:
         return files
 
     def gather(self, files: list[Path]) -> Any:
-        """:func:`perfmodel.calibrate.gather` of ``files``, read once per report."""
-        from perfmodel.calibrate import gather
+        """:func:`perfmodel.inputs.gather` of ``files``, read once per report."""
+        from perfmodel.inputs import gather
 
         key = tuple(f.resolve() for f in files)
         if key not in self._gathered:
