@@ -292,7 +292,8 @@ def _other(table: Measurements, path: str | Path, layout: Layout,
                "collective": "a collective: perfmodel predicts collectives, it does not fit "
                              "them",
                "application": "times a whole run: give it to predict --fit",
-               "exchange": "an Exchange ring: fit it with --benchmark Exchange"}
+               "exchange": "an Exchange ring: fit it with --benchmark Exchange",
+               "sendrecv": "a Sendrecv ring: fit it with --benchmark Sendrecv"}
         return out("unused", why.get(table.pattern, "timed as the benchmark defines it: not "
                                                     "fitted"))
     procs = table.counts("processes")
@@ -378,3 +379,26 @@ def choose(tables: tuple[Measurements, ...], source: str,
 def _procs(table: Measurements) -> int | None:
     counts = table.counts("processes")
     return counts[0] if len(counts) == 1 else None
+
+
+def informs(tables: Sequence[Measurements], path: str | Path,
+            layout: Layout | None = None) -> list[str]:
+    """What ``calibrate`` (without --benchmark) takes each table of one file for, or why it
+    takes nothing from it, in the words of its listing; ``layout`` as calibrate's."""
+    layout = layout or Layout()
+    law: Measurements | None = None
+    if any(t.pattern == "pingpong" or t.is_fanin for t in tables):
+        try:
+            law = choose(tuple(tables), str(path))
+        except InputError:
+            law = None
+    out = []
+    for t in tables:
+        if t is law:
+            out.append("the point-to-point law" if len(t.single_stream()) and not t.is_fanin
+                       else "the fabric (fan-in streams)")
+            continue
+        said = _other(t, path, layout, [], [])
+        out.append(said.said if said.role in ("fabric", "node") else
+                   f"nothing: {said.said}")
+    return out

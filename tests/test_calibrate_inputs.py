@@ -145,3 +145,17 @@ def test_ping_pongs_apart_from_their_joint_law_keep_the_best_fit_alone(tmp_path:
     assert "may be different machines" in note
     roles = sorted(c["role"] for c in both["contributions"])
     assert roles == ["law", "unused"]
+
+
+def test_inspect_says_what_calibrate_takes_each_table_for(tmp_path: Path) -> None:
+    imb = ROOT / "tests" / "fixtures" / "benchmarks" / "imb_mpi1.txt"
+    mbw = next((EDR / "omb" / "Osu_mbw_mr__8").glob("*.out"))
+    got = invoke_in(tmp_path, ["inspect", str(imb), str(mbw), str(HPL), "--rows", "0",
+                               "--json"])
+    assert got.exit_code == 0, got.output
+    files = json.loads(got.output)["files"]
+    uses = {t["benchmark"]: t["calibrate_informs"] for f in files for t in f["tables"]}
+    assert uses["PingPong"] == "the point-to-point law"
+    assert uses["Exchange"] == "nothing: an Exchange ring: fit it with --benchmark Exchange"
+    assert uses["mbw_mr"].startswith("nothing: placement unknown")
+    assert uses["HPL"] == "the node's flop rate (HPL)"

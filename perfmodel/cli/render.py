@@ -229,9 +229,12 @@ def _first_rows(table: Measurements, rows: int) -> list[dict[str, Any]]:
 
 
 def inspect_doc(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> dict[str, Any]:
+    from perfmodel.inputs import informs
+
     docs = []
     for path, tables in files:
         chosen = _default_choice(tables)
+        uses = informs(tables, path)
         docs.append({
             "path": path, "format": tables[0].format, "version": tables[0].version,
             "sha256": tables[0].sha256,
@@ -242,7 +245,8 @@ def inspect_doc(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) ->
                 "size_min": float(np.nanmin(t.size)) if np.isfinite(t.size).any() else None,
                 "size_max": float(np.nanmax(t.size)) if np.isfinite(t.size).any() else None,
                 "lines": [t.line[0], t.line[-1]], "attrs": dict(t.attrs), "notes": list(t.notes),
-                "calibrate_default": i == chosen, "first_rows": _first_rows(t, rows),
+                "calibrate_default": i == chosen, "calibrate_informs": uses[i],
+                "first_rows": _first_rows(t, rows),
             } for i, t in enumerate(tables)],
         })
     return {"units": {"size": "B", "time": "s", "bandwidth": "B/s", "t_min": "s",
@@ -260,9 +264,12 @@ def _sizes(t: Measurements) -> str:
 
 
 def inspect(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> None:
+    from perfmodel.inputs import informs
+
     out = console()
     for path, tables in files:
         chosen = _default_choice(tables)
+        uses = informs(tables, path)
         first = tables[0]
         tool = f"{first.format} {first.version}".strip()
         common = {k: v for k, v in first.attrs.items()
@@ -285,9 +292,12 @@ def inspect(files: list[tuple[str, tuple[Measurements, ...]]], rows: int) -> Non
         if chosen is not None and len(tables) > 1:
             out.print(f"[dim]→ calibrate uses {escape(tables[chosen].label)} unless given "
                       "--benchmark NAME[/dim]")
-        for t in tables:
+        out.print("[dim]'calibrate:' below says what calibrate takes each table for, without "
+                  "--benchmark or a rank layout (--ranks-per-node, --nodes-per-job)[/dim]")
+        for t, use in zip(tables, uses, strict=True):
             out.print(f"[bold]{escape(t.label)}[/bold] — {PATTERNS[t.pattern]}")
             out.print(f"  time: {escape(t.meaning)}")
+            out.print(f"  calibrate: {escape(use)}")
             own = {k: v for k, v in t.attrs.items() if k not in common}
             if own:
                 out.print("  " + escape("; ".join(f"{k}: {v}" for k, v in own.items())))

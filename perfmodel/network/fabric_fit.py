@@ -98,6 +98,14 @@ def varies(data: Measurements) -> bool:
                 or len(np.unique(cols["processes"][ring])) > 1)
 
 
+def _rows_said(cols: Mapping[str, FloatArray]) -> str:
+    """Which rows a fitted parameter of a NIC-sharing fit comes from."""
+    k = np.unique(cols["pairs"])
+    return (f"{len(cols['size'])} stream rows at "
+            f"{', '.join(f'{v:g}' for v in k)} pairs, "
+            f"{len(np.unique(cols['size']))} sizes")
+
+
 def shares_nic(cols: Mapping[str, FloatArray]) -> bool:
     """Whether any row's streams share a NIC (then a switched fabric has the NIC's gap)."""
     return bool(np.any(cols["per_nic"][cols["exchange"] == 0] > 1))
@@ -252,7 +260,8 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         spec = PARAMS[name]
         if name in varied:
             err = float(errs[varied.index(name)])
-            params.append(Estimate(name, float(values[name]), err, spec.unit, "fitted"))
+            params.append(Estimate(name, float(values[name]), err, spec.unit, "fitted",
+                                   _rows_said(cols) if shares_nic(cols) else ""))
             if dof > 0 and (not math.isfinite(err) or err > abs(values[name])):
                 notes.append(f"{name} is poorly determined by the data")
         elif name in bound:
