@@ -28,7 +28,14 @@ from perfmodel.measurements import (
 )
 from perfmodel.network import models as registry
 from perfmodel.network.fabric import TOPOLOGIES, Fabric, wire_seconds
-from perfmodel.network.fabric_fit import FabricFit, fit_fabric, specified_fabric, varies
+from perfmodel.network.fabric_fit import (
+    FabricFit,
+    columns,
+    fit_fabric,
+    shares_nic,
+    specified_fabric,
+    varies,
+)
 from perfmodel.network.fit import (
     Estimate,
     FitResult,
@@ -306,7 +313,9 @@ def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,
             return specified_fabric(fs, spec.path if spec else "")
         return fit_fabric(shared, fs.topology, channels=fs.channels, box=fs.box, fixed=fs.fixed,
                           sources=fs.sources, assumed=fs.assumed)
-    choices = [topology] if topology else list(TOPOLOGIES)
+    # streams placed on shared NICs: the switched law is the one with NICs to share
+    choices = [topology] if topology else \
+        ["switched"] if shares_nic(columns(shared)) else list(TOPOLOGIES)
     fits = [fit_fabric(shared, t, box=box or 1) for t in choices]
     return min(fits, key=lambda f: f.bic)
 

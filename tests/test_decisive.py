@@ -95,3 +95,16 @@ def test_a_spec_with_params_must_name_their_model(tmp_path: Path) -> None:
                                str(spec), "--no-write"])
     assert got.exit_code == 2
     assert "[params] are given, so the model they belong to must be named" in got.output
+
+
+def test_a_sweep_too_large_says_its_assumptions_were_not_tried(profile: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    from perfmodel.whatif import decisive
+
+    monkeypatch.setattr(decisive, "MAX_CONFIGURATIONS", 4)
+    doc = json.loads(invoke_in(tmp_path, ["whatif", "npb-cg", "-m", str(profile),
+                                          *WHATIF]).output)
+    (said,) = doc["decisive_assumptions"]
+    assert said["tried"] is None and said["changes"].startswith("not tried: the sweep has 8 ")
+    assert "packet" in said["parameter"]

@@ -26,6 +26,10 @@ from perfmodel.units import format_rate, format_size, format_time
 SHARE = 0.05
 """How far a predicted time must move (either way) for an assumption to be named beside it."""
 
+MAX_CONFIGURATIONS = 1 << 18
+"""The largest sweep whose assumptions are tried (each try is a sweep of its own); a larger
+one says that they were not, and how to see them."""
+
 
 @dataclass(frozen=True)
 class Span:
@@ -64,14 +68,16 @@ class Decisive:
     what: str
 
     def sentence(self) -> str:
+        if not self.part:   # not tried
+            return f"assumed {self.name}: {self.what}"
         return (f"{self.what} if {self.name} were {_show(self.name, self.value)} (assumed "
                 f"{_show(self.name, self.held)}: {self.source or 'no source'})")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"part": self.part, "parameter": self.name,
+        return {"part": self.part or None, "parameter": self.name,
                 "assumed": None if not math.isfinite(self.held) else self.held,
-                "tried": self.value, "source": self.source, "changes": self.what,
-                "sentence": self.sentence()}
+                "tried": None if not math.isfinite(self.value) else self.value,
+                "source": self.source, "changes": self.what, "sentence": self.sentence()}
 
 
 def _show(name: str, value: float) -> str:
@@ -165,6 +171,8 @@ def whatif(profile: Profile, base: Any, rerun: Callable[[Profile], Any], worth: 
     value as the view does."""
     from perfmodel.whatif import analysis
 
+    if len(base.time) > MAX_CONFIGURATIONS:
+        return _untried(profile, len(base.time))
     first = analysis.best(base, 1)
     steps = analysis.steps(base, worth)
     rows = analysis.baseline(base)
@@ -192,10 +200,24 @@ def whatif(profile: Profile, base: Any, rerun: Callable[[Profile], Any], worth: 
     return search(profile, differs)
 
 
+def _untried(profile: Profile, size: int) -> list[Decisive]:
+    """The one entry of a sweep too large for its assumptions to be tried (none without any)."""
+    names = ", ".join(p.name for _, p in assumed(profile))
+    if not names:
+        return []
+    return [Decisive("", names, math.nan, math.nan, "",
+                     f"not tried: the sweep has {size:,} configurations, more than the "
+                     f"{MAX_CONFIGURATIONS:,} whose assumptions are tried (each try is a "
+                     "sweep); narrow the axes to see which of them decide")]
+
+
 def plan(profile: Profile, chosen: int | None, rerun: Callable[[Profile], int | None],
-         text: Callable[[int], str]) -> list[Decisive]:
+         text: Callable[[int], str], size: int = 0) -> list[Decisive]:
     """The assumptions whose far end changes a purchase plan's choice (``rerun`` plans again
-    on another profile and gives the index chosen; ``text`` describes a configuration)."""
+    on another profile and gives the index chosen; ``text`` describes a configuration;
+    ``size`` the configurations each try sweeps)."""
+    if size > MAX_CONFIGURATIONS:
+        return _untried(profile, size)
     def differs(other: Profile) -> str | None:
         now = rerun(other)
         if now == chosen:

@@ -50,7 +50,7 @@ def calibrate(
     topology: Annotated[str | None, options.option(
         "--topology", choices=("shared", "switched"), metavar="shared|switched",
         help="The fabric to fit to multi-pair, multi-channel or fan-in rows (default: the "
-             "better by BIC).")] = None,
+             "better by BIC; switched for streams placed on shared NICs).")] = None,
     box: Annotated[int | None, options.option(
         "--box", parse=options.whole(1, 4096), metavar="N",
         help="Processes one box (node) holds, 1 to 4096: with Exchange rows at several process "

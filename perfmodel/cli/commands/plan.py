@@ -111,7 +111,7 @@ def plan(
     said = decisive.plan(prof, answer.chosen,
                          lambda other: make_plan(sweep(fit, other, grid, size=size, weak=weak,
                                                        level=level), target, runners).chosen,
-                         lambda i: plan_view.configuration(answer.sweep, cat, i))
+                         lambda i: plan_view.configuration(answer.sweep, cat, i), grid.size)
     if json_out:
         emit_json({**plan_view.summary(answer, cat, model.name, str(machine), seconds),
                    "decisive_assumptions": [d.to_dict() for d in said]})
