@@ -57,7 +57,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("cache_line", "B", "size",
                "bytes one random memory access moves (the cache line)", 1.0, default=64.0,
                why="default: 64-byte lines (most processors since about 2000)",
-               unlimited=False, example="32B"),
+               unlimited=False, example="32B", span=(128.0, 32.0),
+               span_why="cache lines are 32 to 128 bytes"),
 )}
 
 

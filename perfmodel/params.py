@@ -84,6 +84,8 @@ class Param:
     unlimited : whether ``inf`` (no limit) is a value; None: when ``upper`` is inf
     whole : for a whole number, what it counts ("processes"); empty otherwise
     example : a value as a user would type it, to show in a fix
+    span : values an assumption of it could as well have been, nearest the usual one first
+        (tried by :mod:`perfmodel.whatif.decisive`); ``span_why`` says why they bound it
     """
 
     name: str
@@ -97,6 +99,8 @@ class Param:
     unlimited: bool | None = None
     whole: str = ""
     example: str = "0.7"
+    span: tuple[float, ...] = ()
+    span_why: str = ""
 
     def check(self, value: float) -> str | None:
         """Why ``value`` cannot be this parameter, or None when it can (one message shape for

@@ -85,6 +85,14 @@ def _fabric_section(out: Console, fab: Fabric) -> None:
                   f"{pct(fit.get('max_rel_err', math.nan))}; dof {fab.dof}")
     for note in fab.notes:
         out.print(f"[dim]note:[/dim] {escape(note)}")
+    from perfmodel.network.fabric import PARAMS, could_be
+
+    for p in fab.params:
+        if p.status == "assumed" and PARAMS[p.name].span:
+            tried = ", ".join(fmt(v, p.unit) for v in could_be(p, fab.values))
+            out.print(f"[dim]assumed {p.name} could as well be {escape(tried)}: "
+                      f"{escape(PARAMS[p.name].span_why)}; predict, whatif and plan say when "
+                      "that changes their answer[/dim]")
 
 
 def calibration(result: Calibration, path: Path | None) -> None:

@@ -38,14 +38,22 @@ PARAMS: dict[str, FabricParam] = {p.name: p for p in (
     _P("overhead", "s", "time", "host time per message outside the wire (calls, interrupts)",
        0.0, default=0.0, why="default: no per-message host time given or measured"),
     _P("copy", "s/B", "time", "host time per byte, pipelined with the wire (bus, stack copies)",
-       0.0, default=0.0, why="default: no per-byte host time given or measured"),
+       0.0, default=0.0, why="default: no per-byte host time given or measured",
+       span=(0.5, 2.0), span_why="a host's per-byte time is not known to better than a "
+                                  "factor of two either way (none at all: a quarter of, then "
+                                  "as much as, the wire's)"),
     _P("bond", "", "number", "what each extra channel adds, as a fraction of one", 0.0, 1.0,
        default=1.0, why="default: only one channel count measured, extra channels assumed "
-                        "ideal"),
+                        "ideal", span=(0.75, 0.5),
+       span_why="a bonded channel adds from half of one to a whole"),
     _P("packet", "B", "size", "payload bytes per packet", 1.0, default=math.inf,
-       why="default: no packet size given, messages are not split"),
+       why="default: no packet size given, messages are not split",
+       span=(65536.0, 4096.0, 1024.0),
+       span_why="NICs and stacks split messages into packets of 1 KiB (an Ethernet frame) to "
+                "64 KiB (TCP segmentation offload); RDMA fabrics send 4 KiB MTUs"),
     _P("header", "B", "size", "bytes each packet adds on the wire", 0.0, default=0.0,
-       why="default: no framing given"),
+       why="default: no framing given", span=(64.0,),
+       span_why="a packet's headers take up to about 64 bytes"),
     _P("fabric", "B/s", "rate", "capacity of the switch fabric, all ports together", 1.0,
        default=math.inf, why="default: no fabric limit given or seen, assumed non-blocking"),
     _P("mux", "s", "time", "receiving host's time to switch between streams, per message",
@@ -90,6 +98,19 @@ def topology_params(topology: str, box: int = 1, nic: bool = False) -> tuple[str
         raise InputError(f"a {topology} fabric has no NICs of its own (every node is on every "
                          "channel)", fix="give the NIC's gap to a switched fabric")
     return (*names, *(NIC if nic else ()), *(HIERARCHY if box > 1 else ()))
+
+
+def could_be(est: Estimate, values: Mapping[str, Any]) -> tuple[float, ...]:
+    """Values an assumed fabric parameter could as well have been (its ``span``, nearest the
+    assumption first): ``copy``'s are factors of its value, or from 0 a quarter of and all of
+    the wire's time per byte."""
+    span = PARAMS[est.name].span
+    if est.name != "copy":
+        return span
+    if est.value > 0:
+        return tuple(est.value * f for f in span)
+    per_byte = 1.0 / (float(values["line_rate"]) * float(values["eta"]))
+    return (0.25 * per_byte, per_byte)
 
 
 def check_param(name: str, value: float) -> str | None:
@@ -180,8 +201,13 @@ class Fabric(ParamSet):
     def to_dict(self) -> dict[str, Any]:
         """The fabric as plain data: topology, channels, parameters with their sources, and
         the fit's summary."""
+        values = self.values
         return {"topology": self.topology, "channels": self.channels,
-                "parameters": [p.to_dict() for p in self.params], "fit": dict(self.fit),
+                "parameters": [{**p.to_dict(), **({"could_be": list(could_be(p, values)),
+                                                   "could_be_why": PARAMS[p.name].span_why}
+                                                  if p.status == "assumed" and
+                                                  PARAMS[p.name].span else {})}
+                               for p in self.params], "fit": dict(self.fit),
                 "dof": self.dof, "notes": list(self.notes),
                 "corrections": None if self.corrections is None else
                 self.corrections.to_dict()}

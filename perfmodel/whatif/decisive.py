@@ -4,9 +4,10 @@ says so beside itself ("a second channel pays at 8 nodes only if messages are sp
 packets of ≤ 4 KiB; packet size is assumed").
 
 An assumption is a parameter of the profile's fabric or node whose status is ``assumed`` (a
-default nobody measured, or a spec that says so).  The range each could take, and why, is
-:data:`SPANS`; the values tried run from the assumed one outwards, so the first that moves
-the answer is the nearest, and the sentence gives it.
+default nobody measured, or a spec that says so).  The values each could as well have been,
+and why, are its parameter's ``span`` (:class:`~perfmodel.params.Param`); they run from the
+usual assumption outwards, so the first that moves the answer is the nearest, and the
+sentence gives it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from perfmodel.machine.profile import Profile
-from perfmodel.params import Estimate
+from perfmodel.params import Estimate, Param
 from perfmodel.units import format_rate, format_size, format_time
 
 SHARE = 0.05
@@ -29,30 +30,6 @@ SHARE = 0.05
 MAX_CONFIGURATIONS = 1 << 18
 """The largest sweep whose assumptions are tried (each try is a sweep of its own); a larger
 one says that they were not, and how to see them."""
-
-
-@dataclass(frozen=True)
-class Span:
-    """Values an assumed parameter is tried at (nearest the usual assumption first), and why
-    they bound what it could be."""
-
-    tries: tuple[float, ...]
-    why: str
-
-
-SPANS: dict[tuple[str, str], Span] = {
-    ("fabric", "packet"): Span((65536.0, 4096.0, 1024.0),
-                               "NICs and stacks split messages into packets of 1 KiB (an "
-                               "Ethernet frame) to 64 KiB (TCP segmentation offload); "
-                               "RDMA fabrics send 4 KiB MTUs"),
-    ("fabric", "header"): Span((64.0,), "a packet's headers take up to about 64 bytes"),
-    ("fabric", "bond"): Span((0.75, 0.5), "a bonded channel adds from half of one to a whole"),
-    ("fabric", "copy"): Span((0.5, 2.0), "a host's per-byte time is not known to better than "
-                             "a factor of two either way (none at all: a quarter of, then as "
-                             "much as, the wire's)"),
-    ("node", "cache_line"): Span((128.0, 32.0), "cache lines are 32 to 128 bytes"),
-}
-"""The parameters whose assumed value is tried elsewhere, and the values tried."""
 
 
 @dataclass(frozen=True)
@@ -90,14 +67,21 @@ def _show(name: str, value: float) -> str:
     return f"{value:g}"
 
 
+def _param(part: str, name: str) -> Param:
+    from perfmodel.network.fabric import PARAMS as FABRIC
+    from perfmodel.node import PARAMS as NODE
+
+    return (FABRIC if part == "fabric" else NODE)[name]
+
+
 def assumed(profile: Profile) -> list[tuple[str, Estimate]]:
-    """The profile's assumed fabric and node parameters that :data:`SPANS` can move."""
+    """The profile's assumed fabric and node parameters whose parameter has a ``span``."""
     out = []
     for part, group in (("fabric", profile.fabric), ("node", profile.node)):
         if group is None:
             continue
         out += [(part, p) for p in group.params
-                if p.status == "assumed" and (part, p.name) in SPANS]
+                if p.status == "assumed" and _param(part, p.name).span]
     return out
 
 
@@ -114,17 +98,13 @@ def with_value(profile: Profile, part: str, name: str, value: float) -> Profile:
 
 
 def _tries(profile: Profile, part: str, p: Estimate) -> tuple[float, ...]:
-    """The values ``p`` is tried at: its span's, or for ``copy`` relative ones (a factor of
-    two either way; from 0, a quarter of and all of the wire's time per byte)."""
-    tries = SPANS[(part, p.name)].tries
-    if p.name != "copy":
-        return tries
-    if p.value > 0:
-        return tuple(p.value * f for f in tries)
+    """The values ``p`` is tried at (:func:`~perfmodel.network.fabric.could_be`)."""
+    if part == "node":
+        return _param(part, p.name).span
+    from perfmodel.network.fabric import could_be
+
     assert profile.fabric is not None
-    v = profile.fabric.values
-    per_byte = 1.0 / (float(v["line_rate"]) * float(v["eta"]))
-    return (0.25 * per_byte, per_byte)
+    return could_be(p, profile.fabric.values)
 
 
 def search(profile: Profile, differs: Callable[[Profile], str | None],
