@@ -89,10 +89,11 @@ def law(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
 
 def corrected(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
     """The fitted fabric as calibrate writes it: the law and its measured per-size ratios."""
+    from perfmodel.layout import Layout
     from perfmodel.network.fabric import rates
 
     def predict(size: np.ndarray, pairs: int) -> np.ndarray:
-        return rates(fab, size, pairs, per_node=pairs).bandwidth
+        return rates(fab, size, pairs, layout=Layout(nodes=2)).bandwidth
     return predict
 
 

@@ -24,7 +24,6 @@ from perfmodel.measurements import (
     PATTERNS,
     POINT_TO_POINT,
     Measurements,
-    concat,
 )
 from perfmodel.network import models as registry
 from perfmodel.network.fabric import TOPOLOGIES, Fabric, wire_seconds
@@ -32,6 +31,7 @@ from perfmodel.network.fabric_fit import (
     FabricFit,
     columns,
     fit_fabric,
+    group_median,
     shares_nic,
     specified_fabric,
     varies,
@@ -200,6 +200,9 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         replace(c, role="unused", rows=0, said="a ping-pong apart from the one the law is "
                 "fitted to (see the notes)") if c.role == "law" and c.path != chosen.source
         else c for c in got.contributions)
+    if chosen is not None:   # the tables left out of the law used none of their rows
+        records = tuple(replace(r, rows_used=0) if r.rows_used and r.path != chosen.source
+                        else r for r in records)
     said = _pattern_said(data)
     if said or (spec is not None and spec.notes):
         selection = Selection(selection.best, selection.candidates, selection.reason,
@@ -228,19 +231,31 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
 
 
 def _law(data: Measurements, tables: Sequence[Measurements], model: str,
-         fixed: Mapping[str, float], sources: Mapping[str, str], share: float = 0.05
-         ) -> tuple[Selection, Measurements, list[str], Measurements | None]:
+         fixed: Mapping[str, float], sources: Mapping[str, str], share: float = 0.05,
+         machines: float = 0.5) -> tuple[Selection, Measurements, list[str], Measurements | None]:
     """The point-to-point law of the ping-pong rows: fitted to every table together, unless
-    a table sits apart from that joint law by more than ``share`` (median time: another
-    benchmark's way of timing, another run, another machine); then the law is the best of the
-    tables' fits alone (lowest median error), the others named with how far apart they sit.
-    Returns the selection, its rows, the notes, and the table chosen (None: all of them)."""
+    a table's times sit apart from the others' at the same sizes by more than ``share``
+    (median: another benchmark's way of timing, another run); then the law is fitted to one
+    table alone, the one of most distinct sizes (then of least median error), the others
+    named with how far apart they sit.  Tables further apart than ``machines`` are refused:
+    different machines belong in different profiles.  Returns the selection, its rows, the
+    notes, and the table chosen (None: all of them)."""
     selection = fit(data, model, fixed, sources)
     if len(tables) < 2 or any(t.pattern not in POINT_TO_POINT for t in tables):
         return selection, data, [], None   # rings and other patterns: as the caller chose
-    offsets = [_apart(t, [u for u in tables if u is not t]) for t in tables]
+    offsets = _apart(tables)
     if max(abs(o) for o in offsets) <= share:
         return selection, data, [], None
+    said = "; ".join(f"{t.source} {math.expm1(o):+.0%}" for t, o in zip(tables, offsets,
+                                                                         strict=True))
+    spread = math.expm1(max(offsets) - min(offsets))
+    if spread > machines:
+        raise InputError(f"the ping-pong tables are {spread:.0%} apart at the same sizes "
+                         f"(median time against the others: {said}): they look like "
+                         "different machines, networks or MPI libraries",
+                         fix="calibrate each one's "
+                         "outputs on their own (one folder per partition), or name the files "
+                         "of one")
     alone = []
     for t in tables:
         try:
@@ -250,42 +265,42 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
             continue
     if not alone:
         return selection, data, [], None
-    best, table = min(alone, key=lambda x: x[0].best.median_rel_err)
-    said = "; ".join(f"{t.source} {math.expm1(o):+.0%}" for t, o in zip(tables, offsets,
-                                                                         strict=True))
-    spread = math.expm1(max(offsets) - min(offsets))
-    machines = " (so far apart they may be different machines, which belong in different " \
-        "profiles)" if spread > 0.5 else ""
+    best, table = min(alone, key=lambda x: (-len(np.unique(x[1].size)),
+                                            x[0].best.median_rel_err))
     return best, table, [
         f"the ping-pong tables disagree: median time against the others at the same sizes, "
-        f"{said}"
-        f"{machines}; the law is the best of their fits alone, {table.source} (median "
+        f"{said}; the law is fitted to {table.source} alone, the one of most sizes (median "
         f"|rel. error| {best.best.median_rel_err:.1%}; give one file to choose another)"], table
 
 
-def _apart(table: Measurements, others: Sequence[Measurements]) -> float:
-    """The median log ratio of ``table``'s times to the other tables' at the same sizes
-    (interpolated in log size and log time between theirs; 0 where no size is shared)."""
-    rows = concat(list(others))
-    keep = rows.size > 0
-    x, order = np.log(rows.size[keep]), np.argsort(rows.size[keep], kind="stable")
-    x, y = x[order], np.log(rows.time[keep][order])
-    mine = table.size > 0
-    if not x.size or not np.any(mine):
-        return 0.0
-    xs = np.log(table.size[mine])
-    inside = (xs >= x[0]) & (xs <= x[-1])
-    if not np.any(inside):
-        return 0.0
-    r = np.log(table.time[mine][inside]) - np.interp(xs[inside], x, y)
-    return float(np.median(r))
+def _apart(tables: Sequence[Measurements]) -> list[float]:
+    """For each table, the median log ratio of its times to the mean of the other tables' at
+    the sizes it shares with them (0 where it shares none): one pass over every row."""
+    sizes = np.concatenate([t.size for t in tables])
+    keys, at = np.unique(sizes, return_inverse=True)
+    owner = np.concatenate([np.full(len(t), i) for i, t in enumerate(tables)])
+    logs = np.log(np.concatenate([t.time for t in tables]))
+    # each table's mean log time per size, then every table's sum and count per size
+    pair = owner * len(keys) + at
+    cells, where = np.unique(pair, return_inverse=True)
+    mean = np.bincount(where, logs) / np.bincount(where)
+    cell_size = cells % len(keys)
+    total = np.bincount(cell_size, mean, len(keys))
+    count = np.bincount(cell_size, minlength=len(keys))
+    shared = count[cell_size] > 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        others = (total[cell_size] - mean) / (count[cell_size] - 1)
+    owners = (cells // len(keys))[shared]
+    med = group_median((mean - others)[shared], owners, len(tables))
+    return [0.0 if not math.isfinite(v) else float(v) for v in med]
 
 
 def _host_from_law(fab: Fabric, profile: Profile, data: Measurements) -> Fabric:
-    """A fabric whose host time per message was left at its default 0 takes it from the
-    measured point-to-point law instead: the law's one-way time at the smallest size
+    """A fabric whose time per message off the wire was left at its default 0 takes it from
+    the measured point-to-point law instead: the law's one-way time at the smallest size
     measured, less that message's time on the fabric's wire (never below 0), marked derived.
-    """
+    The fabric has no latency of its own, so this is the network's latency and both hosts'
+    overheads together (LogGP's L + 2o), what its one-message time needs to meet the law."""
     est = fab.estimate("overhead")
     if est.status != "assumed" or not est.source.startswith("default:") or not len(data):
         return fab
@@ -294,8 +309,8 @@ def _host_from_law(fab: Fabric, profile: Profile, data: Measurements) -> Fabric:
     wire = float(wire_seconds(fab.values, np.array([m]), np.array([1.0]))[0])
     value = max(law - wire, 0.0)
     source = (f"the point-to-point law's one-way time at {format_size(m)} "
-              f"({format_time(law)}), less its {format_time(wire)} on the wire: the hosts' "
-              "share of a message")
+              f"({format_time(law)}), less its {format_time(wire)} on the wire: all of a "
+              "message's time off the wire, latency and both hosts' overheads (L + 2o)")
     params = tuple(replace(p, value=value, status="derived", source=source)
                    if p.name == "overhead" else p for p in fab.params)
     return replace(fab, params=params)

@@ -61,7 +61,9 @@ def expand(paths: Sequence[str | Path]) -> Iterator[tuple[Path, bool]]:
             yield p, False
             continue
         found: list[Path] = []
+        hidden = 0
         for root, dirs, files in os.walk(p):
+            hidden += sum(d.startswith(".") for d in dirs) + sum(f.startswith(".") for f in files)
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
                 if not name.startswith("."):
@@ -70,8 +72,11 @@ def expand(paths: Sequence[str | Path]) -> Iterator[tuple[Path, bool]]:
                         raise InputError(f"holds more than {MAX_FILES:,} files", file=p,
                                          fix="give the folders of one machine's benchmarks")
         if not found:
-            raise InputError("is a folder with no files", file=p,
-                             fix="give the folder the benchmark outputs are in")
+            raise InputError("is a folder with no files" if not hidden else
+                             f"is a folder whose only files are hidden ({hidden} named '.…', "
+                             "which a walk leaves out)", file=p,
+                             fix="give the folder the benchmark outputs are in, or name a "
+                                 "hidden file itself")
         yield from ((f, True) for f in found)
 
 
@@ -91,7 +96,8 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
         sources["flop_rate"] = (f"HPL's best run, {t.extra['flop_rate'][i] / 1e9:.4g} "
                                 f"Gflop/s over {procs} processes ({t.source}, line "
                                 f"{t.line[i]}); dense LU, so an upper bound for compiled "
-                                "scientific code")
+                                "scientific code; one rank per core assumed (HPL does not "
+                                "print threads per rank)")
     triad = [t for t in tables if t.pattern == "memory" and t.benchmark.lower() == "triad"]
     if triad:
         best = max(triad, key=lambda t: float(np.max(t.size / t.time)))
@@ -104,10 +110,12 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
             fixed["memory_bandwidth"] = rate / threads
             sources["domain_bandwidth"] = f"STREAM Triad's best rate, {threads} threads"\
                                           f" ({where})"
-            sources["memory_domain"] = f"the {threads} threads of that STREAM run"
-            sources["memory_bandwidth"] = (f"STREAM Triad over {threads} threads, "
-                                           f"each one's share ({where}); one alone streams "
-                                           "at least this")
+            sources["memory_domain"] = (f"assumed: the {threads} threads of that STREAM run "
+                                        "share one memory system (on several sockets they "
+                                        "share several)")
+            sources["memory_bandwidth"] = (f"assumed: STREAM Triad over {threads} threads, "
+                                           f"each one's share ({where}); one process alone "
+                                           "streams at least this")
         else:
             fixed["memory_bandwidth"] = rate
             sources["memory_bandwidth"] = f"STREAM Triad's best rate ({where})"
@@ -118,8 +126,9 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
         return None, notes
     node = specified_node(fixed, sources)
     params = tuple(p if p.name not in fixed else
-                   type(p)(p.name, p.value, math.nan, p.unit, "derived", p.source)
-                   for p in node.params)
+                   type(p)(p.name, p.value, math.nan, p.unit,
+                           "assumed" if p.source.startswith("assumed:") else "derived",
+                           p.source) for p in node.params)
     return Node(params, node.notes), notes
 
 
@@ -153,120 +162,146 @@ _STREAMS = ("stream",)
 """Patterns whose multi-pair tables inform the fabric's NIC sharing (placed by a layout)."""
 
 
+@dataclass
+class _File:
+    """What one input file adds (kept apart until the file is read whole, so that a file a
+    folder walk skips adds nothing)."""
+
+    used: list[Measurements]
+    whole: list[Measurements]
+    streams: list[Measurements]
+    node: list[Measurements]
+    records: list[InputRecord]
+    notes: list[str]
+    said: list[Contribution]
+    fanin: bool = False
+
+
+def _record(t: Measurements, rows_used: int = 0, path: str | Path | None = None) -> InputRecord:
+    """The profile's record of one input table."""
+    return InputRecord(str(path if path is not None else t.source), t.sha256,
+                       f"{t.format} {t.version}".strip(), t.label, t.quantity, len(t),
+                       rows_used, t.comments, t.pattern)
+
+
 def gather(paths: Sequence[str | Path], benchmark: str | None = None,
            layout: Layout | None = None) -> Gathered:
     """Read every input (a directory: every file under it) and sort its tables: the first
     ping-pong of each file for the point-to-point law (or the ``benchmark`` named), stream
     tables placed across nodes by ``layout`` for the fabric, HPL and STREAM for the node; every
-    other table listed with the reason it informs nothing."""
+    other table listed with the reason it informs nothing.  A file named on the command line
+    that cannot be used is an error; one a folder walk finds is listed as skipped, why said."""
     from perfmodel.readers import read
 
     layout = layout or Layout()
-    used: list[Measurements] = []
-    whole: list[Measurements] = []
-    streams_whole: list[Measurements] = []
-    node_tables: list[Measurements] = []
-    records: list[InputRecord] = []
-    notes: list[str] = []
-    said: list[Contribution] = []
-    streams: list[str | Path] = []   # the fan-in files
+    got = _File([], [], [], [], [], [], [])
+    fanin: list[str | Path] = []
     seen: dict[str, str | Path] = {}
     lone: tuple[Path, tuple[Measurements, ...]] | None = None
     for path, walked in expand(paths):
         try:
             tables = read(path)
+            key = _points_key(tables)
+            if tables and key in seen:
+                first = seen[key]
+                same = ("the same file as" if Path(path).resolve() == Path(first).resolve()
+                        else "the same content as" if tables[0].sha256 == read(first)[0].sha256
+                        else f"the same {sum(len(t) for t in tables)} points as")
+                raise InputError(f"is {same} {first}: every point would count twice",
+                                 file=path, fix="give each measurement once (a copy with "
+                                 "other comments or spacing is the same measurement)")
+            one = _one_file(path, tables, benchmark, layout)
         except InputError as e:
             if not walked:
                 raise
-            said.append(Contribution(str(path), "", "skipped", 0,
-                                     e.what.split(" (tried ")[0] +
-                                     (f" (line {e.line})" if e.line and e.line > 1 else "")))
+            where = f" (line {e.line})" if e.line and e.line > 1 else ""
+            got.said.append(Contribution(str(path), "", "skipped", 0,
+                                         e.what.split(" (tried ")[0] + where))
             continue
-        key = _points_key(tables)
-        if tables and key in seen:
-            first = seen[key]
-            same = ("the same file as" if Path(path).resolve() == Path(first).resolve() else
-                    "the same content as" if tables[0].sha256 == read(first)[0].sha256 else
-                    f"the same {sum(len(t) for t in tables)} points as")
-            raise InputError(f"is {same} {first}: every point would count twice", file=path,
-                             fix="give each measurement once (a copy with other comments or "
-                                 "spacing is the same measurement)")
         seen[key] = path
-        if benchmark is None and not any(t.pattern == "pingpong" or t.is_fanin for t in tables):
-            for t in tables:
-                said.append(_other(t, path, layout, streams_whole, node_tables))
-            lone = (path, tables)
-            continue
-        table = choose(tables, str(path), benchmark)
-        if benchmark is None:
-            for t in tables:
-                if t is not table:
-                    said.append(_other(t, path, layout, streams_whole, node_tables))
-        if table.pattern in ("application", "memory"):
-            what = "whole runs" if table.pattern == "application" else "a memory kernel"
-            raise InputError(f"{table.label} times {what}, not messages", file=path,
-                             fix="calibrate a network on ping-pong data (--benchmark NAME "
-                             "picks another table)")
-        checked = check_physical(table)
-        notes.append(f"{path}: used {_described(table)}"
-                     + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
-        single = table.single_stream()
-        if table.is_fanin:   # a fan-in's one-sender rows are one stream, not a ping-pong
-            notes.append(f"{path}: a fan-in: its {len(single)} one-sender rows are streams, "
-                         "not ping-pongs, so they inform only the fabric")
-            single = single.take(np.zeros(len(single), dtype=bool))
-            streams.append(path)
-        elif len(single) == 0:
-            busy = ", ".join(f"{k} = {','.join(map(str, table.counts(k)))}"
-                             for k in ("pairs", "senders") if table.counts(k))
-            raise InputError(f"{table.benchmark} has no single-stream rows ({busy})", file=path,
-                             fix="calibrate point-to-point models on a plain ping-pong "
-                             "(pairs = 1, senders = 1)")
-        if 0 < len(single) < len(table):
-            notes.append(f"{path}: {len(single)} of {len(table)} rows used (one pair, one "
-                         "sender, fewest channels)")
-        channels = single.concurrency.get("channels")
-        if channels is not None and channels.min() > 1:
-            notes.append(f"{path}: every row uses {int(channels.min())} channels, so the model "
-                         "describes the bonded link, not one channel")
-        notes += [f"{path}: {n}" for n in (*table.notes, *checked)]
-        if used and len(single) and table.pattern != used[0].pattern:
-            raise InputError(f"{table.label} is a {table.pattern} benchmark, but "
-                             f"{used[0].source} holds a {used[0].pattern} one", file=path,
+        if one.used and got.used and one.used[0].pattern != got.used[0].pattern:
+            t = one.used[0]
+            raise InputError(f"{t.label} is a {t.pattern} benchmark, but {got.used[0].source} "
+                             f"holds a {got.used[0].pattern} one", file=path,
                              fix="calibrate one kind of measurement at a time")
-        if len(single):
-            used.append(single)
-        whole.append(table)
-        said.append(Contribution(str(path), table.label, "law" if len(single) else "fabric",
-                                 len(single) or len(table), "the point-to-point law" if
-                                 len(single) else "the fabric (fan-in streams)"))
-        tool = f"{table.format} {table.version}".strip()
-        records.append(InputRecord(str(path), table.sha256, tool, table.label,
-                                   table.quantity, len(table), len(single), table.comments,
-                                   table.pattern))
-    if not used:
-        if streams:
+        if not one.whole:
+            lone = (path, tables)
+        if one.fanin:
+            fanin.append(path)
+        for name in ("used", "whole", "streams", "node", "records", "notes", "said"):
+            getattr(got, name).extend(getattr(one, name))
+    if not got.used:
+        if fanin:
             raise InputError("no ping-pong rows: a fan-in's one-sender rows are streams",
-                             file=streams[0], fix="give a ping-pong file beside it (perfmodel "
+                             file=fanin[0], fix="give a ping-pong file beside it (perfmodel "
                              "measure --pattern pingpong, osu_latency …)")
         if lone is not None and len(seen) == 1:   # one file: why it cannot be fitted alone
             choose(lone[1], str(lone[0]), benchmark)
-        raise InputError("no ping-pong table among the inputs: the point-to-point law needs "
-                         "one", fix="add an osu_latency, IMB PingPong or NetPIPE output")
-    if streams_whole:
+        skipped = sum(c.role == "skipped" for c in got.said)
+        raise InputError("no ping-pong table among the inputs" + (
+            f" ({len(seen)} files read, {skipped} skipped as no benchmark output)"
+            if skipped else "") + ": the point-to-point law needs one",
+            fix="add an osu_latency, IMB PingPong or NetPIPE output")
+    whole, notes = got.whole, got.notes
+    if got.streams:
         if any(t.is_fanin or np.any(t.concurrency.get("pairs", np.ones(1)) > 1) for t in whole):
             notes.append("fabric: the stream tables are fitted; the ping-pong and fan-in "
                          "tables' sharing rows are left to the point-to-point law")
-        whole = streams_whole
-        for t in streams_whole:
-            records.append(InputRecord(t.source, t.sha256, f"{t.format} {t.version}".strip(),
-                                       t.label, t.quantity, len(t), 0, t.comments, t.pattern))
-    node, node_notes = node_from(node_tables)
-    for t in node_tables:
-        records.append(InputRecord(t.source, t.sha256, f"{t.format} {t.version}".strip(),
-                                   t.label, t.quantity, len(t), 0, t.comments, t.pattern))
-    return Gathered(concat(used), tuple(records), notes + node_notes, _with_counts(whole),
-                    tuple(said), node, tuple(used))
+        whole = got.streams
+    node, node_notes = node_from(got.node)
+    records = [*got.records, *(_record(t) for t in (*got.streams, *got.node))]
+    return Gathered(concat(got.used), tuple(records), notes + node_notes, _with_counts(whole),
+                    tuple(got.said), node, tuple(got.used))
+
+
+def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | None,
+              layout: Layout) -> _File:
+    """What one file's tables add."""
+    one = _File([], [], [], [], [], [], [])
+    if benchmark is None and not any(t.pattern == "pingpong" or t.is_fanin for t in tables):
+        one.said += [_other(t, path, layout, one.streams, one.node) for t in tables]
+        return one
+    table = choose(tables, str(path), benchmark)
+    if benchmark is None:
+        one.said += [_other(t, path, layout, one.streams, one.node)
+                     for t in tables if t is not table]
+    if table.pattern in ("application", "memory"):
+        what = "whole runs" if table.pattern == "application" else "a memory kernel"
+        raise InputError(f"{table.label} times {what}, not messages", file=path,
+                         fix="calibrate a network on ping-pong data (--benchmark NAME "
+                         "picks another table)")
+    checked = check_physical(table)
+    notes = one.notes
+    notes.append(f"{path}: used {_described(table)}"
+                 + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
+    single = table.single_stream()
+    if table.is_fanin:   # a fan-in's one-sender rows are one stream, not a ping-pong
+        notes.append(f"{path}: a fan-in: its {len(single)} one-sender rows are streams, "
+                     "not ping-pongs, so they inform only the fabric")
+        single = single.take(np.zeros(len(single), dtype=bool))
+        one.fanin = True
+    elif len(single) == 0:
+        busy = ", ".join(f"{k} = {','.join(map(str, table.counts(k)))}"
+                         for k in ("pairs", "senders") if table.counts(k))
+        raise InputError(f"{table.benchmark} has no single-stream rows ({busy})", file=path,
+                         fix="calibrate point-to-point models on a plain ping-pong "
+                         "(pairs = 1, senders = 1)")
+    if 0 < len(single) < len(table):
+        notes.append(f"{path}: {len(single)} of {len(table)} rows used (one pair, one "
+                     "sender, fewest channels)")
+    channels = single.concurrency.get("channels")
+    if channels is not None and channels.min() > 1:
+        notes.append(f"{path}: every row uses {int(channels.min())} channels, so the model "
+                     "describes the bonded link, not one channel")
+    notes += [f"{path}: {n}" for n in (*table.notes, *checked)]
+    if len(single):
+        one.used.append(single)
+    one.whole.append(table)
+    one.said.append(Contribution(str(path), table.label, "law" if len(single) else "fabric",
+                                 len(single) or len(table), "the point-to-point law" if
+                                 len(single) else "the fabric (fan-in streams)"))
+    one.records.append(_record(table, len(single), path))
+    return one
 
 
 def _other(table: Measurements, path: str | Path, layout: Layout,
@@ -297,18 +332,29 @@ def _other(table: Measurements, path: str | Path, layout: Layout,
         return out("unused", why.get(table.pattern, "timed as the benchmark defines it: not "
                                                     "fitted"))
     procs = table.counts("processes")
+    if not procs:
+        return out("unused", "the table does not say its process count: cannot be placed "
+                             "(give a processes column)")
     if len(procs) != 1:
         return out("unused", "rows of several process counts: cannot be placed")
+    if procs[0] < 2:
+        return out("unused", "one process: no message crosses a network")
+    pairs = table.counts("pairs") or [1]
+    if len(pairs) != 1:
+        return out("unused", "rows of several pair counts in one job: cannot be placed")
     job = procs[0] + int(table.attrs.get("waiting processes", "0") or 0)
     where = place(procs[0], job, layout)
     if where.where != "across":
         fix = " (give --ranks-per-node N or --nodes-per-job N)" if where.where == "unknown" else ""
         return out("unused", f"{where.describe()}{fix}")
+    each = max(pairs[0] // where.pairs, 1)   # streams per pair of ranks (perftest's queue pairs)
+    where = replace(where, per_nic=where.per_nic * each)
     rows = table.take(table.size > 0)   # an empty message has no bandwidth to share
-    streams.append(replace(rows, extra={**rows.extra,
-                                        "per_nic": np.full(len(rows), float(where.per_nic))}))
-    return out("fabric", f"the fabric: {where.pairs} pair{'s' if where.pairs > 1 else ''} "
-                         f"{where.describe()}", len(rows))
+    streams.append(replace(rows, extra={**rows.extra, "per_nic": np.full(
+        len(rows), float(where.per_nic))}))
+    also = f" ({each} streams a pair)" if each > 1 else ""
+    return out("fabric", f"the fabric: {where.pairs} pair{'s' if where.pairs > 1 else ''}"
+                         f"{also} {where.describe()}", len(rows))
 
 
 def _with_counts(tables: Sequence[Measurements]) -> Measurements:

@@ -1,8 +1,9 @@
 """Where a multi-pair benchmark's ranks ran: across nodes or inside one, and how many of its
 streams shared each NIC.
 
-``osu_mbw_mr``, ``osu_bw``, IMB ``Uniband``/``Biband`` and perftest pair rank ``i`` with rank
-``i + P/2`` of their ``P`` processes.  Placed in blocks of ``r`` ranks to a node (what Slurm
+``osu_mbw_mr``, ``osu_bw`` and IMB ``Uniband``/``Biband`` pair rank ``i`` with rank ``i + P/2``
+of their ``P`` processes (perftest runs one pair of processes, its queue pairs streams of that
+pair).  Placed in blocks of ``r`` ranks to a node (what Slurm
 and ``mpirun`` do by default), a pair crosses the network when its two ranks land on different
 nodes; the senders on one node share its NIC.  The outputs do not print ``r``: the user
 says it once (``--ranks-per-node`` or ``--nodes-per-job``), and a table that cannot be placed

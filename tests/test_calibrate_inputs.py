@@ -108,7 +108,7 @@ def test_a_profile_from_outputs_alone_predicts_with_no_spec(tmp_path: Path) -> N
                                "--name", "edr", "--quiet"])
     assert got.exit_code == 0, got.output
     profile = str(tmp_path / "calibration" / "edr.toml")
-    for args in (["network", profile, "--pairs", "1,16", "--ranks-per-node", "16"],
+    for args in (["network", profile, "--pairs", "1,16", "--nodes-per-job", "2"],
                  ["predict", "npb-cg", "-m", profile, "--nodes", "1,4"],
                  ["whatif", "npb-cg", "-m", profile, "--vary", "link-speed=25Gb/s,100Gb/s",
                   "--vary", "channels=1,2", "--vary", "nodes=2,4"]):
@@ -123,28 +123,66 @@ def test_ranks_per_node_places_the_pairs_of_network(tmp_path: Path) -> None:
     profile = str(tmp_path / "calibration" / "e.toml")
     shared = json.loads(invoke_in(tmp_path, ["network", profile, "--pairs", "16", "--sizes",
                                              "4MiB", "--ranks-per-node", "16", "--json"]).output)
+    two = json.loads(invoke_in(tmp_path, ["network", profile, "--pairs", "16", "--sizes",
+                                          "4MiB", "--nodes-per-job", "2", "--json"]).output)
+    assert two["rows"] == shared["rows"]   # 32 ranks on 2 nodes: 16 to a node
     apart = json.loads(invoke_in(tmp_path, ["network", profile, "--pairs", "16", "--sizes",
                                             "4MiB", "--json"]).output)
     one_nic = shared["rows"][0]["aggregate_bandwidth"]
     assert one_nic == pytest.approx(12.4e9, rel=0.05)   # measured: 12.31–12.39 GB/s
     assert apart["rows"][0]["aggregate_bandwidth"] > 10 * one_nic
     alone = invoke_in(tmp_path, ["network", profile, "--ranks-per-node", "4"])
-    assert alone.exit_code == 2 and "places the senders of --pairs" in alone.output
+    assert alone.exit_code == 2 and "a rank layout places the ranks of --pairs" in alone.output
+    inside = invoke_in(tmp_path, ["network", profile, "--pairs", "8", "--ranks-per-node", "32"])
+    assert inside.exit_code == 2
+    assert "puts the 16 ranks of 8 pairs inside one node" in inside.output
 
 
-def test_ping_pongs_apart_from_their_joint_law_keep_the_best_fit_alone(tmp_path: Path) -> None:
-    """RoCE's osu_latency beside EDR's IMB PingPong (the R export): no one law fits both, so
-    the law is the better of the two fitted alone, and the note says how far apart they are."""
+def test_ping_pongs_of_two_machines_are_refused(tmp_path: Path) -> None:
+    """RoCE's osu_latency beside EDR's IMB PingPong (the R export): times 2-4 times apart at
+    the same sizes are two machines, not one measured twice."""
     roce = ROOT / "data" / "alaska" / "roce-gcc9-openmpi4-ucx" / "omb" / "Osu_latency"
     edr = ROOT / "tests" / "fixtures" / "benchmarks" / "imb_pingpong_r_export.csv"
-    both = _calibrate(tmp_path, str(roce), str(edr))
-    alone = [_calibrate(tmp_path, str(p)) for p in (roce, edr)]
-    best = min(a["fit"]["median_rel_err"] for a in alone)
-    assert both["fit"]["median_rel_err"] == pytest.approx(best, rel=1e-9)
-    (note,) = [n for n in both["notes"] if n.startswith("the ping-pong tables disagree")]
-    assert "may be different machines" in note
-    roles = sorted(c["role"] for c in both["contributions"])
-    assert roles == ["law", "unused"]
+    got = invoke_in(tmp_path, ["calibrate", str(roce), str(edr), "--no-write"])
+    assert got.exit_code == 2
+    assert "they look like different machines, networks or MPI libraries" in got.output
+    assert "calibrate each one's outputs on their own" in got.output
+
+
+def test_apart_compares_each_table_with_the_others_at_the_same_sizes() -> None:
+    import numpy as np
+
+    from perfmodel.calibrate import _apart
+    from perfmodel.measurements import Measurements
+
+    m = np.array([8.0, 16.0, 32.0])
+
+    def table(name: str, times: list[float], sizes: np.ndarray = m) -> Measurements:
+        return Measurements(name, sizes, np.array(times), tuple(range(1, len(sizes) + 1)))
+
+    a, b, c = table("a", [1, 2, 3]), table("b", [1, 2, 3]), table("c", [2, 4, 6])
+    first, second = _apart([a, b, c]), _apart([a, c, b])
+    assert first == pytest.approx([second[0], second[2], second[1]])   # order does not matter
+    assert first[2] == pytest.approx(np.log(2.0))   # c: twice the others' times
+    elsewhere = table("d", [2, 4], np.array([64.0, 128.0]))
+    assert _apart([a, elsewhere]) == [0.0, 0.0]     # no size shared: nothing to compare
+
+
+def test_a_walk_skips_a_file_it_cannot_use_and_says_why(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    shutil.copytree(EDR / "omb" / "Osu_latency", folder / "lat")
+    fixtures = ROOT / "tests" / "fixtures" / "benchmarks"
+    shutil.copy(fixtures / "stream.txt", folder / "stream-a.txt")
+    shutil.copy(fixtures / "stream.txt", folder / "stream-b.txt")   # the same run twice
+    doc = _calibrate(tmp_path, str(folder))
+    skipped = {Path(c["path"]).name: c["said"] for c in doc["contributions"]
+               if c["role"] == "skipped"}
+    assert list(skipped) == ["stream-b.txt"]
+    assert skipped["stream-b.txt"].startswith("is the same content as")
+    with_benchmark = _calibrate(tmp_path, str(folder), "--benchmark", "latency")
+    assert with_benchmark["model"] == "piecewise"
+    assert {Path(c["path"]).name for c in with_benchmark["contributions"]
+            if c["role"] == "skipped"} == {"stream-a.txt", "stream-b.txt"}
 
 
 def test_inspect_says_what_calibrate_takes_each_table_for(tmp_path: Path) -> None:
@@ -159,3 +197,28 @@ def test_inspect_says_what_calibrate_takes_each_table_for(tmp_path: Path) -> Non
     assert uses["Exchange"] == "nothing: an Exchange ring: fit it with --benchmark Exchange"
     assert uses["mbw_mr"].startswith("nothing: placement unknown")
     assert uses["HPL"] == "the node's flop rate (HPL)"
+
+
+def test_ping_pongs_a_fifth_apart_keep_one_law_of_the_widest_table(tmp_path: Path) -> None:
+    """EDR's osu_latency and its IMB PingPong (the R export) agree: one law of both.  The
+    same IMB times made 20 % slower (another run, another benchmark's timing) do not: the law
+    is fitted to one table alone, the other named and recorded as unused."""
+    from perfmodel.readers import read
+
+    osu = EDR / "omb" / "Osu_latency"
+    imb = ROOT / "tests" / "fixtures" / "benchmarks" / "imb_pingpong_r_export.csv"
+    both = _calibrate(tmp_path, str(osu), str(imb))
+    assert both["fit"]["n_points"] == 48
+    assert not any(n.startswith("the ping-pong tables disagree") for n in both["notes"])
+    (t,) = read(imb)
+    slow = tmp_path / "imb_slow.csv"
+    slow.write_text("size_bytes,one_way_us\n" + "".join(
+        f"{int(m)},{1.2e6 * s:.6g}\n" for m, s in zip(t.size, t.time, strict=True)))
+    apart = _calibrate(tmp_path, str(osu), str(slow))
+    assert apart["fit"]["n_points"] == 24
+    (note,) = [n for n in apart["notes"] if n.startswith("the ping-pong tables disagree")]
+    import re
+
+    assert re.search(r"imb_slow\.csv \+(19|2[0-3])%", note), note
+    used = {Path(r["path"]).name: r["rows_used"] for r in apart["inputs"]}
+    assert sorted(used.values()) == [0, 24]

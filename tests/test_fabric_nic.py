@@ -18,7 +18,7 @@ from perfmodel.layout import Layout, place
 from perfmodel.measurements import Measurements
 from perfmodel.network import contention
 from perfmodel.network.fabric import Corrections, message_rate, rates
-from perfmodel.network.fabric_fit import _group_median, fit_fabric
+from perfmodel.network.fabric_fit import fit_fabric, group_median
 
 NOISE = 0.03
 TRUTH = {"line_rate": 12.0e9, "eta": 1.0, "overhead": 1.5e-7, "copy": 0.0, "bond": 1.0,
@@ -114,7 +114,7 @@ def test_corrections_take_what_the_law_misses_at_each_size() -> None:
     assert port[0] == pytest.approx(1.1, rel=0.05)
     assert port[1] == pytest.approx(1.0, rel=0.05)
     truth = message_rate("switched", TRUTH, 65536.0, 64, 1, 1, per_nic=64) * 1.1
-    got = rates(fab, 65536.0, 64, per_node=64).message_rate
+    got = rates(fab, 65536.0, 64, layout=Layout(nodes=2)).message_rate
     assert float(got) == pytest.approx(float(truth), rel=0.03)
 
 
@@ -126,11 +126,11 @@ def test_corrections_outside_the_measured_sizes_leave_the_law_alone() -> None:
     np.testing.assert_allclose(port, [1, 1, 1, 1, 1, math.exp(-0.2), 1])
 
 
-def test_group_median_is_each_groups_median() -> None:
+def testgroup_median_is_each_groups_median() -> None:
     rng = np.random.default_rng(3)
     v = rng.normal(size=1000)
     g = rng.integers(0, 7, size=1000)
-    got = _group_median(v, g, 8)
+    got = group_median(v, g, 8)
     want = [np.median(v[g == i]) if np.any(g == i) else math.nan for i in range(8)]
     np.testing.assert_allclose(got, want, equal_nan=True)
 
@@ -149,6 +149,7 @@ def test_a_profile_keeps_the_nic_gap_and_the_corrections(tmp_path) -> None:
     back = load(path).fabric
     assert back is not None and back.corrections == cal.profile.fabric.corrections
     m = np.array([8.0, 65536.0, 4 * 2.0 ** 20])
-    np.testing.assert_allclose(rates(back, m, 16, per_node=16).message_rate,
-                               rates(cal.profile.fabric, m, 16, per_node=16).message_rate,
+    two = Layout(nodes=2)
+    np.testing.assert_allclose(rates(back, m, 16, layout=two).message_rate,
+                               rates(cal.profile.fabric, m, 16, layout=two).message_rate,
                                rtol=1e-12)

@@ -9,7 +9,13 @@ from typing import Any
 import numpy as np
 
 from perfmodel.cli.tables import Tabular, console, safe
-from perfmodel.cli.whatif_view import LABELS, _spread_front, _value, extrapolation_warnings, money
+from perfmodel.cli.whatif_view import (
+    LABELS,
+    _spread_front,
+    extrapolation_warnings,
+    money,
+    value_text,
+)
 from perfmodel.plain import jsonable
 from perfmodel.units import format_change, format_number, format_share, format_time
 from perfmodel.whatif import analysis
@@ -29,23 +35,18 @@ def target_text(p: Plan, cat: Catalogue) -> str:
     return f"price at most {money(t.value, cat)}"
 
 
-def decisive(sentence: str) -> None:
-    """An assumed parameter that changes the plan (perfmodel.whatif.decisive)."""
-    console().print(f"[yellow]assumption decides:[/] {safe(sentence)}")
-
-
 def configuration(s: Sweep, cat: Catalogue, i: int) -> str:
     """Configuration ``i`` in words: ``8 × node on network with 2 channels``."""
     d = analysis.describe(s, i)
-    return (f"{d['nodes']:g} × {_value('node', d['node'], cat)} on "
-            f"{_value('network', d['network'], cat)} with {d['channels']:g} channel"
+    return (f"{d['nodes']:g} × {value_text('node', d['node'], cat)} on "
+            f"{value_text('network', d['network'], cat)} with {d['channels']:g} channel"
             f"{'s' if d['channels'] != 1 else ''}")
 
 
 def _config(p: Plan, i: int, cat: Catalogue) -> dict[str, Any]:
     s = p.sweep
     d = analysis.describe(s, i)
-    out: dict[str, Any] = {a: _value(a, d[a], cat) if a in ("node", "network") else d[a]
+    out: dict[str, Any] = {a: value_text(a, d[a], cat) if a in ("node", "network") else d[a]
                            for a in HARDWARE if a in d}
     assert s.cost is not None
     lo, hi = float(s.lo[i]), float(s.hi[i])

@@ -44,11 +44,6 @@ def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: Callable[[float], 
     return f"{value} ±{half}"
 
 
-def decisive(sentence: str) -> None:
-    """An assumed parameter that moves the prediction (perfmodel.whatif.decisive)."""
-    console().print(f"[yellow]assumption decides:[/] {escape(sentence)}")
-
-
 def scaling(fit: AppFit, r: Scaling, machine: str, on: Machine | None = None) -> None:
     out = console()
     where = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""

@@ -268,3 +268,8 @@ def fit(t: Table, out: Console, width: int) -> list[Any]:
         parts.append(f"[dim]note:[/dim] left out at {width} columns: {names}; --json or a wider "
                      "terminal shows them")
     return parts
+
+
+def decisive(sentence: str) -> None:
+    """An assumed parameter that changes an answer (perfmodel.whatif.decisive), beside it."""
+    console().print(f"[yellow]assumption decides:[/] {safe(sentence)}")

@@ -19,16 +19,17 @@ from perfmodel.units import (
     format_time,
 )
 from perfmodel.whatif import analysis
+from perfmodel.whatif.axes import LABELS
 from perfmodel.whatif.catalogue import Catalogue
 from perfmodel.whatif.decisive import Decisive
 from perfmodel.whatif.sweep import Sweep
 
-LABELS = {"nodes": "nodes", "channels": "channels", "link_speed": "link speed",
-          "latency": "latency", "node": "node type", "network": "network"}
+__all__ = ["LABELS", "value_text"]   # the views of plan and figures read them here
 AXIS_ORDER = ("nodes", "node", "network", "channels", "link_speed", "latency")
 
 
-def _value(axis: str, v: float, cat: Catalogue | None = None) -> str:
+def value_text(axis: str, v: float, cat: Catalogue | None = None) -> str:
+    """An axis's value as the tables write it."""
     if axis == "node" and cat is not None:
         return cat.nodes[int(v)].name
     if axis == "network" and cat is not None:
@@ -38,11 +39,6 @@ def _value(axis: str, v: float, cat: Catalogue | None = None) -> str:
     if axis == "latency":
         return format_time(v)
     return format_number(v)
-
-
-def value_text(axis: str, v: float, cat: Catalogue | None = None) -> str:
-    """An axis's value as the tables write it."""
-    return _value(axis, v, cat)
 
 
 def _spread(idx: np.ndarray, nodes: np.ndarray, limit: int = 12) -> np.ndarray:
@@ -77,7 +73,7 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
         if cat is not None:
             for a in ("node", "network"):
                 if a in d:
-                    d[a] = _value(a, d[a], cat)
+                    d[a] = value_text(a, d[a], cat)
         if sweep.cost is not None:
             d["price"] = sweep.cost[i] if math.isfinite(sweep.cost[i]) else None
         return {**d, "time": sweep.time[i],
@@ -91,9 +87,9 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
     return jsonable({
         "configurations": len(sweep.time),
         "seconds": seconds,
-        "axes": {k: [_value(k, x, cat) for x in v] if k in ("node", "network") else list(v)
+        "axes": {k: [value_text(k, x, cat) for x in v] if k in ("node", "network") else list(v)
                  for k, v in sweep.grid.axes.items()},
-        "baseline_hardware": {k: _value(k, v, cat) if k in ("node", "network") else v
+        "baseline_hardware": {k: value_text(k, v, cat) if k in ("node", "network") else v
                               for k, v in sweep.baseline.items()},
         "baseline": [row(int(i)) for i in analysis.baseline(sweep)],
         "best": [row(int(i)) for i in analysis.best(sweep, top)],
@@ -125,7 +121,7 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
 
 
 def _named(axis: str, v: float, cat: Catalogue | None) -> str | float:
-    return _value(axis, v, cat) if axis in ("node", "network") and cat is not None else v
+    return value_text(axis, v, cat) if axis in ("node", "network") and cat is not None else v
 
 
 CSV_ROWS = 65_536
@@ -145,7 +141,7 @@ def csv_rows(sweep: Sweep) -> None:
     cols = [sweep.config[n] for n in names] + ([sweep.cost] if sweep.cost is not None else []) \
         + [sweep.time, sweep.lo, sweep.hi, sweep.speedup, sweep.comm_share, sweep.sync_share,
            sweep.extrapolated.astype(np.float64)]
-    labels = {names.index(k): [str(_value(k, float(j), cat))
+    labels = {names.index(k): [str(value_text(k, float(j), cat))
                                for j in range(len(cat.nodes if k == "node" else cat.networks))]
               for k in names if k in ("node", "network") and cat is not None}
     for start in range(0, len(sweep.time), CSV_ROWS):
@@ -199,7 +195,7 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Tabular:
             f"{format_time(float(lo))} – {format_time(float(hi))}"
         sp = sweep.speedup[i]
         price = (money(float(sweep.cost[i]), cat),) if sweep.cost is not None else ()
-        t.add_row(*[_value(a, d[a], cat) for a in axes], *price,
+        t.add_row(*[value_text(a, d[a], cat) for a in axes], *price,
                   format_time(float(sweep.time[i])) if math.isfinite(sweep.time[i]) else "—",
                   rng, f"{sp:.2f}" if math.isfinite(sp) else "—",
                   format_share(float(sweep.comm_share[i])),
@@ -237,13 +233,13 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
               f"evaluated in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} per second; "
               f"{total:.2f} s with the analysis)")
     cat = sweep.grid.catalogue
-    base = ", ".join(f"{LABELS[k]} {_value(k, v, cat)}" for k, v in sweep.baseline.items()
+    base = ", ".join(f"{LABELS[k]} {value_text(k, v, cat)}" for k, v in sweep.baseline.items()
                      if k != "nodes")
     out.print(f"baseline hardware (the profile's): {safe(base) or 'as calibrated'}")
     for name, (_, value, own) in analysis.held(sweep).items():
         if not own:
             out.print(f"[yellow]note:[/] the profile's {LABELS[name]} is not swept: the baseline "
-                      f"holds it at {_value(name, value, cat)}, the least swept")
+                      f"holds it at {value_text(name, value, cat)}, the least swept")
     if sweep.cost is not None:
         gone = int(np.sum(~np.isfinite(sweep.cost)))
         if gone:
@@ -280,15 +276,16 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         for s, ok, k in zip(st, shown, peaks, strict=True):
             if not ok:
                 continue
-            t.add_row(f"{LABELS[s.axis]} {_value(s.axis, s.before, cat)} → "
-                      f"{_value(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}", f"{s.gain[-1]:.3f}",
+            t.add_row(f"{LABELS[s.axis]} {value_text(s.axis, s.before, cat)} → "
+                      f"{value_text(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}",
+                      f"{s.gain[-1]:.3f}",
                       f"{s.gain[k]:.3f} ({format_number(s.nodes[k])})", format_counts(s.pays))
         out.print(t)
     counts, rates = analysis.unbottlenecked(sweep, rows, wire, share)
     if counts.size:
         groups: dict[str, list[float]] = {}
         for q, r in zip(counts, rates, strict=True):
-            key = _value("link_speed", r) if math.isfinite(r) else "none of the speeds swept"
+            key = value_text("link_speed", r) if math.isfinite(r) else "none of the speeds swept"
             groups.setdefault(key, []).append(float(q))
         lines = [f"{k} at {format_counts(v)} node{'' if v == [1.0] else 's'}"
                  for k, v in groups.items()]
@@ -308,4 +305,4 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     for line in extrapolation_warnings(sweep):
         out.print(line)
     for d in decisive:
-        out.print(f"[yellow]assumption decides:[/] {safe(d.sentence())}")
+        out.print(f"[yellow]assumption decides:[/] {safe(d.sentence())}")   # as tables.decisive

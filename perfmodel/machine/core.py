@@ -209,13 +209,21 @@ class Machine:
         return self.profile.fabric is not None
 
     def message(self, size: ArrayLike) -> FloatArray:
-        """One message alone, one way, in seconds."""
+        """One message alone, one way, in seconds.  A fabric fitted to streams times one
+        message of a stream (the gap between back-to-back messages), not a one-way trip: then
+        the point-to-point law gives the time, moved by what this machine's hardware changes
+        in the fabric's (never below its time on the wire)."""
         m = np.asarray(size, dtype=np.float64)
         fab = self.profile.fabric
         if fab is None:
             return np.asarray(self.profile.network.time(m), dtype=np.float64)
-        return message_seconds(self.values, m,
-                               fab.channels if self.channels is None else self.channels)
+        c = fab.channels if self.channels is None else self.channels
+        t = message_seconds(self.values, m, c)
+        if not fab.stream_fit:
+            return t
+        law = np.asarray(self.profile.network.time(m), dtype=np.float64)
+        moved = law + t - message_seconds(fab.values, m, fab.channels)
+        return np.asarray(np.maximum(moved, wire_seconds(self.values, m, c)), dtype=np.float64)
 
     def round(self, size: ArrayLike, messages: ArrayLike, inside: ArrayLike = False,
               leaving: ArrayLike = 1.0, live: ArrayLike = True) -> FloatArray:

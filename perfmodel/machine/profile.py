@@ -110,6 +110,7 @@ def fabric_doc(fab: Fabric) -> dict[str, Any]:
         "notes": list(fab.notes),
         "fit": dict(fab.fit),
         "params": _params_doc(fab.params),
+        **({"stream_fit": True} if fab.stream_fit else {}),
         **({} if fab.corrections is None else {"corrections": {
             "sizes": list(fab.corrections.sizes), "stream": list(fab.corrections.stream),
             "port": list(fab.corrections.port), "source": fab.corrections.source}}),
@@ -158,7 +159,7 @@ def dumps(profile: Profile) -> str:
 
 _TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric", "node"}
 _FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
-           "notes", "fit", "params", "corrections"}
+           "notes", "fit", "params", "corrections", "stream_fit"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
             "selection", "notes", "params", "fit", "candidates"}
 
@@ -294,8 +295,11 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
     if fix is not None and topology != "switched":
         raise r.fail("corrections", f"are given for a {topology} fabric",
                      "only a switched fabric's stream and NIC limits have corrections")
+    stream = doc.get("stream_fit", False)
+    if not isinstance(stream, bool):
+        raise r.fail("stream_fit", f"is {stream!r}", "write true or false")
     return Fabric(topology, int(channels), tuple(params), cov, noise, int(dof), ranges,
-                  dict(doc.get("fit", {})), tuple(notes), int(box), fix)
+                  dict(doc.get("fit", {})), tuple(notes), int(box), fix, stream)
 
 
 def _corrections(r: DocReader, doc: Any) -> Corrections:
@@ -313,7 +317,8 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
         lists[key] = np.asarray(v, dtype=np.float64)
     sizes = lists["sizes"]
     if not (len(lists["stream"]) == len(lists["port"]) == len(sizes) > 0) \
-            or not np.all(sizes > 0) or not np.all(np.diff(sizes) > 0):
+            or not np.all(np.isfinite(sizes)) or not np.all(sizes > 0) \
+            or not np.all(np.diff(sizes) > 0):
         raise r.fail("corrections.sizes", "are not rising positive sizes, one per ratio",
                      "regenerate the profile with calibrate")
     for key in ("stream", "port"):

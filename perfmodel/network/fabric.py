@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
+from perfmodel.layout import Layout
 from perfmodel.network import contention, hierarchy
 from perfmodel.network.predict import log_interval
 from perfmodel.params import Estimate, Param, ParamSet, parse_named
@@ -170,6 +171,10 @@ class Fabric(ParamSet):
     covariance : over :attr:`fitted_names`, SI units
     noise : standard deviation of the log residuals of the fit (NaN: no dof)
     ranges : calibrated span of each variable (``size``, ``pairs``, ``senders``, ``channels``)
+    corrections : the measured per-size ratios beside a NIC-sharing law (:class:`Corrections`)
+    stream_fit : fitted to streams (``osu_bw``, ``osu_mbw_mr``, IMB ``Uniband``): its one
+        stream's time per message is the gap between back-to-back messages, not a one-way
+        trip, which a machine takes from the point-to-point law instead
     """
 
     topology: str
@@ -183,6 +188,7 @@ class Fabric(ParamSet):
     notes: tuple[str, ...] = ()
     box: int = 1
     corrections: Corrections | None = None
+    stream_fit: bool = False
 
     @property
     def values(self) -> dict[str, Any]:
@@ -463,14 +469,15 @@ class Rates:
 
 def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: ArrayLike | None = None,
           senders: ArrayLike = 1, line_rate: ArrayLike | None = None,
-          level: float = 0.95, fanin: bool = False, per_node: int | None = None) -> Rates:
+          level: float = 0.95, fanin: bool = False, layout: Layout | None = None) -> Rates:
     """Predict ``fabric`` over the broadcast grid of its arguments (SI units).
 
     ``channels`` defaults to the machine's own, ``line_rate`` to the calibrated one;
-    ``fanin`` makes every group stream into its receiver, even with one sender; ``per_node``
-    places the pairs' senders that many to a node, as ``osu_mbw_mr`` across two nodes does, so
-    that ``min(per_node, pairs)`` streams share each NIC (None: every pair on nodes of its
-    own).  The interval is :func:`~perfmodel.network.predict.log_interval`'s: never negative.
+    ``fanin`` makes every group stream into its receiver, even with one sender; ``layout``
+    places the ranks of each pair count as calibrate places a table's (pairs ``i`` and
+    ``i + pairs``, in blocks: :func:`~perfmodel.layout.place`), so the senders on one node
+    share its NIC (None: every pair on nodes of its own).  The interval is
+    :func:`~perfmodel.network.predict.log_interval`'s: never negative.
     """
     m = np.asarray(size, dtype=np.float64)
     c = np.asarray(fabric.channels if channels is None else channels, dtype=np.float64)
@@ -479,7 +486,7 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
     k = np.asarray(pairs, dtype=np.float64)
     n = np.asarray(senders, dtype=np.float64)
     m, k, c, n, lr = np.broadcast_arrays(m, k, c, n, lr)
-    share = np.minimum(k, 1.0 if per_node is None else float(per_node))
+    share = np.ones_like(k) if layout is None else per_nic(fabric, k, layout)
 
     def at(values: Mapping[str, float]) -> FloatArray:
         return message_rate(fabric.topology, {**values, "line_rate": lr}, m, k, c, n, fanin,
@@ -494,7 +501,7 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
 
 def grid(fabric: Fabric, sizes: Sequence[float], pairs: Sequence[int], channels: Sequence[int],
          senders: Sequence[int], line_rates: Sequence[float] | None = None,
-         level: float = 0.95, fanin: bool = False, per_node: int | None = None) -> Rates:
+         level: float = 0.95, fanin: bool = False, layout: Layout | None = None) -> Rates:
     """:func:`rates` over every combination, flattened to one row each (size varies fastest
     after link speed: rows are ordered by pairs, senders, channels, link speed, size); at most
     :data:`MAX_ROWS` of them."""
@@ -503,4 +510,23 @@ def grid(fabric: Fabric, sizes: Sequence[float], pairs: Sequence[int], channels:
                link_speeds=len(lr), sizes=len(sizes))
     k, n, c, r, m = (a.ravel() for a in np.meshgrid(pairs, senders, channels, lr, sizes,
                                                     indexing="ij"))
-    return rates(fabric, m, k, c, n, r, level, fanin, per_node)
+    return rates(fabric, m, k, c, n, r, level, fanin, layout)
+
+
+def per_nic(fabric: Fabric, pairs: FloatArray, layout: Layout) -> FloatArray:
+    """The streams sharing each NIC for every pair count placed by ``layout``; a count whose
+    ranks do not all cross between nodes is refused, as is a fabric with no NICs."""
+    from perfmodel.layout import place
+
+    if fabric.topology != "switched":
+        raise InputError(f"a {fabric.topology} fabric has no NICs of its own to share (every "
+                         "node is on every channel)", fix="drop the rank layout")
+    out = np.empty(pairs.shape)
+    for k in np.unique(pairs):
+        where = place(2 * int(k), 2 * int(k), layout)
+        if where.where != "across":
+            raise InputError(f"{layout.said()} puts the {2 * int(k)} ranks of {int(k)} pairs "
+                             f"{where.describe()}", fix="give fewer ranks per node (the "
+                             "senders of N pairs on one node: N), or more nodes per job")
+        out[pairs == k] = where.per_nic
+    return out

@@ -282,18 +282,26 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         ranges["processes"] = (float(cols["processes"][ring].min()),
                                float(cols["processes"][ring].max()))
     fix = None
+    summary = fit_stats(fitted, cols["time"], rss, len(varied))
     if topology == "switched" and shares_nic(cols):
         fix = corrections(values, cols, fitted)
+        law_err = summary["median_rel_err"]
         fitted = row_times(topology, {**values, "corrections": fix}, cols, box)
-        notes.append("beside the law, its measured ratio at each size where one stream's or "
-                     "the NIC's limit governs (the fabric's corrections)")
-    summary = fit_stats(fitted, cols["time"], rss, len(varied))
+        ratios = int(np.sum(np.isfinite([*fix.stream, *fix.port])))
+        summary = {**fit_stats(fitted, cols["time"],
+                               float(np.sum(log_ratio(fitted, cols["time"]) ** 2)),
+                               len(varied) + ratios),
+                   "median_rel_err_law": law_err}
+        notes.append(f"beside the law (median |rel. error| {law_err:.1%} alone), its measured "
+                     f"ratio at each size where one stream's or the NIC's limit governs: "
+                     f"{ratios} ratios, counted in k (the fabric's corrections)")
+    stream = bool(shares_nic(cols)) or data.pattern == "stream"
     fab = Fabric(topology, int(channels or cols["channels"].max()), tuple(params), cov, noise,
-                 max(dof, 0), ranges, summary, tuple(notes), box, fix)
+                 max(dof, 0), ranges, summary, tuple(notes), box, fix, stream)
     return FabricFit(fab, data, fitted, rss, len(varied))
 
 
-def _group_median(values: FloatArray, group: NDArray[np.intp], groups: int) -> FloatArray:
+def group_median(values: FloatArray, group: NDArray[np.intp], groups: int) -> FloatArray:
     """The median of ``values`` in each of ``groups`` groups (NaN for an empty one), in one
     sort: cost n log n, whatever the number of groups."""
     out = np.full(groups, math.nan)
@@ -322,7 +330,7 @@ def corrections(values: Mapping[str, float], cols: Mapping[str, FloatArray],
     alone = k / t1 <= (k / q) / (values.get("gap", 0.0) + hold)
     ratio = np.log(fitted[rows] / cols["time"][rows])
     sizes, at = np.unique(m, return_inverse=True)
-    out = [tuple(_group_median(ratio[w], at[w], len(sizes)).tolist())
+    out = [tuple(group_median(ratio[w], at[w], len(sizes)).tolist())
            for w in (alone, ~alone)]
     return Corrections(tuple(sizes.tolist()), out[0], out[1],
                        f"median log ratio (measured over law) per size, of {int(rows.sum())} "

@@ -9,6 +9,10 @@ from collections.abc import Sequence
 from perfmodel.errors import InputError, PerfModelError
 from perfmodel.whatif.catalogue import Catalogue
 
+LABELS = {"nodes": "nodes", "channels": "channels", "link_speed": "link speed",
+          "latency": "latency", "node": "node type", "network": "network"}
+"""Each axis as a sentence names it."""
+
 VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",
         "link_speed": "link_speed", "latency": "latency", "node": "node",
         "network": "network"}

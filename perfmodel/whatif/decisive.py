@@ -27,6 +27,10 @@ from perfmodel.units import format_rate, format_size, format_time
 SHARE = 0.05
 """How far a predicted time must move (either way) for an assumption to be named beside it."""
 
+GAIN = 0.01
+"""How far a step's gain must move (at some node count) before a change in where it pays is
+said: a count on the edge of paying flips with any change."""
+
 MAX_CONFIGURATIONS = 1 << 18
 """The largest sweep whose assumptions are tried (each try is a sweep of its own); a larger
 one says that they were not, and how to see them."""
@@ -139,8 +143,13 @@ def time_moves(before: ArrayLike, after: ArrayLike, counts: ArrayLike,
     return f"the time at {at:g} nodes would move by {change[i]:+.1%}"
 
 
-LABELS = {"nodes": "nodes", "channels": "channels", "link_speed": "link speed",
-          "latency": "latency", "node": "node type", "network": "network"}
+def _counts(nodes: np.ndarray, most: int = 6) -> str:
+    """``4, 8, 16 nodes``, or the first few and how many: ``4, 8, … (120 node counts)``."""
+    if not nodes.size:
+        return "no node count"
+    shown = ", ".join(f"{v:g}" for v in nodes[:most])
+    return f"{shown} nodes" if nodes.size <= most else \
+        f"{shown}, … ({nodes.size} node counts)"
 
 
 def whatif(profile: Profile, base: Any, rerun: Callable[[Profile], Any], worth: float,
@@ -150,6 +159,7 @@ def whatif(profile: Profile, base: Any, rerun: Callable[[Profile], Any], worth: 
     ``worth``.  ``rerun`` sweeps the same grid on another profile; ``text`` writes an axis's
     value as the view does."""
     from perfmodel.whatif import analysis
+    from perfmodel.whatif.axes import LABELS
 
     if len(base.time) > MAX_CONFIGURATIONS:
         return _untried(profile, len(base.time))
@@ -165,11 +175,13 @@ def whatif(profile: Profile, base: Any, rerun: Callable[[Profile], Any], worth: 
     def differs(other: Profile) -> str | None:
         new = rerun(other)
         for a, b in zip(steps, analysis.steps(new, worth), strict=True):
-            if set(a.pays.tolist()) != set(b.pays.tolist()):
-                where = ", ".join(f"{v:g}" for v in b.pays) or "no node count"
-                k = int(np.argmax(b.gain))
+            with np.errstate(all="ignore"):
+                moved = np.nanmax(np.abs(b.gain / a.gain - 1.0), initial=0.0)
+            if set(a.pays.tolist()) != set(b.pays.tolist()) and moved > GAIN:
+                where = _counts(b.pays)
+                k = int(np.argmax(np.abs(b.gain / a.gain - 1.0)))
                 return (f"{LABELS[a.axis]} {text(a.axis, a.before)} → {text(a.axis, a.after)} "
-                        f"would pay at {where} nodes (gain {b.gain[k]:.3g}× at {b.nodes[k]:g}, "
+                        f"would pay at {where} (gain {b.gain[k]:.3g}× at {b.nodes[k]:g} nodes, "
                         f"not {a.gain[k]:.3g}×)")
         top = analysis.best(new, 1)
         if first.size and top.size and int(top[0]) != int(first[0]) and \

@@ -18,7 +18,7 @@ EXAMPLES = [
     "perfmodel network calibration/beowulf-1995.toml --pairs 1..8 --link-speed "
     "10Mbps,100Mbps",
     "perfmodel network calibration/es80.toml --processes 2..8 --placement cyclic",
-    "perfmodel network calibration/alaska-edr.toml --pairs 1,8,32 --ranks-per-node 32 "
+    "perfmodel network calibration/alaska-edr.toml --pairs 1,8,32 --nodes-per-job 2 "
     "--sizes 8B,4MiB",
 ]
 """Run by tests/test_help.py: each must work from the repository's root."""
@@ -47,9 +47,15 @@ def network(
              "ranks to boxes), spread (one per box).")] = "block",
     ranks_per_node: Annotated[int | None, options.option(
         "--ranks-per-node", parse=options.whole(1, 1_000_000), metavar="N",
-        help="With --pairs: the pairs' senders sit N to a node (osu_mbw_mr and IMB Uniband "
-             "across two nodes put them all on one), so min(N, pairs) streams share each NIC; "
-             "without it every pair has nodes of its own.")] = None,
+        help="With --pairs: ranks placed N to a node in blocks, as calibrate places a "
+             "table's (pairs i and i + pairs): every pair crosses when N <= pairs, and N "
+             "streams share each NIC; without a layout every pair has nodes of its own.")
+    ] = None,
+    nodes_per_job: Annotated[int | None, options.option(
+        "--nodes-per-job", parse=options.whole(1, 1_000_000), metavar="N",
+        help="With --pairs: each pair count's ranks spread over N nodes in blocks "
+             "(osu_mbw_mr across two nodes: --nodes-per-job 2, every sender on one node); "
+             "instead of --ranks-per-node.")] = None,
     level: options.Level = 0.95,
     json_out: options.Json = False,
 ) -> None:
@@ -65,9 +71,18 @@ def network(
     if processes is not None and (pairs is not None or senders is not None):
         raise InputError("--processes predicts the Exchange ring, which has no --pairs or "
                          "--senders", fix="drop --pairs/--senders, or drop --processes")
-    if ranks_per_node is not None and pairs is None:
-        raise InputError("--ranks-per-node places the senders of --pairs",
-                         fix="give --pairs too")
+    layout = None
+    if ranks_per_node is not None or nodes_per_job is not None:
+        from perfmodel.layout import Layout
+
+        if ranks_per_node is not None and nodes_per_job is not None:
+            raise InputError("--ranks-per-node and --nodes-per-job both say how ranks are "
+                             "placed", fix="give one of them")
+        if pairs is None or senders is not None:
+            raise InputError("a rank layout places the ranks of --pairs", fix="give --pairs "
+                             "too" if pairs is None else "drop --senders: a fan-in's streams "
+                             "end in one receiver")
+        layout = Layout(ranks_per_node=ranks_per_node, nodes=nodes_per_job)
     if placement != "block" and processes is None:
         raise InputError("--placement places the ranks of an Exchange ring",
                          fix="give --processes too")
@@ -98,8 +113,9 @@ def network(
     from perfmodel.network.fabric import grid
 
     result = grid(fab, sizes, pairs or [1], channels or [fab.channels], senders or [1],
-                  link_speed, level, fanin=senders is not None, per_node=ranks_per_node)
+                  link_speed, level, fanin=senders is not None, layout=layout)
     if json_out:
         emit_json(render.rates_doc(prof, result))
     else:
         render.rates(prof, result, str(profile))
+

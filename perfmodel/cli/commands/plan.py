@@ -117,7 +117,9 @@ def plan(
                    "decisive_assumptions": [d.to_dict() for d in said]})
     else:
         plan_view.render(answer, cat, model.name, str(machine), seconds)
+        from perfmodel.cli.tables import decisive as assumption_line
+
         for d in said:
-            plan_view.decisive(d.sentence())
+            assumption_line(d.sentence())
     if answer.chosen is None:
         raise typer.Exit(1)

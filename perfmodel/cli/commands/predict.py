@@ -104,5 +104,7 @@ def predict(
                    "decisive_assumptions": [d.to_dict() for d in said]})
     else:
         predict_view.scaling(fit, result, str(machine) if machine else "", on)
+        from perfmodel.cli.tables import decisive as assumption_line
+
         for d in said:
-            predict_view.decisive(d.sentence())
+            assumption_line(d.sentence())
