@@ -156,6 +156,7 @@ class Gathered(NamedTuple):
     contributions: tuple[Contribution, ...] = ()
     node: Node | None = None
     law_tables: tuple[Measurements, ...] = ()
+    fabric_tables: tuple[Measurements, ...] = ()
 
 
 _STREAMS = ("stream",)
@@ -251,7 +252,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
     node, node_notes = node_from(got.node)
     records = [*got.records, *(_record(t) for t in (*got.streams, *got.node))]
     return Gathered(concat(got.used), tuple(records), notes + node_notes, _with_counts(whole),
-                    tuple(got.said), node, tuple(got.used))
+                    tuple(got.said), node, tuple(got.used), tuple(whole))
 
 
 def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | None,
@@ -366,9 +367,11 @@ def _with_counts(tables: Sequence[Measurements]) -> Measurements:
     fanin = np.concatenate([np.full(len(t), float(t.is_fanin)) for t in tables])
     ring = np.concatenate([np.full(len(t), float(t.pattern == "exchange")) for t in tables])
     per_nic = np.concatenate([t.extra.get("per_nic", np.ones(len(t))) for t in tables])
+    index = np.concatenate([np.full(len(t), float(i)) for i, t in enumerate(tables)])
     placement = tuple(x for t in tables for x in (t.placement or ("block",) * len(t)))
     return replace(concat(tables), concurrency=counts, placement=placement,
-                   extra={"fanin": fanin, "exchange": ring, "per_nic": per_nic})
+                   extra={"fanin": fanin, "exchange": ring, "per_nic": per_nic,
+                          "table": index})
 
 
 def _described(table: Measurements) -> str:
