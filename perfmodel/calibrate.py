@@ -212,8 +212,9 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     if got.node is not None:
         profile = replace(profile, node=got.node)
     profile = _mark_assumed(profile, spec)
-    if layout is not None and (layout.ranks_per_node or layout.nodes):
-        profile = replace(profile, notes=(*profile.notes, f"rank layout: {layout.said()}"))
+    if layout is not None and layout.as_dict():
+        profile = replace(profile, notes=(*profile.notes, f"rank layout: {layout.said()}"),
+                          layout=layout.as_dict())
     notes += _beyond_any_link(profile, data)
     fabric = None
     if box is not None and not varies(shared) and (spec is None or spec.fabric is None):

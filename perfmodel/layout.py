@@ -14,6 +14,7 @@ as every ping-pong is).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,6 +38,17 @@ class Layout:
         if self.nodes is not None:
             return max(1, math.ceil(job / self.nodes))
         return None
+
+    def as_dict(self) -> dict[str, int]:
+        """The layout as a profile keeps it (empty when not said)."""
+        if self.ranks_per_node is not None:
+            return {"ranks_per_node": self.ranks_per_node}
+        return {} if self.nodes is None else {"nodes_per_job": self.nodes}
+
+    @classmethod
+    def of(cls, kept: Mapping[str, int]) -> Layout:
+        """The layout a profile kept (:meth:`as_dict`)."""
+        return cls(kept.get("ranks_per_node"), kept.get("nodes_per_job"))
 
     def said(self) -> str:
         """The layout as the user gave it, for notes and the profile."""

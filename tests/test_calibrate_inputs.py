@@ -236,3 +236,28 @@ def test_ping_pongs_a_fifth_apart_keep_one_law_of_the_widest_table(tmp_path: Pat
     assert re.search(r"imb_slow\.csv \+(19|2[0-3])%", note), note
     used = {Path(r["path"]).name: r["rows_used"] for r in apart["inputs"]}
     assert sorted(used.values()) == [0, 24]
+
+
+def test_a_profile_keeps_its_rank_layout_and_a_report_reads_the_inputs_so(
+        tmp_path: Path) -> None:
+    from perfmodel.machine.profile import load
+
+    got = invoke_in(tmp_path, ["calibrate", str(EDR), "--nodes-per-job", "2", "--name", "e",
+                               "--quiet"])
+    assert got.exit_code == 0, got.output
+    prof = load(tmp_path / "calibration" / "e.toml")
+    assert prof.layout == {"nodes_per_job": 2}
+    spec = tmp_path / "r.toml"
+    spec.write_text('kind = "perfmodel report"\nschema_version = 1\ntitle = "EDR"\n'
+                    'figures = "svg"\ntext = "x"\n[[section]]\nkind = "profile"\n'
+                    'title = "The profile"\nprofile = "calibration/e.toml"\n')
+    rep = invoke_in(tmp_path, ["report", str(spec), "--out", str(tmp_path / "out" / "r.md")])
+    assert rep.exit_code == 0, rep.output
+    text = (tmp_path / "out" / "r.md").read_text()
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ") and " | 32 | 1 | 1 | " in ln]
+    assert rows, "the 32-pair rows the fabric was fitted to are in the report"
+    bad = tmp_path / "bad.toml"
+    bad.write_text((tmp_path / "calibration" / "e.toml").read_text().replace(
+        "nodes_per_job = 2", "nodes_per_job = 0"))
+    refused = invoke_in(tmp_path, ["network", str(bad), "--sizes", "8B"])
+    assert refused.exit_code == 2 and "layout" in refused.output

@@ -66,6 +66,9 @@ class Profile:
     schema_version: int = SCHEMA_VERSION
     fabric: Fabric | None = None
     node: Node | None = None
+    layout: Mapping[str, int] = field(default_factory=dict)
+    """How the inputs' jobs placed their ranks, as calibrate was told (``ranks_per_node`` or
+    ``nodes_per_job``; empty: not said), so that a report reads the inputs as the fit did."""
 
 
 def fit_summary(result: FitResult) -> dict[str, float]:
@@ -145,6 +148,8 @@ def to_dict(profile: Profile) -> dict[str, Any]:
     if profile.node is not None:
         doc["node"] = {"notes": list(profile.node.notes),
                        "params": _params_doc(profile.node.params)}
+    if profile.layout:
+        doc["layout"] = dict(profile.layout)
     return doc
 
 
@@ -157,7 +162,8 @@ def dumps(profile: Profile) -> str:
     return header + tomlw.dumps(to_dict(profile))
 
 
-_TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric", "node"}
+_TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric", "node",
+        "layout"}
 _FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
            "notes", "fit", "params", "corrections", "stream_fit"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
@@ -216,6 +222,12 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -
                          "regenerate the profile with calibrate")
     fabric = _fabric(r.at("fabric."), doc["fabric"]) if "fabric" in doc else None
     node = _node(r.at("node."), doc["node"]) if "node" in doc else None
+    layout = doc.get("layout", {})
+    if not isinstance(layout, dict) or len(layout) > 1 or not all(
+            k in ("ranks_per_node", "nodes_per_job") and isinstance(v, int)
+            and not isinstance(v, bool) and 1 <= v <= 1_000_000 for k, v in layout.items()):
+        raise top.fail("layout", f"is {layout!r}", "give one of ranks_per_node or "
+                       "nodes_per_job, a whole number from 1 to 1000000")
     return Profile(
         name=top.text(doc, "name"),
         network=model,
@@ -228,6 +240,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -
         schema_version=version,
         fabric=fabric,
         node=node,
+        layout=dict(layout),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -22,7 +22,8 @@ class Context:
     read: dict[str, tuple[str, Path]] = field(default_factory=dict)
     _profiles: dict[Path, Any] = field(default_factory=dict)
     _digests: dict[Path, str] = field(default_factory=dict)
-    _gathered: dict[tuple[Path, ...], Any] = field(default_factory=dict)
+    _gathered: dict[tuple[tuple[Path, ...], tuple[tuple[str, int], ...]], Any] = field(
+        default_factory=dict)
     _models: dict[str, Any] = field(default_factory=dict)
     _shared: dict[Hashable, Any] = field(default_factory=dict)
 
@@ -103,19 +104,23 @@ class Context:
 
     def inputs(self, prof: Any, path: Path) -> list[Path]:
         """The profile's recorded inputs that exist now, each recorded as read."""
-        files = [f for rec in prof.inputs
-                 if (f := self.input_path(path, rec.path, rec.sha256)) is not None]
+        files = list(dict.fromkeys(   # a file of several tables is recorded once a table
+            f for rec in prof.inputs
+            if (f := self.input_path(path, rec.path, rec.sha256)) is not None))
         for f in files:
             self.used(f, "measurements")
         return files
 
-    def gather(self, files: list[Path]) -> Any:
-        """:func:`perfmodel.inputs.gather` of ``files``, read once per report."""
+    def gather(self, files: list[Path], layout: Mapping[str, int] | None = None) -> Any:
+        """:func:`perfmodel.inputs.gather` of ``files`` with the rank ``layout`` their profile
+        kept, read once per report."""
         from perfmodel.inputs import gather
+        from perfmodel.layout import Layout
 
-        key = tuple(f.resolve() for f in files)
+        kept = dict(layout or {})
+        key = (tuple(f.resolve() for f in files), tuple(sorted(kept.items())))
         if key not in self._gathered:
-            self._gathered[key] = gather(files)
+            self._gathered[key] = gather(files, layout=Layout.of(kept))
         return self._gathered[key]
 
 

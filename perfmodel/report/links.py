@@ -30,7 +30,7 @@ def _points(ctx: Context, prof: Any, path: Path) -> tuple[np.ndarray, np.ndarray
     files = ctx.inputs(prof, path)
     if not files:
         return None
-    data = ctx.gather(files)[0].sorted_by_size()
+    data = ctx.gather(files, prof.layout).data.sorted_by_size()
     return data.size, data.time, ", ".join(f.name for f in files)
 
 

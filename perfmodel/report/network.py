@@ -189,7 +189,7 @@ def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     from perfmodel.network.models import evaluate
     from perfmodel.network.predict import predict
 
-    single = ctx.gather(files).data
+    single = ctx.gather(files, prof.layout).data
     data = single.sorted_by_size()
     net = prof.network
     fitted = evaluate(net.kind, data.size, net.values)
@@ -291,7 +291,7 @@ def _fabric(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
 def _fabric_rows(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     from perfmodel.network.fabric_fit import columns, row_times
 
-    whole = ctx.gather(files).shared
+    whole = ctx.gather(files, prof.layout).shared
     cols = columns(whole)
     fab = prof.fabric
     fitted = row_times(fab.topology, fab.values, cols, fab.box)
@@ -314,7 +314,7 @@ def _measured_rows(ctx: Context, prof: Any, path: Path) -> dict[str, np.ndarray]
     from perfmodel.network.fabric_fit import columns
 
     files = ctx.inputs(prof, path)
-    return columns(ctx.gather(files)[3]) if files else None
+    return columns(ctx.gather(files, prof.layout).shared) if files else None
 
 
 def shared_section(sec: SectionSpec, ctx: Context) -> Section:
