@@ -47,9 +47,11 @@ sys.path.insert(0, str(ROOT))
 
 
 def tables(partition: str, case: str) -> dict[int, list]:
-    """Every table of ``case`` placed across two nodes, by pair count (streams per NIC in
-    ``extra['per_nic']``, empty messages left out)."""
-    from perfmodel.layout import Layout, place
+    """Every table of ``case`` placed across two nodes, by pair count, as calibrate places
+    and keeps them (:func:`perfmodel.inputs.sort_table`: streams per NIC, empty messages left
+    out)."""
+    from perfmodel.inputs import sort_table
+    from perfmodel.layout import Layout
     from perfmodel.readers import read
 
     suite, pattern, _, _ = CASES[case]
@@ -58,15 +60,10 @@ def tables(partition: str, case: str) -> dict[int, list]:
         for t in read(path):
             if t.benchmark.lower() != case.lower():
                 continue
-            procs = t.counts("processes")[0]
-            job = procs + int(t.attrs.get("waiting processes", "0") or 0)
-            where = place(procs, job, Layout(nodes=2))
-            if where.where != "across":
-                continue
-            rows = t.take(t.size > 0)
-            rows = replace(rows, extra={**rows.extra,
-                                        "per_nic": np.full(len(rows), float(where.per_nic))})
-            out.setdefault(where.pairs, []).append(rows)
+            placed: list = []
+            sort_table(t, path, Layout(nodes=2), placed, [])
+            for rows in placed:
+                out.setdefault(int(rows.counts("pairs")[0]), []).append(rows)
     return out
 
 

@@ -217,13 +217,14 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
                           layout=layout.as_dict())
     notes += _beyond_any_link(profile, data)
     fabric = None
-    if box is not None and not varies(shared) and (spec is None or spec.fabric is None):
+    cols = columns(shared)   # the sharing columns, read once for the checks below
+    if box is not None and not varies(shared, cols) and (spec is None or spec.fabric is None):
         raise InputError("--box describes the boxes Exchange rings are placed on, but no input "
                          "varies its process count", fix="give Exchange tables of several "
                          "process counts (--benchmark Exchange), or drop --box")
-    if (spec is not None and spec.fabric is not None) or varies(shared):
-        _networks(shared, got.fabric_tables)
-        fabric = _fit_fabric(shared, spec, topology, box)
+    if (spec is not None and spec.fabric is not None) or varies(shared, cols):
+        _networks(shared, cols, got.fabric_tables)
+        fabric = _fit_fabric(shared, cols, spec, topology, box)
         fabric = replace(fabric, fabric=_host_from_law(fabric.fabric, profile, data))
         profile = replace(profile, fabric=fabric.fabric)
         notes.append(f"fabric: {fabric.fabric.topology}, {fabric.n} rows, median |rel. error| "
@@ -272,15 +273,15 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
         f"|rel. error| {best.best.median_rel_err:.1%}; give one file to choose another)"], table
 
 
-def _networks(shared: Measurements, tables: Sequence[Measurements], least: float = 65536.0,
+def _networks(shared: Measurements, cols: Mapping[str, np.ndarray],
+              tables: Sequence[Measurements], least: float = 65536.0,
               apart: float = 2.0) -> None:
     """Refuse stream tables of two networks: at the same pairs, streams per NIC and size
     (from ``least`` bytes up, where a network's bandwidth shows), bandwidths whose largest
     and smallest are ``apart`` times or more apart, in the median over those sizes.  (On one
     alaska partition repeated jobs sit 1.0-1.6 times apart, median 1.0; EDR against 25 GbE
     RoCE about 4 times.)  ``tables``: the tables ``shared`` joins, in order (its ``table``
-    column)."""
-    cols = columns(shared)
+    column); ``cols`` its :func:`~perfmodel.network.fabric_fit.columns`."""
     keep = (cols["exchange"] == 0) & (cols["fanin"] == 0) & (cols["size"] >= least)
     if not np.any(keep):
         return
@@ -359,21 +360,22 @@ def _host_from_law(fab: Fabric, profile: Profile, data: Measurements) -> Fabric:
     return replace(fab, params=params)
 
 
-def _fit_fabric(shared: Measurements, spec: NetworkSpec | None,
+def _fit_fabric(shared: Measurements, cols: Mapping[str, np.ndarray], spec: NetworkSpec | None,
                 topology: str | None, box: int | None = None) -> FabricFit:
-    """The fabric the spec describes, or the better by BIC of a shared and a switched one."""
+    """The fabric the spec describes, or the better by BIC of a shared and a switched one
+    (``cols``: the :func:`~perfmodel.network.fabric_fit.columns` of ``shared``)."""
     fs = spec.fabric if spec is not None else None
     if fs is not None:
         if topology not in (None, fs.topology):
             raise InputError(f"the spec describes a {fs.topology} fabric, not {topology}",
                              file=spec.path if spec else None, fix="drop --topology")
-        if not varies(shared):
+        if not varies(shared, cols):
             return specified_fabric(fs, spec.path if spec else "")
         return fit_fabric(shared, fs.topology, channels=fs.channels, box=fs.box, fixed=fs.fixed,
                           sources=fs.sources, assumed=fs.assumed)
     # streams placed on shared NICs: the switched law is the one with NICs to share
     choices = [topology] if topology else \
-        ["switched"] if shares_nic(columns(shared)) else list(TOPOLOGIES)
+        ["switched"] if shares_nic(cols) else list(TOPOLOGIES)
     fits = [fit_fabric(shared, t, box=box or 1) for t in choices]
     return min(fits, key=lambda f: f.bic)
 

@@ -9,7 +9,6 @@ the command line is an error.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -126,9 +125,8 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
         return None, notes
     node = specified_node(fixed, sources)
     params = tuple(p if p.name not in fixed else
-                   type(p)(p.name, p.value, math.nan, p.unit,
-                           "assumed" if p.source.startswith("assumed:") else "derived",
-                           p.source) for p in node.params)
+                   replace(p, status="assumed" if p.source.startswith("assumed:") else "derived")
+                   for p in node.params)
     return Node(params, node.notes), notes
 
 
@@ -260,11 +258,11 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
     """What one file's tables add."""
     one = _File([], [], [], [], [], [], [])
     if benchmark is None and not any(t.pattern == "pingpong" or t.is_fanin for t in tables):
-        one.said += [_other(t, path, layout, one.streams, one.node) for t in tables]
+        one.said += [sort_table(t, path, layout, one.streams, one.node) for t in tables]
         return one
     table = choose(tables, str(path), benchmark)
     if benchmark is None:
-        one.said += [_other(t, path, layout, one.streams, one.node)
+        one.said += [sort_table(t, path, layout, one.streams, one.node)
                      for t in tables if t is not table]
     if table.pattern in ("application", "memory"):
         what = "whole runs" if table.pattern == "application" else "a memory kernel"
@@ -299,14 +297,13 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
         one.used.append(single)
     one.whole.append(table)
     one.said.append(Contribution(str(path), table.label, "law" if len(single) else "fabric",
-                                 len(single) or len(table), "the point-to-point law" if
-                                 len(single) else "the fabric (fan-in streams)"))
+                                 len(single) or len(table), _law_use(bool(len(single)))))
     one.records.append(_record(table, len(single), path))
     return one
 
 
-def _other(table: Measurements, path: str | Path, layout: Layout,
-           streams: list[Measurements], node: list[Measurements]) -> Contribution:
+def sort_table(table: Measurements, path: str | Path, layout: Layout,
+               streams: list[Measurements], node: list[Measurements]) -> Contribution:
     """What a table other than a file's ping-pong informs: a stream placed across nodes the
     fabric (appended to ``streams`` with its streams per NIC), HPL and STREAM the node (to
     ``node``); anything else nothing, with the reason."""
@@ -430,6 +427,12 @@ def _procs(table: Measurements) -> int | None:
     return counts[0] if len(counts) == 1 else None
 
 
+def _law_use(pingpong: bool) -> str:
+    """What a file's chosen table informs: its ping-pong rows the law, a fan-in's streams
+    the fabric."""
+    return "the point-to-point law" if pingpong else "the fabric (fan-in streams)"
+
+
 def informs(tables: Sequence[Measurements], path: str | Path,
             layout: Layout | None = None) -> list[str]:
     """What ``calibrate`` (without --benchmark) takes each table of one file for, or why it
@@ -444,10 +447,9 @@ def informs(tables: Sequence[Measurements], path: str | Path,
     out = []
     for t in tables:
         if t is law:
-            out.append("the point-to-point law" if len(t.single_stream()) and not t.is_fanin
-                       else "the fabric (fan-in streams)")
+            out.append(_law_use(bool(len(t.single_stream())) and not t.is_fanin))
             continue
-        said = _other(t, path, layout, [], [])
+        said = sort_table(t, path, layout, [], [])
         out.append(said.said if said.role in ("fabric", "node") else
                    f"nothing: {said.said}")
     return out

@@ -13,32 +13,19 @@ from perfmodel.cli.tables import Tabular, console, safe
 from perfmodel.plain import jsonable
 from perfmodel.units import (
     format_counts,
-    format_line_rate,
     format_number,
     format_share,
     format_time,
 )
 from perfmodel.whatif import analysis
 from perfmodel.whatif.axes import LABELS
+from perfmodel.whatif.axes import axis_text as value_text
 from perfmodel.whatif.catalogue import Catalogue
 from perfmodel.whatif.decisive import Decisive
 from perfmodel.whatif.sweep import Sweep
 
 __all__ = ["LABELS", "value_text"]   # the views of plan and figures read them here
 AXIS_ORDER = ("nodes", "node", "network", "channels", "link_speed", "latency")
-
-
-def value_text(axis: str, v: float, cat: Catalogue | None = None) -> str:
-    """An axis's value as the tables write it."""
-    if axis == "node" and cat is not None:
-        return cat.nodes[int(v)].name
-    if axis == "network" and cat is not None:
-        return cat.networks[int(v)].name
-    if axis == "link_speed":
-        return format_line_rate(v)
-    if axis == "latency":
-        return format_time(v)
-    return format_number(v)
 
 
 def _spread(idx: np.ndarray, nodes: np.ndarray, limit: int = 12) -> np.ndarray:

@@ -114,9 +114,7 @@ def fabric_doc(fab: Fabric) -> dict[str, Any]:
         "fit": dict(fab.fit),
         "params": _params_doc(fab.params),
         **({"stream_fit": True} if fab.stream_fit else {}),
-        **({} if fab.corrections is None else {"corrections": {
-            "sizes": list(fab.corrections.sizes), "stream": list(fab.corrections.stream),
-            "port": list(fab.corrections.port), "source": fab.corrections.source}}),
+        **({} if fab.corrections is None else {"corrections": fab.corrections.to_dict()}),
     }
 
 

@@ -222,16 +222,30 @@ def switched_pairs(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
     [999.0, 1000.0]
     """
     m = np.asarray(size, dtype=np.float64)
+    alone, port = switched_limits(m, pairs, channels, line_rate=line_rate, eta=eta,
+                                  overhead=overhead, copy=copy, bond=bond, packet=packet,
+                                  header=header, per_nic=per_nic, gap=gap)
+    alone = alone * np.asarray(scale[0], dtype=np.float64)
+    port = port * np.asarray(scale[1], dtype=np.float64)
+    return np.asarray(np.minimum(np.minimum(alone, port), fabric_limit(m, fabric)),
+                      dtype=np.float64)
+
+
+def switched_limits(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
+                    line_rate: ArrayLike, eta: float, overhead: float, copy: float,
+                    bond: float, packet: float, header: float, per_nic: ArrayLike = 1.0,
+                    gap: ArrayLike = 0.0) -> tuple[FloatArray, FloatArray]:
+    """The first two limits of :func:`switched_pairs`, messages per second summed over the
+    ``pairs``: every stream alone (``pairs/T1``), and the NICs the streams share
+    (``pairs/per_nic`` NICs of ``1/(gap + D)`` each; ∞ for an empty message)."""
+    m = np.asarray(size, dtype=np.float64)
     k = np.asarray(pairs, dtype=np.float64)
     t1, hold = message_time(m, channels, line_rate=line_rate, eta=eta, overhead=overhead,
                             copy=copy, bond=bond, packet=packet, header=header)
     q = np.minimum(np.maximum(np.asarray(per_nic, dtype=np.float64), 1.0), np.maximum(k, 1.0))
     with np.errstate(divide="ignore"):   # an empty message holds no wire: no port limit
         port = (k / q) / (np.asarray(gap, dtype=np.float64) + hold)
-    alone = k / t1 * np.asarray(scale[0], dtype=np.float64)
-    port = port * np.asarray(scale[1], dtype=np.float64)
-    return np.asarray(np.minimum(np.minimum(alone, port), fabric_limit(m, fabric)),
-                      dtype=np.float64)
+    return np.asarray(k / t1, dtype=np.float64), np.asarray(port, dtype=np.float64)
 
 
 def fan_in(size: ArrayLike, senders: ArrayLike, channels: ArrayLike, *, line_rate: ArrayLike,

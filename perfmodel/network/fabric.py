@@ -155,10 +155,10 @@ class Corrections:
         return out[0], out[1]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sizes": list(self.sizes), "stream": [None if not math.isfinite(v) else v
-                                                      for v in self.stream],
-                "port": [None if not math.isfinite(v) else v for v in self.port],
-                "source": self.source}
+        """As a profile's ``[fabric.corrections]`` holds it (NaN where a limit never
+        governed; JSON writes it null)."""
+        return {"sizes": list(self.sizes), "stream": list(self.stream),
+                "port": list(self.port), "source": self.source}
 
 
 @dataclass(frozen=True)

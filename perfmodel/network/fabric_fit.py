@@ -89,10 +89,11 @@ def columns(data: Measurements) -> dict[str, FloatArray]:
     return out
 
 
-def varies(data: Measurements) -> bool:
+def varies(data: Measurements, cols: Mapping[str, FloatArray] | None = None) -> bool:
     """Whether the rows say anything about sharing: more than one pair, channel or sender,
-    or Exchange rings of several process counts."""
-    cols = columns(data)
+    or Exchange rings of several process counts (``cols``: their :func:`columns`, when the
+    caller has them)."""
+    cols = columns(data) if cols is None else cols
     ring = cols["exchange"] > 0
     return bool(any(np.any(cols[k][~ring] > 1) for k in ("pairs", "channels", "senders"))
                 or len(np.unique(cols["processes"][ring])) > 1)
@@ -324,10 +325,12 @@ def corrections(values: Mapping[str, float], cols: Mapping[str, FloatArray],
     from perfmodel.network.fabric import pipeline
 
     rows = (cols["exchange"] == 0) & (cols["fanin"] == 0)
-    m, k, c = cols["size"][rows], cols["pairs"][rows], cols["channels"][rows]
-    q = np.minimum(np.maximum(cols["per_nic"][rows], 1.0), k)
-    t1, hold = contention.message_time(m, c, line_rate=values["line_rate"], **pipeline(values))
-    alone = k / t1 <= (k / q) / (values.get("gap", 0.0) + hold)
+    m = cols["size"][rows]
+    one, port = contention.switched_limits(m, cols["pairs"][rows], cols["channels"][rows],
+                                           line_rate=values["line_rate"],
+                                           per_nic=cols["per_nic"][rows],
+                                           gap=values.get("gap", 0.0), **pipeline(values))
+    alone = one <= port
     ratio = np.log(fitted[rows] / cols["time"][rows])
     sizes, at = np.unique(m, return_inverse=True)
     out = [tuple(group_median(ratio[w], at[w], len(sizes)).tolist())

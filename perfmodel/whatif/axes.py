@@ -13,6 +13,22 @@ LABELS = {"nodes": "nodes", "channels": "channels", "link_speed": "link speed",
           "latency": "latency", "node": "node type", "network": "network"}
 """Each axis as a sentence names it."""
 
+def axis_text(axis: str, v: float, cat: Catalogue | None = None) -> str:
+    """An axis's value as tables and sentences write it: a catalogue's node or network by
+    name, a link speed in bits per second, a latency as a time, a count as a number."""
+    from perfmodel.units import format_line_rate, format_number, format_time
+
+    if axis == "node" and cat is not None:
+        return cat.nodes[int(v)].name
+    if axis == "network" and cat is not None:
+        return cat.networks[int(v)].name
+    if axis == "link_speed":
+        return format_line_rate(v)
+    if axis == "latency":
+        return format_time(v)
+    return format_number(v)
+
+
 VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",
         "link_speed": "link_speed", "latency": "latency", "node": "node",
         "network": "network"}

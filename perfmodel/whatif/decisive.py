@@ -55,10 +55,9 @@ class Decisive:
                 f"{_show(self.name, self.held)}: {self.source or 'no source'})")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"part": self.part or None, "parameter": self.name,
-                "assumed": None if not math.isfinite(self.held) else self.held,
-                "tried": None if not math.isfinite(self.value) else self.value,
-                "source": self.source, "changes": self.what, "sentence": self.sentence()}
+        return {"part": self.part or None, "parameter": self.name, "assumed": self.held,
+                "tried": self.value, "source": self.source, "changes": self.what,
+                "sentence": self.sentence()}   # JSON writes NaN and inf as null
 
 
 def _show(name: str, value: float) -> str:
