@@ -10,7 +10,10 @@ fit_fabric`) to the tables of the training pair counts, and predicts every size 
 held-out pair counts:
 
 - ``osu_mbw_mr``: trained on 1, 2, 4, 8 pairs; held out 16 and 32;
-- IMB ``Uniband``: trained on the blocks across nodes at 1, 2, 4 pairs; held out 8, 16, 32.
+- IMB ``Uniband``: trained on the blocks across nodes at 1, 2, 4 pairs; held out 8, 16, 32;
+- IMB ``Biband``: trained on ``Uniband`` and ``Biband`` at 1, 2, 4 pairs (the one-way tables
+  give the law, the two-way ones the ports' ``duplex`` and the hosts' ``receive``); held out
+  ``Biband`` at 8, 16, 32 (each direction's aggregate bandwidth).
 
 Beside it, on the same points, the two simple baselines the issue names: "as at the last
 training count" (the aggregate measured there, per size) and "the last count scaled
@@ -41,7 +44,10 @@ DATA = ROOT.parent / "shared" / "datasets" / "excalibur-alaska" / "output"
 PARTITIONS = ("ib-gcc9-openmpi4-ucx", "roce-gcc9-openmpi4-ucx", "ib-gcc9-impi-verbs",
               "roce-gcc9-impi-verbs")
 CASES = {"mbw_mr": ("omb", "Osu_mbw_mr*", (1, 2, 4, 8), (16, 32)),
-         "Uniband": ("imb", "IMB_Uniband_*", (1, 2, 4), (8, 16, 32))}
+         "Uniband": ("imb", "IMB_Uniband_*", (1, 2, 4), (8, 16, 32)),
+         "Biband": ("imb", "IMB_Biband_*", (1, 2, 4), (8, 16, 32))}
+ALSO = {"Biband": "Uniband"}
+"""Cases whose training takes another case's tables too (at the same pair counts)."""
 
 sys.path.insert(0, str(ROOT))
 
@@ -85,12 +91,15 @@ def law(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
 
 
 def corrected(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
-    """The fitted fabric as calibrate writes it: the law and its measured per-size ratios."""
+    """The fitted fabric as calibrate writes it: the law and its measured per-size ratios
+    (each direction's rate where the held-out tables send both ways)."""
     from perfmodel.layout import Layout
     from perfmodel.network.fabric import rates
 
+    both = train[-1].pattern == "bidirectional"
+
     def predict(size: np.ndarray, pairs: int) -> np.ndarray:
-        return rates(fab, size, pairs, layout=Layout(nodes=2)).bandwidth
+        return rates(fab, size, pairs, layout=Layout(nodes=2), both=both).bandwidth
     return predict
 
 
@@ -101,12 +110,13 @@ def evaluate(partition: str) -> dict[str, dict[str, dict[int, float]]]:
     out: dict[str, dict[str, dict[int, float]]] = {}
     for case, (_, _, train_k, held_k) in CASES.items():
         by = tables(partition, case)
-        train = [t for k in train_k for t in by.get(k, [])]
+        extra = tables(partition, ALSO[case]) if case in ALSO else {}
+        train = [t for k in train_k for t in (*extra.get(k, []), *by.get(k, []))]
         fab = fit(train)
         last = by[train_k[-1]]
         sizes = last[0].size
         as_last = np.mean([aggregate(t) for t in last if np.array_equal(t.size, sizes)], axis=0)
-        best = max(float(np.max(aggregate(t))) for t in train)
+        best = max(float(np.max(aggregate(t))) for k in train_k for t in by.get(k, []))
         errs: dict[str, dict[int, list[float]]] = {}
         for k in held_k:
             for t in by.get(k, []):

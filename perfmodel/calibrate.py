@@ -226,6 +226,16 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         _networks(shared, cols, got.fabric_tables)
         fabric = _fit_fabric(shared, cols, spec, topology, box)
         fabric = replace(fabric, fabric=_host_from_law(fabric.fabric, profile, data))
+        if got.inside and fabric.fabric.box == 1:
+            from perfmodel.network.fabric_beside import with_inside
+
+            inner, link = with_inside(fabric.fabric, got.inside, got.box or 1)
+            fabric = replace(fabric, fabric=inner)
+            notes.append(link)
+        elif got.inside:
+            notes.append(f"the link inside a node comes from the fabric's own boxes "
+                         f"({fabric.fabric.box} processes each): the streams inside one "
+                         "node are not used")
         profile = replace(profile, fabric=fabric.fabric)
         notes.append(f"fabric: {fabric.fabric.topology}, {fabric.n} rows, median |rel. error| "
                      f"{fabric.fabric.fit.get('median_rel_err', float('nan')):.1%}"
@@ -286,7 +296,8 @@ def _networks(shared: Measurements, cols: Mapping[str, np.ndarray],
     if not np.any(keep):
         return
     rate = (cols["size"] * cols["pairs"] / cols["time"])[keep]
-    group = np.stack([cols[k][keep] for k in ("size", "pairs", "per_nic", "channels")], axis=1)
+    group = np.stack([cols[k][keep] for k in ("size", "pairs", "per_nic", "channels", "both")],
+                     axis=1)
     _, at = np.unique(group, axis=0, return_inverse=True)
     at = at.ravel()
     high = np.full(at.max() + 1, -np.inf)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -80,8 +80,9 @@ def expand(paths: Sequence[str | Path]) -> Iterator[tuple[Path, bool]]:
 
 
 def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
-    """The node's rates from HPL and STREAM tables, each marked ``derived`` with its rule and
-    rows; with no flop rate (no HPL) no node, and a note saying what would give one."""
+    """The node's rates from HPL, STREAM and HPCG tables, each marked ``derived`` with its
+    rule and rows (HPCG's memory traffic gives the memory bandwidth where STREAM does not);
+    with no flop rate (no HPL) no node, and a note saying what would give one."""
     fixed: dict[str, float] = {}
     sources: dict[str, str] = {}
     notes: list[str] = []
@@ -118,6 +119,20 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
         else:
             fixed["memory_bandwidth"] = rate
             sources["memory_bandwidth"] = f"STREAM Triad's best rate ({where})"
+    hpcg = [t for t in tables if t.format == "hpcg" and "memory_rate" in t.extra]
+    if hpcg and "memory_bandwidth" not in fixed:
+        per = [(float(t.extra["memory_rate"][i] / t.concurrency["processes"][i]), t, i)
+               for t in hpcg for i in range(len(t))]
+        rate, t, i = max(per, key=lambda x: x[0])
+        fixed["memory_bandwidth"] = rate
+        sources["memory_bandwidth"] = (
+            f"HPCG's memory traffic, {t.extra['memory_rate'][i] / 1e9:.4g} GB/s over "
+            f"{int(t.concurrency['processes'][i])} processes, each one's share ({t.source}, "
+            f"line {t.line[i]}): sparse, every rank busy, so at most what one process "
+            "streams alone")
+    elif hpcg:
+        notes.append("node: STREAM Triad gives the memory bandwidth; HPCG's memory traffic "
+                     "(sparse, every rank busy) is not used beside it")
     if "flop_rate" not in fixed:
         if fixed:
             notes.append("node: STREAM gives the memory rates, but a node needs a flop rate: "
@@ -155,9 +170,19 @@ class Gathered(NamedTuple):
     node: Node | None = None
     law_tables: tuple[Measurements, ...] = ()
     fabric_tables: tuple[Measurements, ...] = ()
+    inside: tuple[Measurements, ...] = ()
+    """One pair's streams inside one node: the link inside a node."""
+    box: int | None = None
+    """The most ranks a placed job put on one node (None: no layout, or nothing placed)."""
 
 
-_STREAMS = ("stream",)
+_BOTH_ALONE = ("traffic both ways alone cannot tell a port's duplex from its one-way rate: "
+               "give a one-way stream table too (osu_bw, osu_mbw_mr, IMB Uniband)")
+
+_INSIDE_ALONE = ("the link inside a node is kept beside a fabric: give stream tables across "
+                 "nodes too")
+
+_STREAMS = ("stream", "bidirectional")
 """Patterns whose multi-pair tables inform the fabric's NIC sharing (placed by a layout)."""
 
 
@@ -173,6 +198,8 @@ class _File:
     records: list[InputRecord]
     notes: list[str]
     said: list[Contribution]
+    inside: list[Measurements] = field(default_factory=list)
+    box: int = 0
     fanin: bool = False
 
 
@@ -227,8 +254,9 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
             lone = (path, tables)
         if one.fanin:
             fanin.append(path)
-        for name in ("used", "whole", "streams", "node", "records", "notes", "said"):
+        for name in ("used", "whole", "streams", "node", "records", "notes", "said", "inside"):
             getattr(got, name).extend(getattr(one, name))
+        got.box = max(got.box, one.box)
     if not got.used:
         if fanin:
             raise InputError("no ping-pong rows: a fan-in's one-sender rows are streams",
@@ -242,15 +270,24 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
             if skipped else "") + ": the point-to-point law needs one",
             fix="add an osu_latency, IMB PingPong or NetPIPE output")
     whole, notes = got.whole, got.notes
+    if got.streams and all(t.pattern == "bidirectional" for t in got.streams):
+        got.said = [replace(c, role="unused", rows=0, said=_BOTH_ALONE) if c.role == "fabric"
+                    else c for c in got.said]
+        got.streams = []
     if got.streams:
         if any(t.is_fanin or np.any(t.concurrency.get("pairs", np.ones(1)) > 1) for t in whole):
             notes.append("fabric: the stream tables are fitted; the ping-pong and fan-in "
                          "tables' sharing rows are left to the point-to-point law")
         whole = got.streams
     node, node_notes = node_from(got.node)
-    records = [*got.records, *(_record(t) for t in (*got.streams, *got.node))]
+    records = [*got.records, *(_record(t) for t in (*got.streams, *got.inside, *got.node))]
+    if got.inside and not got.streams:
+        got.said = [replace(c, role="unused", rows=0, said=_INSIDE_ALONE)
+                    if c.role == "fabric" else c for c in got.said]
+        got.inside = []
     return Gathered(concat(got.used), tuple(records), notes + node_notes, _with_counts(whole),
-                    tuple(got.said), node, tuple(got.used), tuple(whole))
+                    tuple(got.said), node, tuple(got.used), tuple(whole), tuple(got.inside),
+                    got.box or None)
 
 
 def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | None,
@@ -258,11 +295,12 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
     """What one file's tables add."""
     one = _File([], [], [], [], [], [], [])
     if benchmark is None and not any(t.pattern == "pingpong" or t.is_fanin for t in tables):
-        one.said += [sort_table(t, path, layout, one.streams, one.node) for t in tables]
+        one.said += [sort_table(t, path, layout, one.streams, one.node, one)
+                     for t in tables]
         return one
     table = choose(tables, str(path), benchmark)
     if benchmark is None:
-        one.said += [sort_table(t, path, layout, one.streams, one.node)
+        one.said += [sort_table(t, path, layout, one.streams, one.node, one)
                      for t in tables if t is not table]
     if table.pattern in ("application", "memory"):
         what = "whole runs" if table.pattern == "application" else "a memory kernel"
@@ -303,16 +341,25 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
 
 
 def sort_table(table: Measurements, path: str | Path, layout: Layout,
-               streams: list[Measurements], node: list[Measurements]) -> Contribution:
+               streams: list[Measurements], node: list[Measurements],
+               into: _File | None = None) -> Contribution:
     """What a table other than a file's ping-pong informs: a stream placed across nodes the
-    fabric (appended to ``streams`` with its streams per NIC), HPL and STREAM the node (to
-    ``node``); anything else nothing, with the reason."""
+    fabric (appended to ``streams`` with its streams per NIC), one pair's stream inside one
+    node the link inside a node (to ``into.inside``, with the most ranks a job put on a node
+    in ``into.box``), HPL, STREAM and HPCG the node (to ``node``); anything else nothing, with
+    the reason."""
     def out(role: str, why: str, rows: int = 0) -> Contribution:
         return Contribution(str(path), table.label, role, rows, why)
 
     if table.format == "hpl" and "flop_rate" in table.extra:
         node.append(table)
         return out("node", "the node's flop rate (HPL)", len(table))
+    if table.format == "hpcg":
+        if "memory_rate" not in table.extra:
+            return out("unused", "HPCG without its GB/s Summary: no memory rate to take")
+        node.append(table)
+        return out("node", "the node's memory bandwidth where STREAM gives none (HPCG's "
+                           "memory traffic)", len(table))
     if table.pattern == "memory":
         if table.benchmark.lower() != "triad":
             return out("unused", "STREAM: the node's memory rates come from Triad")
@@ -321,8 +368,7 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
     if table.pattern == "pingpong":
         return out("unused", "another ping-pong of this file: the first is fitted")
     if table.pattern not in _STREAMS:
-        why = {"bidirectional": "traffic both ways: full-duplex sharing is not modelled yet",
-               "collective": "a collective: perfmodel predicts collectives, it does not fit "
+        why = {"collective": "a collective: perfmodel predicts collectives, it does not fit "
                              "them",
                "application": "times a whole run: give it to predict --fit",
                "exchange": "an Exchange ring: fit it with --benchmark Exchange",
@@ -342,6 +388,15 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
         return out("unused", "rows of several pair counts in one job: cannot be placed")
     job = procs[0] + int(table.attrs.get("waiting processes", "0") or 0)
     where = place(procs[0], job, layout)
+    if into is not None and where.where in ("across", "inside"):
+        into.box = max(into.box, layout.per_node(job) or 0)
+    if where.where == "inside" and into is not None and table.pattern == "stream":
+        if where.pairs > 1:
+            return out("unused", f"{where.pairs} pairs inside one node: how they share the "
+                                 "node's memory is not modelled")
+        rows = table.take(table.size > 0)
+        into.inside.append(rows)
+        return out("fabric", "the link inside a node: 1 pair inside one node", len(rows))
     if where.where != "across":
         fix = " (give --ranks-per-node N or --nodes-per-job N)" if where.where == "unknown" else ""
         return out("unused", f"{where.describe()}{fix}")
@@ -351,8 +406,9 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
     streams.append(replace(rows, extra={**rows.extra, "per_nic": np.full(
         len(rows), float(where.per_nic))}))
     also = f" ({each} streams a pair)" if each > 1 else ""
+    ways = ", both ways (the ports' duplex)" if table.pattern == "bidirectional" else ""
     return out("fabric", f"the fabric: {where.pairs} pair{'s' if where.pairs > 1 else ''}"
-                         f"{also} {where.describe()}", len(rows))
+                         f"{also} {where.describe()}{ways}", len(rows))
 
 
 def _with_counts(tables: Sequence[Measurements]) -> Measurements:
@@ -364,11 +420,12 @@ def _with_counts(tables: Sequence[Measurements]) -> Measurements:
     fanin = np.concatenate([np.full(len(t), float(t.is_fanin)) for t in tables])
     ring = np.concatenate([np.full(len(t), float(t.pattern == "exchange")) for t in tables])
     per_nic = np.concatenate([t.extra.get("per_nic", np.ones(len(t))) for t in tables])
+    both = np.concatenate([np.full(len(t), float(t.pattern == "bidirectional")) for t in tables])
     index = np.concatenate([np.full(len(t), float(i)) for i, t in enumerate(tables)])
     placement = tuple(x for t in tables for x in (t.placement or ("block",) * len(t)))
     return replace(concat(tables), concurrency=counts, placement=placement,
                    extra={"fanin": fanin, "exchange": ring, "per_nic": per_nic,
-                          "table": index})
+                          "both": both, "table": index})
 
 
 def _described(table: Measurements) -> str:

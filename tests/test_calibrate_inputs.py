@@ -19,6 +19,7 @@ from tests.conftest import ROOT, invoke_in
 EDR = ROOT / "data" / "alaska" / "ib-gcc9-openmpi4-ucx"
 HPL = ROOT / "tests" / "fixtures" / "benchmarks" / "public" / "hpl_2.3_np64_nb_sweep.txt"
 STREAM = ROOT / "tests" / "fixtures" / "benchmarks" / "stream.txt"
+HPCG = ROOT / "tests" / "fixtures" / "benchmarks" / "public" / "hpcg_3.1_np64.txt"
 
 
 def _calibrate(tmp_path: Path, *args: str) -> dict:
@@ -34,7 +35,8 @@ def test_a_folder_is_walked_and_each_table_says_what_it_informs(tmp_path: Path) 
     assert roles["Osu_bw"]["role"] == "fabric"
     assert roles["Osu_mbw_mr__16"]["said"] == \
         "the fabric: 16 pairs across nodes, 16 streams sharing each NIC"
-    assert len(doc["contributions"]) == 8
+    assert roles["Osu_bibw"]["said"].endswith("both ways (the ports' duplex)")
+    assert len(doc["contributions"]) == 9
     fabric = doc["fabric"]
     params = {p["name"]: p for p in fabric["parameters"]}
     assert fabric["topology"] == "switched"
@@ -95,6 +97,23 @@ def test_the_node_comes_from_hpl_and_stream(tmp_path: Path) -> None:
     assert node["memory_bandwidth"]["value"] == pytest.approx(rate / 2, rel=1e-9)
     assert node["memory_domain"]["value"] == 2
     assert node["cache_line"]["status"] == "assumed"
+
+
+def test_hpcg_gives_the_memory_bandwidth_where_stream_does_not(tmp_path: Path) -> None:
+    # the fixture: "GB/s Summary::Raw Total B/W=125.271" over 64 processes
+    doc = _calibrate(tmp_path, str(EDR / "omb" / "Osu_latency"), str(HPL), str(HPCG))
+    node = {p["name"]: p for p in doc["node"]}
+    assert node["memory_bandwidth"]["value"] == pytest.approx(125.271e9 / 64, rel=1e-9)
+    assert node["memory_bandwidth"]["status"] == "derived"
+    assert "HPCG's memory traffic" in node["memory_bandwidth"]["source"]
+    said = [c for c in doc["contributions"] if c["path"].endswith("hpcg_3.1_np64.txt")]
+    assert said[0]["role"] == "node"
+    both = _calibrate(tmp_path, str(EDR / "omb" / "Osu_latency"), str(HPL), str(HPCG),
+                      str(STREAM))
+    node = {p["name"]: p for p in both["node"]}
+    assert "STREAM Triad" in node["domain_bandwidth"]["source"]
+    assert "HPCG" not in node["memory_bandwidth"]["source"]
+    assert any("HPCG's memory traffic" in n and "not used" in n for n in both["notes"])
 
 
 def test_stream_alone_gives_no_node_and_says_what_would(tmp_path: Path) -> None:

@@ -358,10 +358,8 @@ def rates_doc(profile: Profile, r: Rates) -> dict[str, Any]:
     doc = r.to_dict()
     return {"profile": profile.name, "topology": fab.topology, "level": doc["level"],
             "units": doc["units"], "per_pair": doc["per_pair"],
-            "parameters": fab.to_dict()["parameters"], "rows": doc["rows"]}
-
-
-
+            "both_ways": doc["both_ways"], "parameters": fab.to_dict()["parameters"],
+            "rows": doc["rows"]}
 
 
 def rates(profile: Profile, r: Rates, path: str) -> None:
@@ -370,6 +368,10 @@ def rates(profile: Profile, r: Rates, path: str) -> None:
     assert fab is not None
     out.print(f"[bold]{escape(profile.name)}[/bold]: {fab.topology} network, {fab.channels} "
               f"channel{'s' if fab.channels != 1 else ''} ({escape(path)})")
+    if r.both:
+        out.print("every pair sends both ways at once: each direction's rates "
+                  f"(duplex {fab.values.get('duplex', 1.0):.3g}, receive "
+                  f"{fab.values.get('receive', 1.0):.3g})")
     lvl = f"{100 * r.level:g} %"
     t = Tabular()
     cols = ["size", "pairs"]

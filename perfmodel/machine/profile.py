@@ -278,7 +278,8 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
     if not (box.is_integer() and 1 <= box <= 4096):
         raise r.fail("box", f"is {box}", "the processes one box holds, a whole number >= 1")
     raw = r.table(doc, "params")
-    names = topology_params(topology, int(box), topology == "switched" and "gap" in raw)
+    names = topology_params(topology, int(box), topology == "switched" and "gap" in raw,
+                            topology == "switched" and "duplex" in raw)
     if sorted(raw) != sorted(names):
         raise r.fail("params", f"has {', '.join(raw)}; a {topology} fabric needs "
                      f"{', '.join(names)}", "regenerate the profile with calibrate")
@@ -317,9 +318,9 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
     """[fabric.corrections]: sizes rising, and per size a log ratio of each limit (or nan)."""
     if not isinstance(doc, dict):
         raise r.fail("corrections", "is not a table", "regenerate the profile with calibrate")
-    r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "stream", "port", "source"})
+    r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "stream", "port", "both", "source"})
     lists = {}
-    for key in ("sizes", "stream", "port"):
+    for key in ("sizes", "stream", "port", *(("both",) if "both" in doc else ())):
         v = doc.get(key)
         if not isinstance(v, list) or not all(isinstance(x, int | float) and
                                               not isinstance(x, bool) for x in v):
@@ -327,12 +328,13 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
                          "regenerate the profile with calibrate")
         lists[key] = np.asarray(v, dtype=np.float64)
     sizes = lists["sizes"]
-    if not (len(lists["stream"]) == len(lists["port"]) == len(sizes) > 0) \
+    keys = ("stream", "port", *(("both",) if "both" in lists else ()))
+    if not (all(len(lists[k]) == len(sizes) for k in keys) and len(sizes) > 0) \
             or not np.all(np.isfinite(sizes)) or not np.all(sizes > 0) \
             or not np.all(np.diff(sizes) > 0):
         raise r.fail("corrections.sizes", "are not rising positive sizes, one per ratio",
                      "regenerate the profile with calibrate")
-    for key in ("stream", "port"):
+    for key in keys:
         v = lists[key]
         if np.any(np.abs(v[np.isfinite(v)]) > 20) or np.any(np.isinf(v)):
             raise r.fail(f"corrections.{key}", "holds a log ratio beyond ±20 (a factor of "
@@ -341,7 +343,8 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
     if not isinstance(source, str):
         raise r.fail("corrections.source", "is not text", "give a quoted string")
     return Corrections(tuple(sizes.tolist()), tuple(lists["stream"].tolist()),
-                       tuple(lists["port"].tolist()), source)
+                       tuple(lists["port"].tolist()), source,
+                       tuple(lists["both"].tolist()) if "both" in lists else ())
 
 
 def load(path: str | Path) -> Profile:

@@ -198,8 +198,9 @@ def shared_medium(size: ArrayLike, tokens: ArrayLike, channels: ArrayLike, *,
 def switched_pairs(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
                    line_rate: ArrayLike, eta: float, overhead: float, copy: float, bond: float,
                    packet: float, header: float, fabric: ArrayLike, per_nic: ArrayLike = 1.0,
-                   gap: ArrayLike = 0.0, scale: tuple[ArrayLike, ArrayLike] = (1.0, 1.0)
-                   ) -> FloatArray:
+                   gap: ArrayLike = 0.0, scale: tuple[ArrayLike, ArrayLike] = (1.0, 1.0),
+                   both: ArrayLike = False, duplex: ArrayLike = 1.0,
+                   receive: ArrayLike = 1.0) -> FloatArray:
     """Messages per second, summed over ``pairs`` streams or ping-pong pairs, through a switch.
 
     Every node has its own full-duplex port (``channels`` bonded NICs).  The ``pairs`` are
@@ -214,6 +215,8 @@ def switched_pairs(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
     - the switch fabric, ``fabric`` bytes per second in all.
 
     ``scale`` multiplies the first two limits (a fabric's measured per-size corrections).
+    Where ``both`` is true the pairs send both ways at once (``osu_bibw``, IMB ``Biband``),
+    and the rate is each direction's: see :func:`switched_limits`.
 
     >>> x = switched_pairs(1e6, [1, 4], 1, line_rate=1e9, eta=1.0, overhead=1e-6, copy=0.0,
     ...                    bond=1.0, packet=float("inf"), header=0.0, fabric=float("inf"),
@@ -224,7 +227,8 @@ def switched_pairs(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
     m = np.asarray(size, dtype=np.float64)
     alone, port = switched_limits(m, pairs, channels, line_rate=line_rate, eta=eta,
                                   overhead=overhead, copy=copy, bond=bond, packet=packet,
-                                  header=header, per_nic=per_nic, gap=gap)
+                                  header=header, per_nic=per_nic, gap=gap, both=both,
+                                  duplex=duplex, receive=receive)
     alone = alone * np.asarray(scale[0], dtype=np.float64)
     port = port * np.asarray(scale[1], dtype=np.float64)
     return np.asarray(np.minimum(np.minimum(alone, port), fabric_limit(m, fabric)),
@@ -234,17 +238,35 @@ def switched_pairs(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
 def switched_limits(size: ArrayLike, pairs: ArrayLike, channels: ArrayLike, *,
                     line_rate: ArrayLike, eta: float, overhead: float, copy: float,
                     bond: float, packet: float, header: float, per_nic: ArrayLike = 1.0,
-                    gap: ArrayLike = 0.0) -> tuple[FloatArray, FloatArray]:
+                    gap: ArrayLike = 0.0, both: ArrayLike = False, duplex: ArrayLike = 1.0,
+                    receive: ArrayLike = 1.0) -> tuple[FloatArray, FloatArray]:
     """The first two limits of :func:`switched_pairs`, messages per second summed over the
     ``pairs``: every stream alone (``pairs/T1``), and the NICs the streams share
-    (``pairs/per_nic`` NICs of ``1/(gap + D)`` each; ∞ for an empty message)."""
+    (``pairs/per_nic`` NICs of ``1/(gap + D)`` each; ∞ for an empty message).
+
+    Where ``both`` is true, traffic goes both ways at once and the rates are one direction's:
+    each host receives a message for every one it sends and pays ``receive`` of a send's
+    host costs for it (``T1 + receive·(overhead + copy·m)``: 1 is LogP's ``o_s + o_r`` paid
+    in turn, 0 a receive that overlaps the sends), and each port keeps ``duplex`` of its
+    one-way rate in each direction (1: full duplex; less where the host bus or the NIC cannot
+    carry both directions at the wire's rate).
+
+    >>> one, port = switched_limits(1e6, 1, 1, line_rate=1e9, eta=1.0, overhead=1e-6,
+    ...                             copy=1e-10, bond=1.0, packet=float("inf"), header=0.0,
+    ...                             per_nic=1, both=[False, True], duplex=0.8)
+    >>> [round(float(v), 1) for v in one], [round(float(v), 1) for v in port]
+    ([908.3, 831.9], [1000.0, 800.0])
+    """
     m = np.asarray(size, dtype=np.float64)
     k = np.asarray(pairs, dtype=np.float64)
     t1, hold = message_time(m, channels, line_rate=line_rate, eta=eta, overhead=overhead,
                             copy=copy, bond=bond, packet=packet, header=header)
+    two = np.asarray(both, dtype=bool)
+    t1 = np.where(two, t1 + np.asarray(receive, dtype=np.float64) * (overhead + copy * m), t1)
     q = np.minimum(np.maximum(np.asarray(per_nic, dtype=np.float64), 1.0), np.maximum(k, 1.0))
     with np.errstate(divide="ignore"):   # an empty message holds no wire: no port limit
         port = (k / q) / (np.asarray(gap, dtype=np.float64) + hold)
+    port = np.where(two, port * np.asarray(duplex, dtype=np.float64), port)
     return np.asarray(k / t1, dtype=np.float64), np.asarray(port, dtype=np.float64)
 
 

@@ -65,6 +65,19 @@ PARAMS: dict[str, FabricParam] = {p.name: p for p in (
        default=1.0, why="default: no fan-in measured (irrelevant while loss is 0)"),
     _P("gap", "s", "time", "time one NIC needs per message beyond its wire time, whatever "
        "stream it carries (LogGP's g per NIC): the NIC's message rate", 0.0),
+    _P("duplex", "", "number", "share of a port's one-way rate it keeps in each direction "
+       "while the other direction is as busy (1: full duplex)", 1e-3, 1.0, default=1.0,
+       why="default: no bidirectional table measured, ports assumed full duplex",
+       span=(0.5,), span_why="a port both ways keeps from half of its one-way rate in each "
+                             "direction (a host bus that carries one direction at a time) to "
+                             "all of it"),
+    _P("receive", "", "number", "share of a stream's host costs a host pays again for each "
+       "message it receives while it sends (LogP's o_r beside o_s; 0: receiving overlaps "
+       "sending)", 0.0, default=1.0, unlimited=False,
+       why="default: no bidirectional table measured: a received message costs its host as "
+           "a sent one does (LogP)", span=(0.0,),
+       span_why="a receive costs from nothing (offloaded, overlapping the sends) to as much "
+                "as a send"),
     _P("intra_latency", "s", "time", "one-way time of a small message inside a box", 0.0),
     _P("intra_rate", "B/s", "rate", "bandwidth of the link inside a box", 1.0),
 )}
@@ -87,9 +100,18 @@ NIC = ("gap",)
 streams that share one NIC."""
 
 
-def topology_params(topology: str, box: int = 1, nic: bool = False) -> tuple[str, ...]:
-    """The parameters of a ``topology`` fabric, with the intra-box link when ``box`` > 1 and
-    the NIC's message rate when ``nic`` (a switched fabric whose streams share NICs)."""
+DUPLEX = ("duplex", "receive")
+"""Traffic both ways: what a port keeps of its one-way rate in each direction, and what a host
+pays for the messages it receives while sending; parameters of a switched fabric fitted to
+(or specified for) bidirectional streams."""
+
+
+def topology_params(topology: str, box: int = 1, nic: bool = False, duplex: bool = False
+                    ) -> tuple[str, ...]:
+    """The parameters of a ``topology`` fabric, with the intra-box link when ``box`` > 1, the
+    NIC's message rate when ``nic`` (a switched fabric whose streams share NICs) and the
+    ports' ``duplex`` and the hosts' ``receive`` when ``duplex`` (a switched fabric with
+    traffic both ways)."""
     try:
         names = TOPOLOGIES[topology][1]
     except KeyError:
@@ -98,7 +120,12 @@ def topology_params(topology: str, box: int = 1, nic: bool = False) -> tuple[str
     if nic and topology != "switched":
         raise InputError(f"a {topology} fabric has no NICs of its own (every node is on every "
                          "channel)", fix="give the NIC's gap to a switched fabric")
-    return (*names, *(NIC if nic else ()), *(HIERARCHY if box > 1 else ()))
+    if duplex and topology != "switched":
+        raise InputError(f"a {topology} fabric's channels carry one message at a time "
+                         "whichever way it goes: it has no duplex",
+                         fix="give duplex to a switched fabric")
+    return (*names, *(NIC if nic else ()), *(DUPLEX if duplex else ()),
+            *(HIERARCHY if box > 1 else ()))
 
 
 def could_be(est: Estimate, values: Mapping[str, Any]) -> tuple[float, ...]:
@@ -137,28 +164,36 @@ class Corrections:
     stream: tuple[float, ...]
     port: tuple[float, ...]
     source: str = ""
+    both: tuple[float, ...] = ()
+    """Per size, the median log ratio (measured over law) of the rows both ways, after their
+    ``duplex`` and ``receive``; empty when none were fitted."""
+
+    def _at(self, ratios: Sequence[float], x: FloatArray) -> FloatArray:
+        r = np.asarray(ratios, dtype=np.float64)
+        known = np.isfinite(r)
+        at = np.log(np.asarray(self.sizes, dtype=np.float64)[known])
+        if not at.size:
+            return np.ones_like(x)
+        inside = (x >= at[0]) & (x <= at[-1])
+        return np.asarray(np.where(inside, np.exp(np.interp(x, at, r[known])), 1.0),
+                          dtype=np.float64)
 
     def factors(self, size: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Multipliers of the stream and the port limits at ``size`` (any shape)."""
-        m = np.asarray(size, dtype=np.float64)
-        x = np.log(np.maximum(m, 1e-300))
-        out = []
-        for ratios in (self.stream, self.port):
-            r = np.asarray(ratios, dtype=np.float64)
-            known = np.isfinite(r)
-            at = np.log(np.asarray(self.sizes, dtype=np.float64)[known])
-            if not at.size:
-                out.append(np.ones_like(m))
-                continue
-            inside = (x >= at[0]) & (x <= at[-1])
-            out.append(np.where(inside, np.exp(np.interp(x, at, r[known])), 1.0))
-        return out[0], out[1]
+        x = np.log(np.maximum(np.asarray(size, dtype=np.float64), 1e-300))
+        return self._at(self.stream, x), self._at(self.port, x)
+
+    def two_way(self, size: ArrayLike) -> FloatArray:
+        """Multiplier of each direction's rate both ways at ``size`` (1 without ``both``)."""
+        x = np.log(np.maximum(np.asarray(size, dtype=np.float64), 1e-300))
+        return self._at(self.both, x) if self.both else np.ones_like(x)
 
     def to_dict(self) -> dict[str, Any]:
         """As a profile's ``[fabric.corrections]`` holds it (NaN where a limit never
         governed; JSON writes it null)."""
         return {"sizes": list(self.sizes), "stream": list(self.stream),
-                "port": list(self.port), "source": self.source}
+                "port": list(self.port), **({"both": list(self.both)} if self.both else {}),
+                "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -198,6 +233,11 @@ class Fabric(ParamSet):
         if self.corrections is not None:
             out["corrections"] = self.corrections
         return out
+
+    @property
+    def duplex(self) -> bool:
+        """Whether the fabric knows what its ports carry both ways (:data:`DUPLEX`)."""
+        return any(p.name in DUPLEX for p in self.params)
 
     @property
     def nic(self) -> bool:
@@ -255,8 +295,11 @@ def wire_seconds(values: Mapping[str, Any], size: ArrayLike, channels: ArrayLike
 
 def message_rate(topology: str, values: Mapping[str, Any], size: ArrayLike, pairs: ArrayLike,
                  channels: ArrayLike, senders: ArrayLike, fanin: ArrayLike = False,
-                 per_nic: ArrayLike = 1.0) -> FloatArray:
+                 per_nic: ArrayLike = 1.0, both: ArrayLike = False) -> FloatArray:
     """Messages per second summed over every stream: ``pairs`` groups of ``senders`` each.
+    Where ``both`` is true (a switched fabric's pairs sending both ways at once), each
+    direction's: the ports keep ``duplex`` of their one-way rate and the hosts pay ``receive``
+    of a send's costs per message received (1 each when the fabric has none).
 
     A group is a ping-pong pair, or, where ``fanin`` is true (always when ``senders`` > 1),
     ``senders`` streams into one receiver (one stream when ``senders`` is 1).  On a switched
@@ -281,7 +324,10 @@ def message_rate(topology: str, values: Mapping[str, Any], size: ArrayLike, pair
     pair = contention.switched_pairs(m, k, c, line_rate=rate, fabric=v["fabric"],
                                      per_nic=per_nic, gap=v.get("gap", 0.0),
                                      scale=(1.0, 1.0) if fix is None else fix.factors(m),
-                                     **common)
+                                     both=both, duplex=v.get("duplex", 1.0),
+                                     receive=v.get("receive", 1.0), **common)
+    if fix is not None and fix.both:
+        pair = np.where(np.asarray(both, dtype=bool), pair * fix.two_way(m), pair)
     fan = k * contention.fan_in(m, n, c, line_rate=rate, mux=v["mux"], loss=v["loss"],
                                 onset=v["onset"], **common)
     cap = contention.fabric_limit(m, v["fabric"])
@@ -436,6 +482,8 @@ class Rates:
     message_rate_hi: FloatArray
     extrapolated: NDArray[np.bool_]
     level: float
+    both: bool = False
+    """Every pair sending both ways at once: the rates are each direction's."""
 
     @property
     def streams(self) -> FloatArray:
@@ -457,6 +505,7 @@ class Rates:
                       "per_pair_bandwidth": "B/s", "aggregate_message_rate": "1/s",
                       "per_pair_message_rate": "1/s"},
             "per_pair": "one stream's share: a ping-pong pair's, or one sender's with senders > 1",
+            "both_ways": self.both,
             "rows": rows({
                 "size": m, "pairs": self.pairs.astype(int), "channels": self.channels.astype(int),
                 "senders": self.senders.astype(int), "link_speed": self.line_rate,
@@ -469,14 +518,16 @@ class Rates:
 
 def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: ArrayLike | None = None,
           senders: ArrayLike = 1, line_rate: ArrayLike | None = None,
-          level: float = 0.95, fanin: bool = False, layout: Layout | None = None) -> Rates:
+          level: float = 0.95, fanin: bool = False, layout: Layout | None = None,
+          both: bool = False) -> Rates:
     """Predict ``fabric`` over the broadcast grid of its arguments (SI units).
 
     ``channels`` defaults to the machine's own, ``line_rate`` to the calibrated one;
     ``fanin`` makes every group stream into its receiver, even with one sender; ``layout``
     places the ranks of each pair count as calibrate places a table's (pairs ``i`` and
     ``i + pairs``, in blocks: :func:`~perfmodel.layout.place`), so the senders on one node
-    share its NIC (None: every pair on nodes of its own).  The interval is
+    share its NIC (None: every pair on nodes of its own); ``both`` has every pair send both
+    ways at once (``osu_bibw``), and the rates are then each direction's.  The interval is
     :func:`~perfmodel.network.predict.log_interval`'s: never negative.
     """
     m = np.asarray(size, dtype=np.float64)
@@ -487,21 +538,26 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
     n = np.asarray(senders, dtype=np.float64)
     m, k, c, n, lr = np.broadcast_arrays(m, k, c, n, lr)
     share = np.ones_like(k) if layout is None else per_nic(fabric, k, layout)
+    if both and fabric.topology != "switched":
+        raise InputError(f"a {fabric.topology} fabric's channels carry one message at a time "
+                         "whichever way it goes", fix="drop --both-ways, or give a switched "
+                         "fabric")
 
     def at(values: Mapping[str, float]) -> FloatArray:
         return message_rate(fabric.topology, {**values, "line_rate": lr}, m, k, c, n, fanin,
-                            share)
+                            share, both)
 
     x = at(base)
     lo, hi = log_interval(at, base, fabric.fitted_names, fabric.covariance, fabric.dof,
                           fabric.noise, level)
     return Rates(m, k, c, n, lr, x, lo, hi,
-                 _outside(fabric, size=m, pairs=k, senders=n, channels=c), level)
+                 _outside(fabric, size=m, pairs=k, senders=n, channels=c), level, both)
 
 
 def grid(fabric: Fabric, sizes: Sequence[float], pairs: Sequence[int], channels: Sequence[int],
          senders: Sequence[int], line_rates: Sequence[float] | None = None,
-         level: float = 0.95, fanin: bool = False, layout: Layout | None = None) -> Rates:
+         level: float = 0.95, fanin: bool = False, layout: Layout | None = None,
+         both: bool = False) -> Rates:
     """:func:`rates` over every combination, flattened to one row each (size varies fastest
     after link speed: rows are ordered by pairs, senders, channels, link speed, size); at most
     :data:`MAX_ROWS` of them."""
@@ -510,7 +566,7 @@ def grid(fabric: Fabric, sizes: Sequence[float], pairs: Sequence[int], channels:
                link_speeds=len(lr), sizes=len(sizes))
     k, n, c, r, m = (a.ravel() for a in np.meshgrid(pairs, senders, channels, lr, sizes,
                                                     indexing="ij"))
-    return rates(fabric, m, k, c, n, r, level, fanin, layout)
+    return rates(fabric, m, k, c, n, r, level, fanin, layout, both)
 
 
 def per_nic(fabric: Fabric, pairs: FloatArray, layout: Layout) -> FloatArray:

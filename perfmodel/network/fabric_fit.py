@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
 from perfmodel.network.fabric import (
+    DUPLEX,
     HIERARCHY,
     NIC,
     PARAMS,
@@ -68,7 +69,9 @@ def columns(data: Measurements) -> dict[str, FloatArray]:
     timing an Exchange ring (one iteration, over ``processes`` ranks); ``placement``: the
     index in :data:`~perfmodel.network.hierarchy.PLACEMENTS` of each row's placement
     (``block`` unless the data say); ``per_nic``: the streams that share one NIC (1 unless
-    the data's placement says otherwise: ``extra["per_nic"]``)."""
+    the data's placement says otherwise: ``extra["per_nic"]``); ``both``: 1 for rows timed
+    while traffic went both ways (``osu_bibw``, IMB ``Biband``: ``extra["both"]``, else the
+    table's pattern)."""
     ones = np.ones(len(data))
     out = {"size": data.size, "time": data.time}
     for key in ("pairs", "channels", "senders", "processes"):
@@ -78,6 +81,8 @@ def columns(data: Measurements) -> dict[str, FloatArray]:
     ring = data.extra.get("exchange", np.full(len(data), float(data.pattern == "exchange")))
     out["exchange"] = np.asarray(ring, dtype=np.float64)
     out["per_nic"] = np.asarray(data.extra.get("per_nic", ones), dtype=np.float64)
+    both = data.extra.get("both", np.full(len(data), float(data.pattern == "bidirectional")))
+    out["both"] = np.asarray(both, dtype=np.float64) * (1.0 - out["exchange"])
     names = list(PLACEMENTS)
     labels = data.placement or ("block",) * len(data)
     odd = [(ln, x) for ln, x, r in zip(data.line, labels, out["exchange"], strict=True)
@@ -149,7 +154,8 @@ def _free(topology: str, cols: Mapping[str, FloatArray], held: set[str],
     if np.all(ring) and not np.any(most > 0):
         blind += ["line_rate", "eta", "overhead"]  # no message leaves a box
     names = topology_params(topology, box, topology == "switched" and
-                            (shares_nic(cols) or bool(held & set(NIC))))
+                            (shares_nic(cols) or bool(held & set(NIC))),
+                            bool(held & set(DUPLEX)))
     free = [p for p in names if p not in held and p not in blind]
     return free, [p for p in names if p not in held and p in blind]
 
@@ -184,8 +190,14 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     fixed = dict(fixed or {})
     sources = dict(sources or {})
     cols = columns(data)
+    if np.any(cols["both"] > 0):
+        from perfmodel.network.fabric_beside import both_ways
+
+        return both_ways(data, cols, topology, channels=channels, box=box, fixed=fixed,
+                          sources=sources, assumed=assumed)
     names = topology_params(topology, box, topology == "switched" and
-                            (shares_nic(cols) or any(p in fixed for p in NIC)))
+                            (shares_nic(cols) or any(p in fixed for p in NIC)),
+                            topology == "switched" and any(p in fixed for p in DUPLEX))
     unknown = sorted(set(fixed) - set(names))
     if unknown:
         raise InputError(f"a {topology} fabric has no parameter {unknown[0]!r}",
@@ -394,7 +406,8 @@ def row_times(topology: str, values: Mapping[str, Any], cols: Mapping[str, Float
     if np.any(pair):
         x = message_rate(topology, values, cols["size"][pair], cols["pairs"][pair],
                          cols["channels"][pair], cols["senders"][pair],
-                         fanin=cols["fanin"][pair], per_nic=cols["per_nic"][pair])
+                         fanin=cols["fanin"][pair], per_nic=cols["per_nic"][pair],
+                         both=cols["both"][pair] > 0)
         out[pair] = cols["pairs"][pair] * cols["senders"][pair] / x
     for code in np.unique(cols["placement"][ring]):
         rows = ring & (cols["placement"] == code)
@@ -452,7 +465,8 @@ def specified_fabric(spec: FabricSpec, path: str = "") -> FabricFit:
                           fix=f"add [fabric.params.{name}] to the spec, or give multi-pair "
                               "or fan-in data")
 
-    names = topology_params(spec.topology, spec.box, any(p in spec.fixed for p in NIC))
+    names = topology_params(spec.topology, spec.box, any(p in spec.fixed for p in NIC),
+                            any(p in spec.fixed for p in DUPLEX))
     params = specified(PARAMS, names, spec.fixed,
                        spec.sources, spec.assumed, missing)
     fab = Fabric(spec.topology, spec.channels, params,

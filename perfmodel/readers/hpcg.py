@@ -93,5 +93,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                              f"{raw_rate:.4g}", file=source, line=raw_line,
                              fix="the summary is damaged (a number was changed); use the "
                                  "benchmark's own file")
+    if "GB/s Summary::Raw Total B/W" in values:   # the kernels' memory traffic, all ranks
+        extra["memory_rate"] = num("GB/s Summary::Raw Total B/W")[1] * 1e9
     table.add(tline, float("nan"), total, None, {"processes": processes}, **extra)
     return (table.required("HPCG summary with no run", "rerun HPCG", tline),)

@@ -56,6 +56,10 @@ def network(
         help="With --pairs: each pair count's ranks spread over N nodes in blocks "
              "(osu_mbw_mr across two nodes: --nodes-per-job 2, every sender on one node); "
              "instead of --ranks-per-node.")] = None,
+    both_ways: Annotated[bool, options.option(
+        "--both-ways", help="With --pairs: every pair sends both ways at once (osu_bibw, "
+        "IMB Biband); the rates are each direction's, with the fabric's duplex and receive "
+        "(assumed 1 and said, where no bidirectional table was calibrated).")] = False,
     level: options.Level = 0.95,
     json_out: options.Json = False,
 ) -> None:
@@ -83,6 +87,10 @@ def network(
                              "too" if pairs is None else "drop --senders: a fan-in's streams "
                              "end in one receiver")
         layout = Layout(ranks_per_node=ranks_per_node, nodes=nodes_per_job)
+    if both_ways and (pairs is None or senders is not None):
+        raise InputError("--both-ways has the pairs of --pairs send both ways",
+                         fix="give --pairs too" if pairs is None else "drop --senders: a "
+                         "fan-in's streams go one way, into one receiver")
     if placement != "block" and processes is None:
         raise InputError("--placement places the ranks of an Exchange ring",
                          fix="give --processes too")
@@ -113,7 +121,8 @@ def network(
     from perfmodel.network.fabric import grid
 
     result = grid(fab, sizes, pairs or [1], channels or [fab.channels], senders or [1],
-                  link_speed, level, fanin=senders is not None, layout=layout)
+                  link_speed, level, fanin=senders is not None, layout=layout,
+                  both=both_ways)
     if json_out:
         emit_json(render.rates_doc(prof, result))
     else:
