@@ -124,13 +124,13 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
         T("pingpong", "pingpong", 2, 1, 23, (1, 9.8569800e-07), (4194304, 3.2619650e-04))]),
     "mpi4py_pingpong_mpich.csv": ("csv", "", [
         T("pingpong", "pingpong", None, None, 24, (0, 1.442 * US), (4194304, 461.695 * US))]),
-    # IMB 2019 PingPong (alaska, EDR) as R's write.csv writes it: row names, make.names
     # IMB 2019 Update 5 on alaska (RoCE): uniband -npmin 1, 16 ranks, 8 a node
     "imb_uniband_npmin_alaska_roce.txt": ("imb", "2019 Update 5", [
         T("Uniband", "stream", 2, 1, 24, (0, 1 / 9048256), (4194304, 1 / 2260)),
         T("Uniband", "stream", 4, 2, 24, (0, 2 / 15839334), (4194304, 2 / 4404)),
         T("Uniband", "stream", 8, 4, 24, (0, 4 / 33178797), (4194304, 4 / 8503)),
         T("Uniband", "stream", 16, 8, 24, (0, 8 / 30718025), (4194304, 8 / 730))]),
+    # IMB 2019 PingPong (alaska, EDR) as R's write.csv writes it: row names, make.names
     "imb_pingpong_r_export.csv": ("csv", "", [
         T("pingpong", "pingpong", None, None, 24, (0, 1.03 * US), (4194304, 352.68 * US))]),
     "mpi4py_pingpong_ompi.csv": ("csv", "", [
