@@ -8,6 +8,7 @@ Profiles of an older schema keep loading; a newer one is refused with a clear me
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -318,7 +319,8 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
     """[fabric.corrections]: sizes rising, and per size a log ratio of each limit (or nan)."""
     if not isinstance(doc, dict):
         raise r.fail("corrections", "is not a table", "regenerate the profile with calibrate")
-    r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "stream", "port", "both", "source"})
+    r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "stream", "port", "both", "per_nic",
+                                              "source"})
     lists = {}
     for key in ("sizes", "stream", "port", *(("both",) if "both" in doc else ())):
         v = doc.get(key)
@@ -342,9 +344,16 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
     source = doc.get("source", "")
     if not isinstance(source, str):
         raise r.fail("corrections.source", "is not text", "give a quoted string")
+    nics = doc.get("per_nic", [1.0, math.inf])   # older profiles: every count
+    if not isinstance(nics, list) or len(nics) != 2 or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in nics) \
+            or not 1 <= nics[0] <= nics[1]:
+        raise r.fail("corrections.per_nic", f"is {nics!r}", "give [fewest, most] streams a "
+                     "NIC of the rows the ratios were taken from")
     return Corrections(tuple(sizes.tolist()), tuple(lists["stream"].tolist()),
                        tuple(lists["port"].tolist()), source,
-                       tuple(lists["both"].tolist()) if "both" in lists else ())
+                       tuple(lists["both"].tolist()) if "both" in lists else (),
+                       (float(nics[0]), float(nics[1])))
 
 
 def load(path: str | Path) -> Profile:

@@ -68,7 +68,7 @@ def both_ways(data: Measurements, cols: Mapping[str, FloatArray], topology: str,
                             **pipeline(values))
     host = values["overhead"] + values["copy"] * m
     scale = (np.ones_like(m), np.ones_like(m)) if one.corrections is None else \
-        one.corrections.factors(m)
+        one.corrections.factors(m, rows["per_nic"])
     per = np.minimum(np.maximum(rows["per_nic"], 1.0), np.maximum(k, 1.0))
     with np.errstate(divide="ignore"):
         port = scale[1] * (k / per) / (values.get("gap", 0.0) + hold)   # one way
