@@ -60,12 +60,21 @@ def predict(
 
     model = load_model(app_model)
     on = None
+    node_note = ""
     if machine is not None:
         from perfmodel.machine import require_node
         from perfmodel.machine.hardware import FABRIC_FIX, changed
         from perfmodel.machine.profile import load
 
         prof = load(machine)
+        if model.uses_node and prof.node is None and timings is not None:
+            from dataclasses import replace
+
+            from perfmodel.apps.run import node_from_timings, timing_rows
+
+            node, node_note = node_from_timings(model, prof, timing_rows(model, timings, where),
+                                                set_values)
+            prof = replace(prof, node=node)
         on = changed(prof, channels=channels, line_rate=link_speed, path=machine,
                      fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
         if model.uses_node:
@@ -77,6 +86,10 @@ def predict(
 
     fit, size = constants(model, on, timings, where, set_values, saved, size,
                          weak)
+    if node_note:
+        from dataclasses import replace as with_note
+
+        fit = with_note(fit, notes=(node_note, *fit.notes))
     result = scaling(fit, list(nodes), level, on, size, weak)
     said = []
     if on is not None:
