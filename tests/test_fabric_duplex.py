@@ -206,5 +206,5 @@ def test_a_profile_whose_two_way_ratios_do_not_match_its_sizes_is_refused(tmp_pa
     bad = text[:start] + "both = [0.1]" + text[end + 1:]
     path = tmp_path / "bad.toml"
     path.write_text(bad)
-    with pytest.raises(InputError, match="corrections.sizes"):
+    with pytest.raises(InputError, match=r"corrections\.sizes"):
         load(path)

@@ -10,8 +10,6 @@ within 2.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 

@@ -135,6 +135,28 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
         T("pingpong", "pingpong", None, None, 24, (0, 1.03 * US), (4194304, 352.68 * US))]),
     "mpi4py_pingpong_ompi.csv": ("csv", "", [
         T("pingpong", "pingpong", None, None, 24, (0, 0.810 * US), (4194304, 391.036 * US))]),
+    # netgauge 2.4.6 (LogGP) and mpptest 1.0.x-1.2.x (public/PROVENANCE.md)
+    "public/mpptest_1.0.13_sp2_short_cit.txt": ("mpptest", "", [
+        T("pair", "pingpong", None, 1, 47, (0, 94.405506 * US), (1000, 206.183251 * US)),
+        T("pair", "pingpong", None, 1, 49, (0, 95.558995 * US), (1000, 206.396747 * US))]),
+    "public/mpptest_1.0.5_short_data_gnuplot.txt": ("mpptest", "", [
+        T("pair", "pingpong", None, 1, 37, (0, 1790.0 * US), (1024, 2805.555556 * US))]),
+    "public/mpptest_1.2_fast_ethernet_gnuplot.txt": ("mpptest", "1.2.x", [
+        T("pair", "pingpong", None, 1, 33, (0, 68.309307 * US), (1024, 769.619942 * US))]),
+    "public/mpptest_givedy_bisect_np16_gnuplot.txt": ("mpptest", "", [
+        T("bisect", "pingpong", 16, 8, 15, (0, 1.640895 * US), (32768, 22.264349 * US))]),
+    "public/mpptest_givedy_pcm_np2_gnuplot.txt": ("mpptest", "", [
+        T("pair", "pingpong", None, 1, 15, (0, 1.641635 * US), (32768, 17.65095 * US))]),
+    "public/netgauge_2.4.6_loggp_ib_stdout.txt": ("netgauge", "2.4.6", [   # LogGP T, derived
+        T("loggp", "pingpong", 2, 1, 128, (1, 1.429046 * US), (130049, 30.684067 * US))]),
+    "public/netgauge_2.4.6_loggp_tcp_en2_stdout.txt": ("netgauge", "2.4.6", [
+        T("loggp", "pingpong", 2, 1, 90, (1, 55.464322 * US), (130049, 1251.615614 * US))]),
+    "public/netgauge_loggp_ng_out.txt": ("netgauge", "", [   # PRTT(1,0,s) / 2
+        T("loggp", "pingpong", None, 1, 128, (1, 2.244175 / 2 * US),
+          (130049, 19.009839 / 2 * US))]),
+    "public/netgauge_loggp_ng_out_gdr_fork.txt": ("netgauge", "", [
+        T("loggp", "pingpong", None, 1, 128, (1, 1329.453928 / 2 * US),
+          (130049, 1338.261173 / 2 * US))]),
     # public outputs of older versions (public/PROVENANCE.md)
     "public/osu_latency_v5.3.2.txt": ("osu", "5.3.2", [
         T("latency", "pingpong", 2, 1, 24, (0, 1.07 * US), (4194304, 355.08 * US))]),

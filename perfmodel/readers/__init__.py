@@ -23,6 +23,8 @@ from perfmodel.readers import (
     hpl,
     imb,
     mpi4py_bench,
+    mpptest,
+    netgauge,
     netperf,
     netpipe,
     npb,
@@ -32,7 +34,8 @@ from perfmodel.readers import (
 )
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
-    osu, imb, mpi4py_bench, netperf, perftest, stream, npb, hpl, hpcg, netpipe, canonical)}
+    osu, imb, mpi4py_bench, netperf, perftest, netgauge, mpptest, stream, npb, hpl, hpcg,
+    netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 
