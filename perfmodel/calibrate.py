@@ -309,7 +309,8 @@ def _networks(shared: Measurements, cols: Mapping[str, np.ndarray],
         return
     ratio = float(np.median(high[seen] / low[seen]))
     if ratio >= apart:
-        i = int(np.flatnonzero(seen)[np.argmax(high[seen] / low[seen])])
+        typical = np.abs(np.log(high[seen] / low[seen] / ratio))   # an example of the median
+        i = int(np.flatnonzero(seen)[np.argmin(typical)])
         rows = np.flatnonzero(keep)[at == i]
         lo, hi = rows[np.argmin(rate[at == i])], rows[np.argmax(rate[at == i])]
 
