@@ -101,6 +101,14 @@ def corrected(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
     return predict
 
 
+def within(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
+    """The law with its per-size ratios only within the streams a NIC measured, the law
+    alone beyond (calibrate's before the ratios measured at the most streams carried on)."""
+    fix = fab.corrections
+    return corrected(fab if fix is None else
+                     replace(fab, corrections=replace(fix, beyond=(), both_beyond=())), train)
+
+
 def everywhere(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
     """The law with its per-size ratios applied at every count of streams a NIC, measured or
     not (as calibrate wrote it before 2026-11-27's second session)."""
@@ -108,12 +116,15 @@ def everywhere(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
 
     fix = fab.corrections
     return corrected(fab if fix is None else
-                     replace(fab, corrections=replace(fix, nics=(1.0, math.inf))), train)
+                     replace(fab, corrections=replace(fix, nics=(1.0, math.inf), beyond=(),
+                                                      both_nics=(1.0, math.inf),
+                                                      both_beyond=())), train)
 
 
-CANDIDATES = {"perfmodel: per-size ratios only within the measured streams a NIC": corrected,
-              "per-size ratios at every count": everywhere}
-"""In order of simplicity: beyond the streams a NIC measured, the first is the law alone."""
+CANDIDATES = {"per-size ratios within the measured streams a NIC, the law alone beyond": within,
+              "per-size ratios at every count": everywhere,
+              "perfmodel: within, and beyond the ratio at the most streams measured": corrected}
+"""In order of simplicity (the last keeps a second table of ratios)."""
 
 
 def evaluate(partition: str) -> dict[str, dict[str, dict[int, float]]]:

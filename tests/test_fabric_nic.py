@@ -102,8 +102,9 @@ def test_recovers_nic_parameters_from_pairs_sharing_one_nic() -> None:
 def test_corrections_take_what_the_law_misses_at_each_size() -> None:
     """A machine whose NIC carries 10 % more than the law at 64 KiB only: the fabric's
     correction at that size says so, the law's parameters barely move, and the fabric
-    predicts 16 pairs there within 3 %; beyond the streams a NIC measured (64 pairs) it
-    gives the law alone, the ratio unseen there."""
+    predicts 16 pairs there within 3 %; beyond the streams a NIC measured (64 pairs) the
+    ratio measured at the most of them (32) carries on; a machine whose bump stops below 32
+    streams a NIC gets the law alone at 64."""
     data = _tables(TRUTH, [1, 2, 4, 8, 16, 32], 0)
     bump = (data.size == 65536.0) & (data.concurrency["pairs"] >= 4)
     data = Measurements(data.source, data.size, np.where(bump, data.time / 1.1, data.time),
@@ -119,6 +120,15 @@ def test_corrections_take_what_the_law_misses_at_each_size() -> None:
     got = rates(fab, 65536.0, 16, layout=Layout(nodes=2)).message_rate
     assert float(got) == pytest.approx(float(truth), rel=0.03)
     law = message_rate("switched", TRUTH, 65536.0, 64, 1, 1, per_nic=64)
+    beyond = rates(fab, 65536.0, 64, layout=Layout(nodes=2)).message_rate
+    assert float(beyond) == pytest.approx(1.1 * float(law), rel=0.03)
+    stops = (data.size == 65536.0) & (data.concurrency["pairs"] >= 4) & \
+        (data.concurrency["pairs"] <= 16)
+    plain = _tables(TRUTH, [1, 2, 4, 8, 16, 32], 0)
+    data = Measurements(data.source, data.size, np.where(stops, plain.time / 1.1, plain.time),
+                        data.line, quantity=data.quantity, concurrency=data.concurrency,
+                        extra=data.extra, pattern="stream", benchmark="mbw_mr")
+    fab = fit_fabric(data, "switched").fabric
     beyond = rates(fab, 65536.0, 64, layout=Layout(nodes=2)).message_rate
     assert float(beyond) == pytest.approx(float(law), rel=0.03)
 

@@ -319,10 +319,11 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
     """[fabric.corrections]: sizes rising, and per size a log ratio of each limit (or nan)."""
     if not isinstance(doc, dict):
         raise r.fail("corrections", "is not a table", "regenerate the profile with calibrate")
-    r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "stream", "port", "both", "per_nic",
-                                              "source"})
+    optional = ("both", "beyond", "both_beyond")
+    r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "stream", "port", "per_nic",
+                                              "both_per_nic", "source", *optional})
     lists = {}
-    for key in ("sizes", "stream", "port", *(("both",) if "both" in doc else ())):
+    for key in ("sizes", "stream", "port", *(k for k in optional if k in doc)):
         v = doc.get(key)
         if not isinstance(v, list) or not all(isinstance(x, int | float) and
                                               not isinstance(x, bool) for x in v):
@@ -330,7 +331,7 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
                          "regenerate the profile with calibrate")
         lists[key] = np.asarray(v, dtype=np.float64)
     sizes = lists["sizes"]
-    keys = ("stream", "port", *(("both",) if "both" in lists else ()))
+    keys = ("stream", "port", *(k for k in optional if k in lists))
     if not (all(len(lists[k]) == len(sizes) for k in keys) and len(sizes) > 0) \
             or not np.all(np.isfinite(sizes)) or not np.all(sizes > 0) \
             or not np.all(np.diff(sizes) > 0):
@@ -344,16 +345,22 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
     source = doc.get("source", "")
     if not isinstance(source, str):
         raise r.fail("corrections.source", "is not text", "give a quoted string")
-    nics = doc.get("per_nic", [1.0, math.inf])   # older profiles: every count
-    if not isinstance(nics, list) or len(nics) != 2 or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in nics) \
-            or not 1 <= nics[0] <= nics[1]:
-        raise r.fail("corrections.per_nic", f"is {nics!r}", "give [fewest, most] streams a "
-                     "NIC of the rows the ratios were taken from")
+    spans = {}
+    for key in ("per_nic", "both_per_nic"):
+        nics = doc.get(key, [1.0, math.inf])   # older profiles: every count
+        if not isinstance(nics, list) or len(nics) != 2 or not all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in nics) \
+                or not 1 <= nics[0] <= nics[1]:
+            raise r.fail(f"corrections.{key}", f"is {nics!r}", "give [fewest, most] streams "
+                         "a NIC of the rows the ratios were taken from")
+        spans[key] = (float(nics[0]), float(nics[1]))
     return Corrections(tuple(sizes.tolist()), tuple(lists["stream"].tolist()),
                        tuple(lists["port"].tolist()), source,
                        tuple(lists["both"].tolist()) if "both" in lists else (),
-                       (float(nics[0]), float(nics[1])))
+                       spans["per_nic"],
+                       tuple(lists["beyond"].tolist()) if "beyond" in lists else (),
+                       tuple(lists["both_beyond"].tolist()) if "both_beyond" in lists else (),
+                       spans["both_per_nic"])
 
 
 def load(path: str | Path) -> Profile:

@@ -283,8 +283,9 @@ def message_rate(topology: str, values: Mapping[str, Any], size: ArrayLike, pair
                                      fix.factors(m, per_nic),
                                      both=both, duplex=v.get("duplex", 1.0),
                                      receive=v.get("receive", 1.0), **common)
-    if fix is not None and fix.both:
-        pair = np.where(np.asarray(both, dtype=bool), pair * fix.two_way(m, per_nic), pair)
+    if fix is not None:   # both ways: their ratios; one way beyond the counts measured: that
+        pair = pair * np.where(np.asarray(both, dtype=bool), fix.two_way(m, per_nic),
+                               fix.past(m, per_nic))
     fan = k * contention.fan_in(m, n, c, line_rate=rate, mux=v["mux"], loss=v["loss"],
                                 onset=v["onset"], **common)
     cap = contention.fabric_limit(m, v["fabric"])

@@ -114,9 +114,13 @@ def both_ways(data: Measurements, cols: Mapping[str, FloatArray], topology: str,
         on = (at < len(sizes)) & (sizes[np.minimum(at, len(sizes) - 1)] == m)
         ratio = np.log(fitted[two] / cols["time"][two])
         both = group_median(ratio[on], at[on], len(sizes))
+        q = rows["per_nic"]
+        top = on & (q == q.max())
+        past = group_median(ratio[top], at[top], len(sizes))
         ratios = int(np.sum(np.isfinite(both)))
-        grown = replace(grown, corrections=replace(one.corrections,
-                                                   both=tuple(both.tolist())))
+        grown = replace(grown, corrections=replace(
+            one.corrections, both=tuple(both.tolist()), both_beyond=tuple(past.tolist()),
+            both_nics=(float(q.min()), float(q.max()))))
         fitted = row_times(topology, grown.values, cols, box)
         notes.append(f"beside the law both ways, its measured ratio at each size: {ratios} "
                      "ratios, counted in k")

@@ -388,10 +388,12 @@ def corrections(values: Mapping[str, float], cols: Mapping[str, FloatArray],
     out = [tuple(group_median(ratio[w], at[w], len(sizes)).tolist())
            for w in (alone, ~alone)]
     q = cols["per_nic"][rows]
+    top = q == q.max()
+    beyond = group_median(ratio[top], at[top], len(sizes))
     return Corrections(tuple(sizes.tolist()), out[0], out[1],
                        f"median log ratio (measured over law) per size, of {int(rows.sum())} "
                        f"stream rows at {q.min():g} to {q.max():g} streams a NIC",
-                       nics=(float(q.min()), float(q.max())))
+                       nics=(float(q.min()), float(q.max())), beyond=tuple(beyond.tolist()))
 
 
 def _host_unsplit(topology: str, values: Mapping[str, float], cols: Mapping[str, FloatArray],
