@@ -49,6 +49,8 @@ CASES = {"mbw_mr": ("omb", "Osu_mbw_mr*", (1, 2, 4, 8), (16, 32)),
          "Uniband": ("imb", "IMB_Uniband_*", (1, 2, 4), (8, 16, 32)),
          "Biband": ("imb", "IMB_Biband_*", (1, 2, 4), (8, 16, 32))}
 ALSO = {"Biband": "Uniband"}
+TWO_WAY = {"Biband"}
+"""Cases whose held-out tables send both ways (each direction's rate is predicted)."""
 """Cases whose training takes another case's tables too (at the same pair counts)."""
 
 sys.path.insert(0, str(ROOT))
@@ -94,19 +96,23 @@ def corrected(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
     from perfmodel.layout import Layout
     from perfmodel.network.fabric import rates
 
-    both = train[-1].pattern == "bidirectional"
-
-    def predict(size: np.ndarray, pairs: int) -> np.ndarray:
+    def predict(size: np.ndarray, pairs: int, both: bool = False) -> np.ndarray:
         return rates(fab, size, pairs, layout=Layout(nodes=2), both=both).bandwidth
     return predict
+
+
+def _ratios(fix, **change):
+    """``fix`` with ``change`` made to its ratios one way and both ways."""
+    return replace(fix, one=replace(fix.one, **change),
+                   both=None if fix.both is None else replace(fix.both, **change))
 
 
 def within(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
     """The law with its per-size ratios only within the streams a NIC measured, the law
     alone beyond (calibrate's before the ratios measured at the most streams carried on)."""
     fix = fab.corrections
-    return corrected(fab if fix is None else
-                     replace(fab, corrections=replace(fix, beyond=(), both_beyond=())), train)
+    return corrected(fab if fix is None else replace(fab, corrections=_ratios(
+        fix, beyond_stream=(), beyond_port=())), train)
 
 
 def everywhere(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
@@ -115,10 +121,8 @@ def everywhere(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
     import math
 
     fix = fab.corrections
-    return corrected(fab if fix is None else
-                     replace(fab, corrections=replace(fix, nics=(1.0, math.inf), beyond=(),
-                                                      both_nics=(1.0, math.inf),
-                                                      both_beyond=())), train)
+    return corrected(fab if fix is None else replace(fab, corrections=_ratios(
+        fix, nics=(1.0, math.inf), beyond_stream=(), beyond_port=())), train)
 
 
 CANDIDATES = {"per-size ratios within the measured streams a NIC, the law alone beyond": within,
@@ -143,7 +147,9 @@ def evaluate(partition: str) -> dict[str, dict[str, dict[int, float]]]:
             for t in by.get(k, []):
                 y = aggregate(t)
                 idx = np.searchsorted(sizes, t.size)
-                preds = {name: make(fab, train)(t.size, k) for name, make in CANDIDATES.items()}
+                both = case in TWO_WAY
+                preds = {name: make(fab, train)(t.size, k, both)
+                         for name, make in CANDIDATES.items()}
                 preds["baseline: as at last"] = as_last[idx]
                 preds["baseline: linear, capped"] = np.minimum(as_last[idx] * k / train_k[-1],
                                                                best)

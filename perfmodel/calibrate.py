@@ -26,12 +26,12 @@ from perfmodel.measurements import (
     Measurements,
 )
 from perfmodel.network import models as registry
+from perfmodel.network.corrections import group_median
 from perfmodel.network.fabric import TOPOLOGIES, Fabric, wire_seconds
 from perfmodel.network.fabric_fit import (
     FabricFit,
     columns,
     fit_fabric,
-    group_median,
     shares_nic,
     specified_fabric,
     varies,

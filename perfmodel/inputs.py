@@ -121,21 +121,26 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
             sources["memory_bandwidth"] = f"STREAM Triad's best rate ({where})"
     hpcg = [t for t in tables if t.format == "hpcg" and "memory_rate" in t.extra]
     if hpcg and "memory_bandwidth" not in fixed:
-        per = [(float(t.extra["memory_rate"][i] / t.concurrency["processes"][i]), t, i)
+        def cores(t: Measurements, i: int) -> float:   # processes × threads per process
+            return float(t.concurrency["processes"][i]) * float(
+                t.attrs.get("threads per process", "1") or 1)
+
+        per = [(float(t.extra["memory_rate"][i]) / cores(t, i), t, i)
                for t in hpcg for i in range(len(t))]
         rate, t, i = max(per, key=lambda x: x[0])
         fixed["memory_bandwidth"] = rate
         sources["memory_bandwidth"] = (
-            f"HPCG's memory traffic, {t.extra['memory_rate'][i] / 1e9:.4g} GB/s over "
-            f"{int(t.concurrency['processes'][i])} processes, each one's share ({t.source}, "
-            f"line {t.line[i]}): sparse, every rank busy, so at most what one process "
-            "streams alone")
+            f"assumed: HPCG's memory traffic, {t.extra['memory_rate'][i] / 1e9:.4g} GB/s over "
+            f"{cores(t, i):g} cores (processes × threads), each one's share ({t.source}, "
+            f"line {t.line[i]}): sparse, every core busy, so a lower bound on what one "
+            "process streams alone")
     elif hpcg:
         notes.append("node: STREAM Triad gives the memory bandwidth; HPCG's memory traffic "
                      "(sparse, every rank busy) is not used beside it")
     if "flop_rate" not in fixed:
         if fixed:
-            notes.append("node: STREAM gives the memory rates, but a node needs a flop rate: "
+            gave = "STREAM" if triad else "HPCG"
+            notes.append(f"node: {gave} gives the memory rates, but a node needs a flop rate: "
                          "add an HPL output, or --spec with [node.params.flop_rate]")
         return None, notes
     node = specified_node(fixed, sources)
@@ -271,7 +276,8 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
             fix="add an osu_latency, IMB PingPong or NetPIPE output")
     whole, notes = got.whole, got.notes
     if got.streams and all(t.pattern == "bidirectional" for t in got.streams):
-        got.said = [replace(c, role="unused", rows=0, said=_BOTH_ALONE) if c.role == "fabric"
+        got.said = [replace(c, role="unused", rows=0, said=_BOTH_ALONE)
+                    if c.role == "fabric" and c.said.endswith("both ways (the ports' duplex)")
                     else c for c in got.said]
         got.streams = []
     if got.streams:

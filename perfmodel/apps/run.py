@@ -118,9 +118,10 @@ def node_from_timings(model: AppModel, profile: Profile, rows: Timings,
     with np.errstate(all="ignore"):
         rates = work / (times[one] - rest)
     if not np.all(np.isfinite(rates) & (rates > 0)):
-        i = int(one[np.flatnonzero(~(np.isfinite(rates) & (rates > 0)))[0]])
+        j = int(np.flatnonzero(~(np.isfinite(rates) & (rates > 0)))[0])
+        i = int(one[j])
         raise InputError(f"a one-process run of {times[i]:g} s is not longer than model "
-                         f"{model.name}'s time off the node ({rest[0]:g} s): no node speed "
+                         f"{model.name}'s time off the node ({rest[j]:g} s): no node speed "
                          "explains it", file=rows.source, line=rows.lines[i],
                          fix="check the run and the model's size")
     logs = np.log(rates)

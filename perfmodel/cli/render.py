@@ -369,9 +369,13 @@ def rates(profile: Profile, r: Rates, path: str) -> None:
     out.print(f"[bold]{escape(profile.name)}[/bold]: {fab.topology} network, {fab.channels} "
               f"channel{'s' if fab.channels != 1 else ''} ({escape(path)})")
     if r.both:
-        out.print("every pair sends both ways at once: each direction's rates "
-                  f"(duplex {fab.values.get('duplex', 1.0):.3g}, receive "
-                  f"{fab.values.get('receive', 1.0):.3g})")
+        def said(name: str) -> str:
+            if name not in {p.name for p in fab.params}:
+                return f"{name} 1, assumed: no table both ways calibrated"
+            est = fab.estimate(name)
+            return f"{name} {est.value:.3g}, {est.status}"
+        out.print("every pair sends both ways at once: each direction's rates ("
+                  f"{said('duplex')}; {said('receive')})")
     lvl = f"{100 * r.level:g} %"
     t = Tabular()
     cols = ["size", "pairs"]

@@ -20,10 +20,10 @@ from perfmodel import SCHEMA_VERSION
 from perfmodel.errors import InputError
 from perfmodel.files.doc import DocReader, read_covariance, read_estimate
 from perfmodel.network import models as registry
+from perfmodel.network.corrections import Corrections, Ratios
 from perfmodel.network.fabric import PARAMS as FABRIC_PARAMS
 from perfmodel.network.fabric import (
     TOPOLOGIES,
-    Corrections,
     Fabric,
     check_param,
     topology_params,
@@ -315,52 +315,72 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
                   dict(doc.get("fit", {})), tuple(notes), int(box), fix, stream)
 
 
+_RATIOS = ("stream", "port", "beyond_stream", "beyond_port")
+
+
 def _corrections(r: DocReader, doc: Any) -> Corrections:
-    """[fabric.corrections]: sizes rising, and per size a log ratio of each limit (or nan)."""
+    """[fabric.corrections]: sizes rising, and per size a log ratio of each limit (or nan),
+    one way and (``both_``) both ways, each over the streams a NIC it was measured at
+    (``per_nic``; older profiles: every count)."""
     if not isinstance(doc, dict):
         raise r.fail("corrections", "is not a table", "regenerate the profile with calibrate")
-    optional = ("both", "beyond", "both_beyond")
-    r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "stream", "port", "per_nic",
-                                              "both_per_nic", "source", *optional})
-    lists = {}
-    for key in ("sizes", "stream", "port", *(k for k in optional if k in doc)):
-        v = doc.get(key)
-        if not isinstance(v, list) or not all(isinstance(x, int | float) and
-                                              not isinstance(x, bool) for x in v):
-            raise r.fail(f"corrections.{key}", "is not a list of numbers",
-                         "regenerate the profile with calibrate")
-        lists[key] = np.asarray(v, dtype=np.float64)
-    sizes = lists["sizes"]
-    keys = ("stream", "port", *(k for k in optional if k in lists))
-    if not (all(len(lists[k]) == len(sizes) for k in keys) and len(sizes) > 0) \
-            or not np.all(np.isfinite(sizes)) or not np.all(sizes > 0) \
-            or not np.all(np.diff(sizes) > 0):
+    names = [f"{w}{k}" for w in ("", "both_") for k in (*_RATIOS, "per_nic")]
+    r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "source", *names})
+    sizes = _numbers(r, doc, "sizes")
+    if sizes is None or not len(sizes) or not np.all(np.isfinite(sizes)) \
+            or not np.all(sizes > 0) or not np.all(np.diff(sizes) > 0):
         raise r.fail("corrections.sizes", "are not rising positive sizes, one per ratio",
                      "regenerate the profile with calibrate")
-    for key in keys:
-        v = lists[key]
-        if np.any(np.abs(v[np.isfinite(v)]) > 20) or np.any(np.isinf(v)):
-            raise r.fail(f"corrections.{key}", "holds a log ratio beyond ±20 (a factor of "
-                         "5·10⁸)", "regenerate the profile with calibrate")
     source = doc.get("source", "")
     if not isinstance(source, str):
         raise r.fail("corrections.source", "is not text", "give a quoted string")
-    spans = {}
-    for key in ("per_nic", "both_per_nic"):
-        nics = doc.get(key, [1.0, math.inf])   # older profiles: every count
-        if not isinstance(nics, list) or len(nics) != 2 or not all(
-                isinstance(v, int | float) and not isinstance(v, bool) for v in nics) \
-                or not 1 <= nics[0] <= nics[1]:
-            raise r.fail(f"corrections.{key}", f"is {nics!r}", "give [fewest, most] streams "
-                         "a NIC of the rows the ratios were taken from")
-        spans[key] = (float(nics[0]), float(nics[1]))
-    return Corrections(tuple(sizes.tolist()), tuple(lists["stream"].tolist()),
-                       tuple(lists["port"].tolist()), source,
-                       tuple(lists["both"].tolist()) if "both" in lists else (),
-                       spans["per_nic"],
-                       tuple(lists["beyond"].tolist()) if "beyond" in lists else (),
-                       tuple(lists["both_beyond"].tolist()) if "both_beyond" in lists else (),
-                       spans["both_per_nic"])
+    one = _ratios(r, doc, "", len(sizes))
+    if one is None:
+        raise r.fail("corrections.stream", "is missing", "regenerate the profile with calibrate")
+    return Corrections(tuple(sizes.tolist()), one, source, _ratios(r, doc, "both_", len(sizes)))
+
+
+def _numbers(r: DocReader, doc: Mapping[str, Any], key: str) -> np.ndarray | None:
+    v = doc.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, list) or not all(isinstance(x, int | float) and not isinstance(x, bool)
+                                          for x in v):
+        raise r.fail(f"corrections.{key}", "is not a list of numbers",
+                     "regenerate the profile with calibrate")
+    return np.asarray(v, dtype=np.float64)
+
+
+def _ratios(r: DocReader, doc: Mapping[str, Any], prefix: str, count: int) -> Ratios | None:
+    """One kind of traffic's ratios (``prefix`` ``both_``: both ways), or None when absent."""
+    lists = {k: _numbers(r, doc, prefix + k) for k in _RATIOS}
+    if lists["stream"] is None and lists["port"] is None:
+        return None
+    for k, v in lists.items():
+        if v is None and k in ("stream", "port"):
+            raise r.fail(f"corrections.{prefix}{k}", "is missing",
+                         "regenerate the profile with calibrate")
+        if v is not None and (len(v) != count or np.any(np.isinf(v))
+                              or np.any(np.abs(v[np.isfinite(v)]) > 20)):
+            raise r.fail(f"corrections.{prefix}{k}", f"is not {count} log ratios within ±20 "
+                         "(a factor of 5·10⁸), one per size", "regenerate the profile with "
+                         "calibrate")
+    if (lists["beyond_stream"] is None) != (lists["beyond_port"] is None):
+        raise r.fail(f"corrections.{prefix}beyond_stream", "comes without its port ratios, or "
+                     "they without it", "regenerate the profile with calibrate")
+    nics = doc.get(prefix + "per_nic", [1.0, math.inf])
+    if not isinstance(nics, list) or len(nics) != 2 or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in nics) \
+            or not 1 <= nics[0] <= nics[1]:
+        raise r.fail(f"corrections.{prefix}per_nic", f"is {nics!r}", "give [fewest, most] "
+                     "streams a NIC of the rows the ratios were taken from")
+
+    def kept(k: str) -> tuple[float, ...]:
+        v = lists[k]
+        return () if v is None else tuple(v.tolist())
+
+    return Ratios(kept("stream"), kept("port"), (float(nics[0]), float(nics[1])),
+                  kept("beyond_stream"), kept("beyond_port"))
 
 
 def load(path: str | Path) -> Profile:

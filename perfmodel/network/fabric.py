@@ -68,17 +68,12 @@ PARAMS: dict[str, FabricParam] = {p.name: p for p in (
        "stream it carries (LogGP's g per NIC): the NIC's message rate", 0.0),
     _P("duplex", "", "number", "share of a port's one-way rate it keeps in each direction "
        "while the other direction is as busy (1: full duplex)", 1e-3, 1.0, default=1.0,
-       why="default: no bidirectional table measured, ports assumed full duplex",
-       span=(0.5,), span_why="a port both ways keeps from half of its one-way rate in each "
-                             "direction (a host bus that carries one direction at a time) to "
-                             "all of it"),
+       why="default: no bidirectional table measured, ports assumed full duplex"),
     _P("receive", "", "number", "share of a stream's host costs a host pays again for each "
        "message it receives while it sends (LogP's o_r beside o_s; 0: receiving overlaps "
-       "sending)", 0.0, default=1.0, unlimited=False,
+       "sending)", 0.0, 4.0, default=1.0, unlimited=False,
        why="default: no bidirectional table measured: a received message costs its host as "
-           "a sent one does (LogP)", span=(0.0,),
-       span_why="a receive costs from nothing (offloaded, overlapping the sends) to as much "
-                "as a send"),
+           "a sent one does (LogP)"),
     _P("intra_latency", "s", "time", "one-way time of a small message inside a box", 0.0),
     _P("intra_rate", "B/s", "rate", "bandwidth of the link inside a box", 1.0),
 )}
@@ -280,12 +275,9 @@ def message_rate(topology: str, values: Mapping[str, Any], size: ArrayLike, pair
     pair = contention.switched_pairs(m, k, c, line_rate=rate, fabric=v["fabric"],
                                      per_nic=per_nic, gap=v.get("gap", 0.0),
                                      scale=(1.0, 1.0) if fix is None else
-                                     fix.factors(m, per_nic),
+                                     fix.factors(m, per_nic, both),
                                      both=both, duplex=v.get("duplex", 1.0),
                                      receive=v.get("receive", 1.0), **common)
-    if fix is not None:   # both ways: their ratios; one way beyond the counts measured: that
-        pair = pair * np.where(np.asarray(both, dtype=bool), fix.two_way(m, per_nic),
-                               fix.past(m, per_nic))
     fan = k * contention.fan_in(m, n, c, line_rate=rate, mux=v["mux"], loss=v["loss"],
                                 onset=v["onset"], **common)
     cap = contention.fabric_limit(m, v["fabric"])

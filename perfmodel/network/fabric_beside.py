@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,8 @@ from perfmodel.params import Estimate
 
 def with_estimates(fab: Fabric, added: Sequence[Estimate], names: Sequence[str]) -> Fabric:
     """``fab`` with ``added`` estimates, its parameters in the order of ``names``, and its
-    covariance grown by the added fitted ones' variances (independent of the rest)."""
+    covariance grown by the added fitted ones' variances (independent of the rest); all NaN
+    when any of it is unknown (a profile's covariance is whole or not at all)."""
     before = [e.name for e in fab.params if e.status == "fitted"]
     params = {e.name: e for e in (*fab.params, *added)}
     ordered = tuple(params[n] for n in names)
@@ -33,20 +35,22 @@ def with_estimates(fab: Fabric, added: Sequence[Estimate], names: Sequence[str])
         cov[len(before) + i, len(before) + i] = e.stderr ** 2
     every = [*before, *(e.name for e in new)]
     order = [every.index(e.name) for e in ordered if e.status == "fitted"]
-    return replace(fab, params=ordered, covariance=cov[np.ix_(order, order)])
+    cov = cov[np.ix_(order, order)]
+    if not np.all(np.isfinite(cov)):
+        cov = np.full(cov.shape, math.nan)
+    return replace(fab, params=ordered, covariance=cov)
 
 
 def both_ways(data: Measurements, cols: Mapping[str, FloatArray], topology: str, *,
-               channels: int | None, box: int, fixed: Mapping[str, float],
-               sources: Mapping[str, str], assumed: Sequence[str]) -> FabricFit:
-    """A switched fabric from rows one way and both ways: the law (and its corrections) from
-    the one-way rows alone, then from the rows both ways (unless given) ``duplex``, the median
-    ratio of the rows where the ports' limit governs over their one-way limit, and
-    ``receive``, the median host cost of a received message (as a share of a sent one's) in
-    the rows where one stream's limit governs; which rows those are depends on both, so the
-    two are taken to a fixed point.  The rows both ways alone cannot tell a port's duplex from
-    its one-way rate, and are refused."""
+              channels: int | None, box: int, fixed: Mapping[str, float],
+              sources: Mapping[str, str], assumed: Sequence[str]) -> FabricFit:
+    """A switched fabric from rows one way and both ways: the law (and its ratios) from the
+    one-way rows alone; then, from the rows both ways and unless given, ``duplex`` and
+    ``receive`` by least squares (:func:`two_way_fit`), each only where some row has the
+    limit it sets; then the law's measured ratios both ways, as one way.  The rows both ways
+    alone cannot tell a port's duplex from its one-way rate, and are refused."""
     from perfmodel.network.contention import message_time
+    from perfmodel.network.corrections import ratios_of
     from perfmodel.network.fabric import pipeline
 
     two = cols["both"] > 0
@@ -67,71 +71,67 @@ def both_ways(data: Measurements, cols: Mapping[str, FloatArray], topology: str,
     t1, hold = message_time(m, rows["channels"], line_rate=values["line_rate"],
                             **pipeline(values))
     host = values["overhead"] + values["copy"] * m
-    scale = (np.ones_like(m), np.ones_like(m)) if one.corrections is None else \
-        one.corrections.factors(m, rows["per_nic"])
     per = np.minimum(np.maximum(rows["per_nic"], 1.0), np.maximum(k, 1.0))
     with np.errstate(divide="ignore"):
-        port = scale[1] * (k / per) / (values.get("gap", 0.0) + hold)   # one way
+        port = (k / per) / (values.get("gap", 0.0) + hold)   # the law's, one way
     x = k / rows["time"]   # measured: messages per second, one direction, all pairs
-
     free = [p for p in DUPLEX if p not in fixed]
-    got, err, n_on = two_way_fit(free, {p: float(fixed.get(p, 1.0)) for p in DUPLEX},
-                                  port, k, t1, host, scale[0], x)
+    start = {p: float(fixed.get(p, PARAMS[p].default or 1.0)) for p in DUPLEX}
+    got, err, seen = two_way_fit(free, start, port, k, t1, host, x)
     notes = list(one.notes)
-    said = {"duplex": "each direction keeps {:.0%} of the port's one-way rate while both are "
-                      "busy",
-            "receive": "a host pays {:.0%} of a send's costs for each message it receives "
-                       "while sending"}
+    said = {"duplex": ("the NIC", "each direction keeps {:.0%} of the port's one-way rate "
+                                  "while both are busy"),
+            "receive": ("one stream's host", "a host pays {:.0%} of a send's costs for each "
+                                             "message it receives while sending")}
     made: dict[str, Estimate] = {}
     for p in DUPLEX:
         spec = PARAMS[p]
-        rows_of = n_on if p == "duplex" else len(x) - n_on
         if p in fixed:
             made[p] = Estimate(p, float(fixed[p]), math.nan, spec.unit,
                                "assumed" if p in assumed else "fixed", sources.get(p, ""))
-        elif rows_of:
+        elif seen[p] and got[p] >= spec.upper * (1 - 1e-6):
+            why = {"duplex": "full duplex: each direction as fast as one way, or faster",
+                   "receive": "the rows both ways are slower than any host cost per message "
+                              "explains"}[p]
+            made[p] = Estimate(p, got[p], math.nan, spec.unit, "bound",
+                               f"{len(x)} rows both ways, {seen[p]} where {said[p][0]} "
+                               f"governs: held at its bound ({spec.upper:g}), {why}")
+            notes.append(f"{p} ends on its bound ({spec.upper:g}): {why}")
+        elif seen[p]:
             made[p] = Estimate(p, got[p], err[p], spec.unit, "fitted",
-                               f"{len(x)} rows both ways ({rows_of} where "
-                               f"{'the NIC' if p == 'duplex' else 'one stream'} governs)")
-            notes.append(f"{p}: " + said[p].format(got[p]) + f" ({len(x)} rows both ways)")
+                               f"{len(x)} rows both ways ({seen[p]} where {said[p][0]} "
+                               "governs)")
+            notes.append(f"{p}: " + said[p][1].format(got[p]) + f" ({len(x)} rows both ways)")
         else:
-            got[p] = spec.default if spec.default is not None else 1.0
-            where = "the NIC" if p == "duplex" else "one stream's host"
             made[p] = Estimate(p, got[p], math.nan, spec.unit, "assumed",
-                               f"no row both ways where {where} governs: {spec.why}")
-            notes.append(f"{p}: no row both ways where {where} governs: assumed {got[p]:g}")
+                               f"no row both ways where {said[p][0]} governs: {spec.why}")
+            notes.append(f"{p}: no row both ways where {said[p][0]} governs: assumed "
+                         f"{got[p]:g}")
     grown = with_estimates(one, list(made.values()), topology_params(topology, box, one.nic,
                                                                       True))
     new = [p for p in DUPLEX if made[p].status == "fitted"]
-    fitted = row_times(topology, {**values, **got}, cols, box)
-    law_both = float(np.median(np.abs(fitted[two] / cols["time"][two] - 1)))
+    law = row_times(topology, {**values, "corrections": None, **got}, cols, box)
+    law_both = float(np.median(np.abs(law[two] / cols["time"][two] - 1)))
     ratios = 0
-    if one.corrections is not None:   # what the law both ways misses at each size, as one way
-        from perfmodel.network.fabric_fit import group_median
-
+    fitted = row_times(topology, {**values, **got}, cols, box)
+    if one.corrections is not None:   # what the law both ways misses, per size and limit
         sizes = np.asarray(one.corrections.sizes)
-        at = np.searchsorted(sizes, m)
-        on = (at < len(sizes)) & (sizes[np.minimum(at, len(sizes) - 1)] == m)
-        ratio = np.log(fitted[two] / cols["time"][two])
-        both = group_median(ratio[on], at[on], len(sizes))
-        q = rows["per_nic"]
-        top = on & (q == q.max())
-        past = group_median(ratio[top], at[top], len(sizes))
-        ratios = int(np.sum(np.isfinite(both)))
-        grown = replace(grown, corrections=replace(
-            one.corrections, both=tuple(both.tolist()), both_beyond=tuple(past.tolist()),
-            both_nics=(float(q.min()), float(q.max()))))
-        fitted = row_times(topology, grown.values, cols, box)
-        notes.append(f"beside the law both ways, its measured ratio at each size: {ratios} "
-                     "ratios, counted in k")
+        at = np.minimum(np.searchsorted(sizes, m), len(sizes) - 1)
+        on = sizes[at] == m
+        alone = k / (t1 + got["receive"] * host) <= got["duplex"] * port
+        ratio = np.log(law[two] / cols["time"][two])
+        both = ratios_of(ratio[on], at[on], len(sizes), alone[on], rows["per_nic"][on])
+        ratios = int(np.sum(np.isfinite([*both.stream, *both.port])))
+        grown = replace(grown, corrections=replace(one.corrections, both=both))
+        fitted = row_times(topology, {**grown.values, **got}, cols, box)
+        notes.append(f"beside the law both ways, its measured ratio at each size where one "
+                     f"stream's or the NIC's limit governs: {ratios} ratios, counted in k")
     rss = float(np.sum(log_ratio(fitted, cols["time"]) ** 2))
     k_all = int(one.fit.get("k", 0)) + len(new) + ratios
     summary = {**fit_stats(fitted, cols["time"], rss, k_all),
                **({"median_rel_err_law": one.fit["median_rel_err_law"]}
                   if "median_rel_err_law" in one.fit else {}),
-               "median_rel_err_both_law": law_both,
-               "median_rel_err_both": float(np.median(np.abs(fitted[two] / cols["time"][two]
-                                                             - 1)))}
+               "median_rel_err_both_law": law_both}
     ranges = {**one.ranges, "size": (float(cols["size"].min()), float(cols["size"].max()))}
     for key in ("pairs", "per_nic"):
         ranges[key] = (float(cols[key].min()), float(cols[key].max()))
@@ -141,51 +141,62 @@ def both_ways(data: Measurements, cols: Mapping[str, FloatArray], topology: str,
 
 
 def two_way_fit(free: Sequence[str], start: Mapping[str, float], port: FloatArray,
-                 k: FloatArray, t1: FloatArray, host: FloatArray, alone_scale: FloatArray,
-                 measured: FloatArray) -> tuple[dict[str, float], dict[str, float], int]:
+                k: FloatArray, t1: FloatArray, host: FloatArray, measured: FloatArray
+                ) -> tuple[dict[str, float], dict[str, float], dict[str, int]]:
     """``duplex`` and ``receive`` (those of them ``free``) by least squares on the log ratio
-    of each direction's rate, ``min(scale·k/(T1 + receive·host), duplex·port)`` against the
+    of each direction's rate, ``min(k/(T1 + receive·host), duplex·port)``, against the
     ``measured``, the loss soft beyond 10 % (a table far from the rest, like a job whose
-    bidirectional small messages crawl, counts less than its square); their standard errors
-    from the Jacobian, and how many rows the port governs at the answer."""
+    small messages crawl both ways, counts less than its square).  A parameter whose limit
+    governs no row at the answer cannot be told and is held at its start; the rest are
+    fitted again alone, their standard errors from the Jacobian.  Returns the values, the
+    errors, and per parameter the rows whose limit it sets."""
     from scipy.optimize import least_squares
 
-    def model(v: Mapping[str, float]) -> FloatArray:
-        alone = alone_scale * k / (t1 + v["receive"] * host)
-        return np.asarray(np.minimum(alone, v["duplex"] * port), dtype=np.float64)
+    def rates(v: Mapping[str, float]) -> tuple[FloatArray, FloatArray]:
+        return k / (t1 + v["receive"] * host), v["duplex"] * port
 
-    got = dict(start)
-    err = {p: math.nan for p in free}
-    if free:
-        lo = [PARAMS[p].lower for p in free]
-        hi = [PARAMS[p].upper if math.isfinite(PARAMS[p].upper) else 100.0 for p in free]
+    def governed(v: Mapping[str, float]) -> dict[str, int]:
+        alone, nic = rates(v)
+        return {"duplex": int(np.sum(nic < alone)),
+                "receive": int(np.sum((alone <= nic) & (host > 0)))}
+
+    def solve(names: Sequence[str], base: Mapping[str, float]) -> tuple[dict[str, float], Any]:
+        lo = [PARAMS[p].lower for p in names]
+        hi = [PARAMS[p].upper for p in names]
 
         def residual(z: FloatArray) -> FloatArray:
-            return np.asarray(np.log(model({**got, **dict(zip(free, z, strict=True))})
-                                     / measured), dtype=np.float64)
+            alone, nic = rates({**base, **dict(zip(names, z, strict=True))})
+            return np.asarray(np.log(np.minimum(alone, nic) / measured), dtype=np.float64)
 
         best = None
         for guess in ((0.9, 1.0), (0.5, 0.25), (1.0, 0.0)):
-            z0 = np.clip([dict(zip(DUPLEX, guess, strict=True))[p] for p in free], lo, hi)
+            z0 = np.clip([dict(zip(DUPLEX, guess, strict=True))[p] for p in names], lo, hi)
             res = least_squares(residual, z0, bounds=(lo, hi), loss="soft_l1", f_scale=0.1)
             if best is None or res.cost < best.cost:
                 best = res
         assert best is not None
-        got.update(zip(free, (float(v) for v in best.x), strict=True))
-        dof = len(measured) - len(free)
+        return {**base, **dict(zip(names, (float(v) for v in best.x), strict=True))}, best
+
+    got = dict(start)
+    err = {p: math.nan for p in DUPLEX}
+    if not free:
+        return got, err, governed(got)
+    got, _ = solve(free, got)
+    seen = governed(got)
+    told = [p for p in free if seen[p]]
+    got = {**got, **{p: start[p] for p in free if p not in told}}
+    if told:
+        got, res = solve(told, got)
+        dof = len(measured) - len(told)
         if dof > 0:
-            jac = best.jac
             with np.errstate(all="ignore"):
                 try:
-                    cov = np.linalg.inv(jac.T @ jac) * float(np.sum(best.fun ** 2)) / dof
-                    err = {p: float(math.sqrt(max(cov[i, i], 0.0)))
-                           for i, p in enumerate(free)}
+                    cov = np.linalg.inv(res.jac.T @ res.jac) * float(np.sum(res.fun ** 2)) / dof
+                    err.update({p: float(math.sqrt(cov[i, i])) if cov[i, i] >= 0 else math.nan
+                                for i, p in enumerate(told)})
                 except np.linalg.LinAlgError:
                     pass
-    alone = alone_scale * k / (t1 + got["receive"] * host)
-    return got, err, int(np.sum(got["duplex"] * port < alone))
-
-
+    return got, err, {p: (governed(got)[p] if p in told else 0) for p in DUPLEX}
 
 
 def with_inside(fab: Fabric, inside: Sequence[Measurements], box: int) -> tuple[Fabric, str]:
@@ -228,8 +239,8 @@ def with_inside(fab: Fabric, inside: Sequence[Measurements], box: int) -> tuple[
     said = (f"{len(m)} stream rows of 1 pair inside one node ({len(inside)} table"
             f"{'s' if len(inside) != 1 else ''}), median |rel. error| {median:.1%}")
     added = [Estimate("intra_latency", latency, err[0], PARAMS["intra_latency"].unit,
-                      "fitted", f"{said}: a stream's time per message, at most the one-way "
-                                "latency"),
+                      "derived", f"{said}: a stream's time per message (± {err[0]:.3g} s), "
+                                 "taken as the one-way latency, which is at least it"),
              Estimate("intra_rate", rate, err[1], PARAMS["intra_rate"].unit, "fitted", said)]
     names = topology_params(fab.topology, box, fab.nic, fab.duplex)
     grown = with_estimates(replace(fab, box=box), added, names)

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
+from perfmodel.network.corrections import ratios_of
 from perfmodel.network.fabric import (
     DUPLEX,
     HIERARCHY,
@@ -354,25 +355,11 @@ def _nic_rate_reached(data: Measurements, cols: Mapping[str, FloatArray], box: i
             f"send (gap 0; one NIC carried up to {most:.3g} messages a second here)")
 
 
-def group_median(values: FloatArray, group: NDArray[np.intp], groups: int) -> FloatArray:
-    """The median of ``values`` in each of ``groups`` groups (NaN for an empty one), in one
-    sort: cost n log n, whatever the number of groups."""
-    out = np.full(groups, math.nan)
-    if not values.size:
-        return out
-    order = np.lexsort((values, group))
-    g, v = group[order], values[order]
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    ends = np.r_[starts[1:], len(g)]
-    lo, hi = starts + (ends - starts - 1) // 2, starts + (ends - starts) // 2
-    out[g[starts]] = 0.5 * (v[lo] + v[hi])
-    return out
-
-
 def corrections(values: Mapping[str, float], cols: Mapping[str, FloatArray],
                 fitted: FloatArray) -> Corrections:
-    """The median log ratio, measured over law, at each size, of the stream rows where one
-    stream's limit governs and of those where the NIC's does (NaN where none did)."""
+    """The law's measured ratios one way (:func:`~perfmodel.network.corrections.ratios_of`):
+    per size, of the stream rows where one stream's limit governs and of those where the
+    NIC's does, over every count and at the most streams a NIC."""
     from perfmodel.network import contention
     from perfmodel.network.fabric import pipeline
 
@@ -382,18 +369,12 @@ def corrections(values: Mapping[str, float], cols: Mapping[str, FloatArray],
                                            line_rate=values["line_rate"],
                                            per_nic=cols["per_nic"][rows],
                                            gap=values.get("gap", 0.0), **pipeline(values))
-    alone = one <= port
     ratio = np.log(fitted[rows] / cols["time"][rows])
     sizes, at = np.unique(m, return_inverse=True)
-    out = [tuple(group_median(ratio[w], at[w], len(sizes)).tolist())
-           for w in (alone, ~alone)]
     q = cols["per_nic"][rows]
-    top = q == q.max()
-    beyond = group_median(ratio[top], at[top], len(sizes))
-    return Corrections(tuple(sizes.tolist()), out[0], out[1],
+    return Corrections(tuple(sizes.tolist()), ratios_of(ratio, at, len(sizes), one <= port, q),
                        f"median log ratio (measured over law) per size, of {int(rows.sum())} "
-                       f"stream rows at {q.min():g} to {q.max():g} streams a NIC",
-                       nics=(float(q.min()), float(q.max())), beyond=tuple(beyond.tolist()))
+                       f"stream rows at {q.min():g} to {q.max():g} streams a NIC")
 
 
 def _host_unsplit(topology: str, values: Mapping[str, float], cols: Mapping[str, FloatArray],

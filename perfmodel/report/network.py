@@ -139,7 +139,7 @@ def _inputs(ctx: Context, prof: Any, path: Path) -> tuple[list[list[str]], list[
         shown = ctx.used(where, "measurements") if where is not None else rec.path
         rows.append([f"`{shown}`", rec.format, rec.benchmark, f"{rec.rows_used} of {rec.rows}",
                      f"`{rec.sha256[:12]}`", state])
-    return rows, found
+    return rows, list(dict.fromkeys(found))   # a file of several tables is read once
 
 
 # --- profile -------------------------------------------------------------------------------
