@@ -112,6 +112,31 @@ def timings_csv(counts: int, folder: Path) -> Path:
     return path
 
 
+def streams_folder(rows: int, folder: Path) -> Path:
+    """``osu_mbw_mr``-like stream tables at 1, 2, 4, 8, 16, 32 pairs across two nodes (all
+    senders on one node), ``rows`` rows in all (distinct sizes 40 B apart), from the switched
+    law with a NIC (12 GB/s, 0.15 µs a message, 12 ns a message on the NIC) and 1 %
+    log-normal noise, seeded; and a ping-pong beside them: what a long multi-pair campaign
+    gives ``calibrate --nodes-per-job 2``."""
+    out = folder / f"streams-{rows}"
+    if not out.exists():
+        out.mkdir()
+        rng = np.random.default_rng(29)
+        pairs = (1, 2, 4, 8, 16, 32)
+        m = 40.0 * np.arange(1, rows // len(pairs) + 1)
+        for k in pairs:
+            alone = k / (1.5e-7 + m / 12e9)
+            nic = 1.0 / (1.2e-8 + m / 12e9)
+            t = k / np.minimum(alone, nic) * np.exp(rng.normal(0, 0.01, m.size))
+            body = "\n".join(f"{int(a)},{b * 1e6:.6f},stream,{k},{2 * k}"
+                              for a, b in zip(m, t, strict=True))
+            (out / f"mbw_mr-{k}.csv").write_text(
+                "# derived: bench/cost.py, seeded synthetic streams\n"
+                f"size_bytes,time_us,pattern,pairs,processes\n{body}\n")
+        pingpong_csv(1000, folder).replace(out / "pingpong.csv")
+    return out
+
+
 def _rates(n: int) -> str:
     return "link-speed=" + ",".join(f"{10 + k}Mbps" for k in range(n))
 
@@ -123,6 +148,10 @@ CASES = [
     Case("calibrate-hockney", "distinct message sizes, `calibrate --model hockney`",
          lambda n, d: [EXE, "calibrate", str(pingpong_csv(n, d)), "--model", "hockney",
                        "--no-write", "--quiet"], (100, 100_000, 1_000_000)),
+    Case("calibrate-fabric", "stream rows of `calibrate DIR --nodes-per-job 2` (6 pair "
+         "counts, the NIC's gap checked on held-out rows)",
+         lambda n, d: [EXE, "calibrate", str(streams_folder(n, d)), "--nodes-per-job", "2",
+                       "--no-write", "--quiet"], (600, 6_000, 60_000)),
     Case("network-json", "rows of `network --pairs 1..N --json`",
          lambda n, d: [EXE, "network", BEOWULF, "--pairs", f"1..{n}", "--sizes", "1KiB",
                        "--json"], (10, 1_000, 10_000)),
