@@ -86,7 +86,7 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
     fixed: dict[str, float] = {}
     sources: dict[str, str] = {}
     notes: list[str] = []
-    hpl = [t for t in tables if t.format == "hpl" and "flop_rate" in t.extra]
+    hpl = [t for t in tables if t.benchmark == "HPL" and "flop_rate" in t.extra]
     if hpl:
         per = [(float(t.extra["flop_rate"][i] / t.concurrency["processes"][i]), t, i)
                for t in hpl for i in range(len(t))]
@@ -357,7 +357,7 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
     def out(role: str, why: str, rows: int = 0) -> Contribution:
         return Contribution(str(path), table.label, role, rows, why)
 
-    if table.format == "hpl" and "flop_rate" in table.extra:
+    if table.benchmark == "HPL" and "flop_rate" in table.extra:   # HPL's output, a perflog
         node.append(table)
         return out("node", "the node's flop rate (HPL)", len(table))
     if table.format == "hpcg":
@@ -373,6 +373,9 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
         return out("node", "the node's memory bandwidth (STREAM Triad)", len(table))
     if table.pattern == "pingpong":
         return out("unused", "another ping-pong of this file: the first is fitted")
+    if table.pattern == "application" and table.format == "reframe":
+        return out("unused", "an application's run times (ReFrame): predict --fit reads them "
+                             "as a timings CSV (nodes, processes, time_s)")
     if table.pattern not in _STREAMS:
         why = {"collective": "a collective: perfmodel predicts collectives, it does not fit "
                              "them",

@@ -86,8 +86,8 @@ CASES: dict[str, tuple[int | None, str]] = {
     "mixed_osu_netperf.txt": (13, "holds the output of 2 tools (osu from line 2, netperf from "
                                   "line 13)"),
     "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, netperf, "
-                              "perftest, netgauge, mpptest, stream, npb, hpl, hpcg, netpipe, "
-                              "csv)"),
+                              "perftest, netgauge, mpptest, stream, npb, hpl, hpcg, reframe, "
+                              "netpipe, csv)"),
 }
 
 

@@ -130,6 +130,16 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
         T("Uniband", "stream", 4, 2, 24, (0, 2 / 15839334), (4194304, 2 / 4404)),
         T("Uniband", "stream", 8, 4, 24, (0, 4 / 33178797), (4194304, 4 / 8503)),
         T("Uniband", "stream", 16, 8, 24, (0, 8 / 30718025), (4194304, 8 / 730))]),
+    # ReFrame 3.0-dev6 perflogs (alaska, EDR): HPL on one node, GROMACS 1400k on 16 nodes
+    "reframe_hpl_single_alaska_ib.log": ("reframe", "3.0-dev6", [
+        T("HPL", "other", 32, None, 3, (math.nan, 1 / 503.64), (math.nan, 1 / 832.95))]),
+    "reframe_gromacs_1400k_16_alaska_ib.log": ("reframe", "3.0-dev6", [
+        T("Gromacs_1400k_16 core_t", "application", 512, None, 4, (math.nan, 164862.289),
+          (math.nan, 231626.793)),
+        T("Gromacs_1400k_16 wall_t", "application", 512, None, 4, (math.nan, 160.998),
+          (math.nan, 226.198)),
+        T("Gromacs_1400k_16 runtime_real", "application", 512, None, 4, (math.nan, 172.836),
+          (math.nan, 237.303))]),
     # IMB 2019 PingPong (alaska, EDR) as R's write.csv writes it: row names, make.names
     "imb_pingpong_r_export.csv": ("csv", "", [
         T("pingpong", "pingpong", None, None, 24, (0, 1.03 * US), (4194304, 352.68 * US))]),

@@ -30,12 +30,13 @@ from perfmodel.readers import (
     npb,
     osu,
     perftest,
+    reframe,
     stream,
 )
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
     osu, imb, mpi4py_bench, netperf, perftest, netgauge, mpptest, stream, npb, hpl, hpcg,
-    netpipe, canonical)}
+    reframe, netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 

@@ -29,7 +29,8 @@ def calibrate(
     inputs: Annotated[list[Path] | None, typer.Argument(
         metavar="FILE|DIR", help="Benchmark outputs of one machine: OSU, IMB/PMB, NetPIPE, "
                                     "netperf, perftest, netgauge, mpptest, STREAM, HPL, HPCG, "
-                                    "mpi4py.bench or perfmodel CSV, recognised by content; a "
+                                    "ReFrame perflogs, mpi4py.bench or perfmodel CSV, "
+                                    "recognised by content; a "
                                     "folder is walked (every file listed with what it informs, "
                                     "or why not).",
         show_default=False)] = None,
