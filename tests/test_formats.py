@@ -132,7 +132,8 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
         T("Uniband", "stream", 16, 8, 24, (0, 8 / 30718025), (4194304, 8 / 730))]),
     # ReFrame 3.0-dev6 perflogs (alaska, EDR): HPL on one node, GROMACS 1400k on 16 nodes
     "reframe_hpl_single_alaska_ib.log": ("reframe", "3.0-dev6", [
-        T("HPL", "other", 32, None, 3, (math.nan, 1 / 503.64), (math.nan, 1 / 832.95))]),
+        T("HPL", "application", 32, None, 3, (math.nan, 1 / 503.64),
+          (math.nan, 1 / 832.95))]),
     "reframe_gromacs_1400k_16_alaska_ib.log": ("reframe", "3.0-dev6", [
         T("Gromacs_1400k_16 core_t", "application", 512, None, 4, (math.nan, 164862.289),
           (math.nan, 231626.793)),

@@ -159,7 +159,7 @@ class Table:
         rows = []
         for row in self._rows:
             line, size, time, *_ = row
-            if self.pattern in ("application", "other") and math.isnan(size):
+            if self.pattern == "application" and math.isnan(size):
                 pass
             elif not (0 <= size <= SIZE_MAX) or size != round(size):
                 raise InputError(f"{self.benchmark}: message size {size:g} is not a whole number "

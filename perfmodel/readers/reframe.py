@@ -15,9 +15,9 @@ read, one table per test and figure (its runs the rows, repeated runs kept):
 * a time (unit ``s``): a whole run of an application, pattern ``application``, the time as
   logged (which of a test's times is the run's wall time, ``wall_t`` or ``runtime_real``,
   its name says; ``core_t``-like CPU times are read as they are and named so);
-* HPL's ``Gflops`` (a test whose name holds "hpl"): the benchmark HPL, its ``flop_rate`` the
-  logged rate; its time, the seconds the whole run takes per 10⁹ operations (1 / Gflops), as
-  no solve time is logged.
+* HPL's ``Gflops`` (a test whose name holds "hpl"): the benchmark HPL, pattern
+  ``application``, its ``flop_rate`` the logged rate; its time, the seconds the whole run takes
+  per 10⁹ operations (1 / Gflops), as no solve time is logged.
 
 Every other figure (ns/day, MB/s, a latency in µs: a benchmark's summary, whose full output
 is where calibrate reads it) is left out and said; a file of nothing else is refused.
@@ -85,7 +85,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             where = m["where"]
             tables[key] = Table(
                 source, NAME, "HPL" if hpl else f"{test} {name}",
-                "other" if hpl else "application", "time",
+                "application", "time",
                 "seconds the whole run takes per 10⁹ operations (1 / the Gflops ReFrame "
                 "logged)" if hpl else f"{name} as ReFrame logged it ({unit})",
                 m["version"].removeprefix("reframe ").split(" ")[0],
