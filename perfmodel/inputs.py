@@ -181,8 +181,14 @@ class Gathered(NamedTuple):
     """The most ranks a placed job put on one node (None: no layout, or nothing placed)."""
 
 
+_BOTH_WAYS = ", both ways (the ports' duplex)"
+"""How a table both ways across nodes is said (and found again when it is left unused)."""
+
 _BOTH_ALONE = ("traffic both ways alone cannot tell a port's duplex from its one-way rate: "
                "give a one-way stream table too (osu_bw, osu_mbw_mr, IMB Uniband)")
+
+_INSIDE = "the link inside a node: 1 pair inside one node"
+"""How one pair's stream inside one node is said (and found again when it is left unused)."""
 
 _INSIDE_ALONE = ("the link inside a node is kept beside a fabric: give stream tables across "
                  "nodes too")
@@ -277,7 +283,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
     whole, notes = got.whole, got.notes
     if got.streams and all(t.pattern == "bidirectional" for t in got.streams):
         got.said = [replace(c, role="unused", rows=0, said=_BOTH_ALONE)
-                    if c.role == "fabric" and c.said.endswith("both ways (the ports' duplex)")
+                    if c.role == "fabric" and c.said.endswith(_BOTH_WAYS)
                     else c for c in got.said]
         got.streams = []
     if got.streams:
@@ -289,7 +295,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
     records = [*got.records, *(_record(t) for t in (*got.streams, *got.inside, *got.node))]
     if got.inside and not got.streams:
         got.said = [replace(c, role="unused", rows=0, said=_INSIDE_ALONE)
-                    if c.role == "fabric" else c for c in got.said]
+                    if c.role == "fabric" and c.said == _INSIDE else c for c in got.said]
         got.inside = []
     return Gathered(concat(got.used), tuple(records), notes + node_notes, _with_counts(whole),
                     tuple(got.said), node, tuple(got.used), tuple(whole), tuple(got.inside),
@@ -405,7 +411,7 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
                                  "node's memory is not modelled")
         rows = table.take(table.size > 0)
         into.inside.append(rows)
-        return out("fabric", "the link inside a node: 1 pair inside one node", len(rows))
+        return out("fabric", _INSIDE, len(rows))
     if where.where != "across":
         fix = " (give --ranks-per-node N or --nodes-per-job N)" if where.where == "unknown" else ""
         return out("unused", f"{where.describe()}{fix}")
@@ -415,7 +421,7 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
     streams.append(replace(rows, extra={**rows.extra, "per_nic": np.full(
         len(rows), float(where.per_nic))}))
     also = f" ({each} streams a pair)" if each > 1 else ""
-    ways = ", both ways (the ports' duplex)" if table.pattern == "bidirectional" else ""
+    ways = _BOTH_WAYS if table.pattern == "bidirectional" else ""
     return out("fabric", f"the fabric: {where.pairs} pair{'s' if where.pairs > 1 else ''}"
                          f"{also} {where.describe()}{ways}", len(rows))
 

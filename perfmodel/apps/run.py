@@ -26,10 +26,11 @@ if TYPE_CHECKING:
 
 def constants(model: AppModel, on: Machine | None, timings: Path | None,
               where: Sequence[str] | None, set_values: Sequence[str] | None,
-              saved: Path | None, size: float | None, weak: bool
-              ) -> tuple[AppFit, float | None]:
+              saved: Path | None, size: float | None, weak: bool,
+              rows: Timings | None = None) -> tuple[AppFit, float | None]:
     """The model's constants: from a saved fit, fitted to timings, or given (``--set``); and
-    the size to predict at (the timing rows' one size when ``--size`` is absent)."""
+    the size to predict at (the timing rows' one size when ``--size`` is absent).  ``rows``:
+    the :func:`timing_rows` of ``timings``, when the caller has read them already."""
     if saved is not None and (timings is not None or set_values):
         raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
     if size is not None and not (math.isfinite(size) and size > 0):
@@ -43,7 +44,7 @@ def constants(model: AppModel, on: Machine | None, timings: Path | None,
         return load_fit(saved, model, on), size
     if timings is None:
         return given_fit(model, given, on), size
-    rows = timing_rows(model, timings, where)
+    rows = rows if rows is not None else timing_rows(model, timings, where)
     times, sizes = timing_inputs(model, rows, given)
     try:
         fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)

@@ -116,12 +116,18 @@ def topology_params(topology: str, box: int = 1, nic: bool = False, duplex: bool
     if nic and topology != "switched":
         raise InputError(f"a {topology} fabric has no NICs of its own (every node is on every "
                          "channel)", fix="give the NIC's gap to a switched fabric")
-    if duplex and topology != "switched":
-        raise InputError(f"a {topology} fabric's channels carry one message at a time "
-                         "whichever way it goes: it has no duplex",
-                         fix="give duplex to a switched fabric")
+    if duplex:
+        two_ways(topology, "give duplex to a switched fabric")
     return (*names, *(NIC if nic else ()), *(DUPLEX if duplex else ()),
             *(HIERARCHY if box > 1 else ()))
+
+
+def two_ways(topology: str, fix: str) -> None:
+    """Refuse traffic both ways on a fabric that is not switched (its channels carry one
+    message at a time, whichever way it goes)."""
+    if topology != "switched":
+        raise InputError(f"a {topology} fabric's channels carry one message at a time "
+                         "whichever way it goes: it has no duplex", fix=fix)
 
 
 def could_be(est: Estimate, values: Mapping[str, Any]) -> tuple[float, ...]:
@@ -488,10 +494,8 @@ def rates(fabric: Fabric, size: ArrayLike, pairs: ArrayLike = 1, channels: Array
     n = np.asarray(senders, dtype=np.float64)
     m, k, c, n, lr = np.broadcast_arrays(m, k, c, n, lr)
     share = np.ones_like(k) if layout is None else per_nic(fabric, k, layout)
-    if both and fabric.topology != "switched":
-        raise InputError(f"a {fabric.topology} fabric's channels carry one message at a time "
-                         "whichever way it goes", fix="drop --both-ways, or give a switched "
-                         "fabric")
+    if both:
+        two_ways(fabric.topology, "drop --both-ways, or give a switched fabric")
 
     def at(values: Mapping[str, float]) -> FloatArray:
         return message_rate(fabric.topology, {**values, "line_rate": lr}, m, k, c, n, fanin,

@@ -16,7 +16,7 @@ import numpy as np
 
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
-from perfmodel.network.fabric import DUPLEX, PARAMS, Fabric, topology_params
+from perfmodel.network.fabric import DUPLEX, PARAMS, Fabric, topology_params, two_ways
 from perfmodel.network.fabric_fit import FabricFit, FloatArray, fit_fabric, row_times
 from perfmodel.network.fit import fit_stats, log_ratio
 from perfmodel.params import Estimate
@@ -43,37 +43,36 @@ def with_estimates(fab: Fabric, added: Sequence[Estimate], names: Sequence[str])
 
 def both_ways(data: Measurements, cols: Mapping[str, FloatArray], topology: str, *,
               channels: int | None, box: int, fixed: Mapping[str, float],
-              sources: Mapping[str, str], assumed: Sequence[str]) -> FabricFit:
+              sources: Mapping[str, str], assumed: Sequence[str],
+              held_out: bool = True) -> FabricFit:
     """A switched fabric from rows one way and both ways: the law (and its ratios) from the
-    one-way rows alone; then, from the rows both ways and unless given, ``duplex`` and
-    ``receive`` by least squares (:func:`two_way_fit`), each only where some row has the
-    limit it sets; then the law's measured ratios both ways, as one way.  The rows both ways
+    one-way rows alone (``held_out`` as :func:`fit_fabric` takes it); then, from the rows
+    both ways and unless given, ``duplex`` and ``receive`` by least squares
+    (:func:`two_way_fit`), each only where some row has the limit it sets; then the law's
+    measured ratios both ways, as one way.  The rows both ways
     alone cannot tell a port's duplex from its one-way rate, and are refused."""
-    from perfmodel.network.contention import message_time
+    from perfmodel.network.contention import switched_limits
     from perfmodel.network.corrections import ratios_of
     from perfmodel.network.fabric import pipeline
 
     two = cols["both"] > 0
-    if topology != "switched":
-        raise InputError(f"a {topology} fabric has no duplex to learn from traffic both ways",
-                         file=data.source, fix="fit the bidirectional tables to a switched "
-                                              "fabric, or leave them out")
+    two_ways(topology, "fit the bidirectional tables to a switched fabric, or leave them out")
     if np.all(two):
         raise FitError("only traffic both ways: it cannot tell a port's duplex from its "
                        "one-way rate", file=data.source,
                        fix="give a one-way stream table too (osu_bw, osu_mbw_mr, IMB Uniband)")
     given = {k: v for k, v in fixed.items() if k not in DUPLEX}
     one = fit_fabric(data.take(~two), topology, channels=channels, box=box, fixed=given,
-                     sources=sources, assumed=[a for a in assumed if a not in DUPLEX]).fabric
+                     sources=sources, assumed=[a for a in assumed if a not in DUPLEX],
+                     held_out=held_out).fabric
     values = one.values
     rows = {k: v[two] for k, v in cols.items()}
     m, k = rows["size"], rows["pairs"]
-    t1, hold = message_time(m, rows["channels"], line_rate=values["line_rate"],
-                            **pipeline(values))
-    host = values["overhead"] + values["copy"] * m
-    per = np.minimum(np.maximum(rows["per_nic"], 1.0), np.maximum(k, 1.0))
-    with np.errstate(divide="ignore"):
-        port = (k / per) / (values.get("gap", 0.0) + hold)   # the law's, one way
+    one_way, port = switched_limits(m, k, rows["channels"], line_rate=values["line_rate"],
+                                    per_nic=rows["per_nic"], gap=values.get("gap", 0.0),
+                                    **pipeline(values))   # the law's limits, one way
+    t1 = k / one_way
+    host = values["overhead"] + values["copy"] * m   # what receive scales (switched_limits)
     x = k / rows["time"]   # measured: messages per second, one direction, all pairs
     free = [p for p in DUPLEX if p not in fixed]
     start = {p: float(fixed.get(p, PARAMS[p].default or 1.0)) for p in DUPLEX}
@@ -113,12 +112,14 @@ def both_ways(data: Measurements, cols: Mapping[str, FloatArray], topology: str,
     law = row_times(topology, {**values, "corrections": None, **got}, cols, box)
     law_both = float(np.median(np.abs(law[two] / cols["time"][two] - 1)))
     ratios = 0
-    fitted = row_times(topology, {**values, **got}, cols, box)
-    if one.corrections is not None:   # what the law both ways misses, per size and limit
+    if one.corrections is None:
+        fitted = row_times(topology, {**values, **got}, cols, box)
+    else:   # what the law both ways misses, per size and limit
         sizes = np.asarray(one.corrections.sizes)
         at = np.minimum(np.searchsorted(sizes, m), len(sizes) - 1)
         on = sizes[at] == m
-        alone = k / (t1 + got["receive"] * host) <= got["duplex"] * port
+        alone_rate, nic_rate = _limits(got, k, t1, host, port)
+        alone = alone_rate <= nic_rate
         ratio = np.log(law[two] / cols["time"][two])
         both = ratios_of(ratio[on], at[on], len(sizes), alone[on], rows["per_nic"][on])
         ratios = int(np.sum(np.isfinite([*both.stream, *both.port])))
@@ -153,7 +154,7 @@ def two_way_fit(free: Sequence[str], start: Mapping[str, float], port: FloatArra
     from scipy.optimize import least_squares
 
     def rates(v: Mapping[str, float]) -> tuple[FloatArray, FloatArray]:
-        return k / (t1 + v["receive"] * host), v["duplex"] * port
+        return _limits(v, k, t1, host, port)
 
     def governed(v: Mapping[str, float]) -> dict[str, int]:
         alone, nic = rates(v)
@@ -199,49 +200,41 @@ def two_way_fit(free: Sequence[str], start: Mapping[str, float], port: FloatArra
     return got, err, {p: (governed(got)[p] if p in told else 0) for p in DUPLEX}
 
 
+def _limits(v: Mapping[str, float], k: FloatArray, t1: FloatArray, host: FloatArray,
+            port: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Each direction's two limits both ways, as
+    :func:`~perfmodel.network.contention.switched_limits` has them, from the one-way ``T1``,
+    the host's costs and the one-way ``port``: ``k/(T1 + receive·host)``, ``duplex·port``."""
+    return k / (t1 + v["receive"] * host), v["duplex"] * port
+
+
 def with_inside(fab: Fabric, inside: Sequence[Measurements], box: int) -> tuple[Fabric, str]:
     """``fab`` with the link inside a node of ``box`` processes: ``intra_latency`` and
-    ``intra_rate`` fitted to one pair's streams inside one node (``T = intra_latency +
-    m/intra_rate`` a message, least squares on log ratios).  A stream's time per message is the
-    gap between messages sent back to back, so ``intra_latency`` is at most the one-way
-    latency (said in its source); the note says so with the fit's error."""
-    from scipy.optimize import least_squares
-
+    ``intra_rate`` from Hockney's law (:func:`~perfmodel.network.fit.fit_model`) fitted to one
+    pair's streams inside one node (``T = intra_latency + m/intra_rate`` a message).  A
+    stream's time per message is the gap between messages sent back to back, so
+    ``intra_latency`` is at most the one-way latency (said in its source)."""
     from perfmodel.measurements import concat
+    from perfmodel.network.fit import fit_model
 
     if box < 2:
         raise InputError("the link inside a node needs the ranks one node holds",
                          fix="give --ranks-per-node N or --nodes-per-job N")
     rows = concat(list(inside))
-    m, t = rows.size, rows.time
-    if len(np.unique(m)) < 3:
+    if len(np.unique(rows.size)) < 3:
         raise FitError("the streams inside one node have fewer than 3 sizes: the link's "
                        "latency and rate need more", file=rows.source,
                        fix="give a table of several message sizes run inside one node")
-
-    def residual(z: FloatArray) -> FloatArray:
-        return np.asarray(np.log((math.exp(z[0]) + m / math.exp(z[1])) / t), dtype=np.float64)
-
-    z0 = np.log([max(float(np.min(t)) * 0.5, 1e-12), float(np.max(m / t))])
-    res = least_squares(residual, z0)
-    latency, rate = (math.exp(float(v)) for v in res.x)
-    dof = len(m) - 2
-    err = [math.nan, math.nan]
-    if dof > 0:
-        try:
-            cov = np.linalg.inv(res.jac.T @ res.jac) * float(np.sum(res.fun ** 2)) / dof
-            err = [latency * math.sqrt(max(cov[0, 0], 0.0)),
-                   rate * math.sqrt(max(cov[1, 1], 0.0))]
-        except np.linalg.LinAlgError:
-            pass
-    fitted = np.exp(res.fun) * t
-    median = float(np.median(np.abs(fitted / t - 1)))
-    said = (f"{len(m)} stream rows of 1 pair inside one node ({len(inside)} table"
-            f"{'s' if len(inside) != 1 else ''}), median |rel. error| {median:.1%}")
-    added = [Estimate("intra_latency", latency, err[0], PARAMS["intra_latency"].unit,
-                      "derived", f"{said}: a stream's time per message (± {err[0]:.3g} s), "
-                                 "taken as the one-way latency, which is at least it"),
-             Estimate("intra_rate", rate, err[1], PARAMS["intra_rate"].unit, "fitted", said)]
+    fit = fit_model(rows, "hockney")
+    alpha, beta = fit.model.estimate("alpha"), fit.model.estimate("beta")
+    latency, rate = alpha.value, beta.value
+    said = (f"{len(rows)} stream rows of 1 pair inside one node ({len(inside)} table"
+            f"{'s' if len(inside) != 1 else ''}), median |rel. error| {fit.median_rel_err:.1%}")
+    added = [Estimate("intra_latency", latency, alpha.stderr, PARAMS["intra_latency"].unit,
+                      "derived", f"{said}: a stream's time per message (± {alpha.stderr:.3g} "
+                                 "s), taken as the one-way latency, which is at least it"),
+             Estimate("intra_rate", rate, beta.stderr, PARAMS["intra_rate"].unit, "fitted",
+                      said)]
     names = topology_params(fab.topology, box, fab.nic, fab.duplex)
     grown = with_estimates(replace(fab, box=box), added, names)
     return grown, (f"the link inside a node: {latency * 1e6:.3g} µs a message, "

@@ -196,7 +196,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         from perfmodel.network.fabric_beside import both_ways
 
         return both_ways(data, cols, topology, channels=channels, box=box, fixed=fixed,
-                          sources=sources, assumed=assumed)
+                         sources=sources, assumed=assumed, held_out=held_out)
     if held_out and topology == "switched" and shares_nic(cols) and not set(NIC) & set(fixed):
         unseen = _nic_rate_reached(data, cols, box, fixed, sources, assumed)
         if unseen:
@@ -336,6 +336,7 @@ def _nic_rate_reached(data: Measurements, cols: Mapping[str, FloatArray], box: i
     top = counts[-1]
     outer = one_way & (q == top)
     inner = data.take(~outer)
+    sub = {k: v[outer] for k, v in cols.items()}
     errs = []
     for held in ({}, {"gap": 0.0}):
         try:
@@ -343,7 +344,6 @@ def _nic_rate_reached(data: Measurements, cols: Mapping[str, FloatArray], box: i
                              sources=sources, assumed=[*assumed, *held], held_out=False).fabric
         except (FitError, InputError):
             return ""
-        sub = {k: v[outer] for k, v in cols.items()}
         t = row_times("switched", fab.values, sub, box)
         errs.append(float(np.median(np.abs(t / sub["time"] - 1))))
     if errs[1] > errs[0]:

@@ -125,9 +125,9 @@ def _finish(ax: Any, xlabel: str, ylabel: str, title: str) -> None:
     ax.grid(True, which="major", alpha=0.3)
 
 
-def _inputs(ctx: Context, prof: Any, path: Path) -> tuple[list[list[str]], list[Path]]:
+def _inputs(ctx: Context, prof: Any, path: Path) -> list[list[str]]:
     """The profile's recorded inputs, each as found now (or said missing or changed)."""
-    rows, found = [], []
+    rows = []
     for rec in prof.inputs:
         where = ctx.input_path(path, rec.path, rec.sha256)
         if where is None:
@@ -135,11 +135,10 @@ def _inputs(ctx: Context, prof: Any, path: Path) -> tuple[list[list[str]], list[
         else:
             state = "as calibrated" if ctx.digest(where) == rec.sha256 else \
                 "changed since it was calibrated: the diagnostics below use it as it is now"
-            found.append(where)
         shown = ctx.used(where, "measurements") if where is not None else rec.path
         rows.append([f"`{shown}`", rec.format, rec.benchmark, f"{rec.rows_used} of {rec.rows}",
                      f"`{rec.sha256[:12]}`", state])
-    return rows, list(dict.fromkeys(found))   # a file of several tables is read once
+    return rows
 
 
 # --- profile -------------------------------------------------------------------------------
@@ -153,7 +152,7 @@ def profile_section(sec: SectionSpec, ctx: Context) -> Section:
     net = prof.network
     spec = models.spec(net.kind)
     out: list[Block] = [sec.text]
-    rows, found = _inputs(ctx, prof, path)
+    rows, found = _inputs(ctx, prof, path), ctx.inputs(prof, path)
     cmd = prof.provenance.get("command", "")
     where = f"Profile `{ctx.show(path)}`" + (f", written by `{cmd}`" if cmd else "") + "."
     if prof.provenance.get("spec"):

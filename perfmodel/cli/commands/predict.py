@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -61,6 +62,7 @@ def predict(
     model = load_model(app_model)
     on = None
     node_note = ""
+    rows = None   # the timing rows, read once when the node comes from them too
     if machine is not None:
         from perfmodel.machine import require_node
         from perfmodel.machine.hardware import FABRIC_FIX, changed
@@ -68,12 +70,10 @@ def predict(
 
         prof = load(machine)
         if model.uses_node and prof.node is None and timings is not None:
-            from dataclasses import replace
-
             from perfmodel.apps.run import node_from_timings, timing_rows
 
-            node, node_note = node_from_timings(model, prof, timing_rows(model, timings, where),
-                                                set_values)
+            rows = timing_rows(model, timings, where)
+            node, node_note = node_from_timings(model, prof, rows, set_values)
             prof = replace(prof, node=node)
         on = changed(prof, channels=channels, line_rate=link_speed, path=machine,
                      fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
@@ -84,12 +84,9 @@ def predict(
     from perfmodel.apps.metrics import scaling
     from perfmodel.apps.run import constants
 
-    fit, size = constants(model, on, timings, where, set_values, saved, size,
-                         weak)
+    fit, size = constants(model, on, timings, where, set_values, saved, size, weak, rows)
     if node_note:
-        from dataclasses import replace as with_note
-
-        fit = with_note(fit, notes=(node_note, *fit.notes))
+        fit = replace(fit, notes=(node_note, *fit.notes))
     result = scaling(fit, list(nodes), level, on, size, weak)
     said = []
     if on is not None:
