@@ -385,9 +385,10 @@ def _fit_fabric(shared: Measurements, cols: Mapping[str, np.ndarray], spec: Netw
             return specified_fabric(fs, spec.path if spec else "")
         return fit_fabric(shared, fs.topology, channels=fs.channels, box=fs.box, fixed=fs.fixed,
                           sources=fs.sources, assumed=fs.assumed)
-    # streams placed on shared NICs: the switched law is the one with NICs to share
+    # streams placed on shared NICs, or traffic both ways: only the switched law has NICs to
+    # share and ports with two directions
     choices = [topology] if topology else \
-        ["switched"] if shares_nic(cols) else list(TOPOLOGIES)
+        ["switched"] if shares_nic(cols) or np.any(cols["both"] > 0) else list(TOPOLOGIES)
     fits = [fit_fabric(shared, t, box=box or 1) for t in choices]
     return min(fits, key=lambda f: f.bic)
 

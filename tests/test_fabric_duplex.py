@@ -232,3 +232,20 @@ def test_a_duplex_the_rows_cannot_tell_is_assumed_and_the_profile_loads(tmp_path
                                "--pairs", "1", "--both-ways", "--sizes", "8B,1MiB"])
     assert run.exit_code == 0, run.output
     assert "every pair sends both ways at once" in run.output
+
+
+def test_traffic_both_ways_with_every_pair_on_its_own_nics_fits_the_switched_law(
+        tmp_path) -> None:
+    """One rank a node: osu_mbw_mr's pairs share no NIC, so both topologies were tried, and
+    the shared medium's refusal of traffic both ways aborted calibrate; traffic both ways
+    needs ports with two directions, so only the switched law is fitted."""
+    src = ROOT / "data" / "alaska" / "ib-gcc9-openmpi4-ucx" / "omb"
+    got = invoke_in(tmp_path, ["calibrate", str(src / "Osu_latency"), str(src / "Osu_mbw_mr__4"),
+                               str(src / "Osu_mbw_mr__8"), str(src / "Osu_bibw"),
+                               "--ranks-per-node", "1", "--no-write", "--json"])
+    assert got.exit_code == 0, got.output
+    import json
+
+    fabric = json.loads(got.output)["fabric"]
+    assert fabric["topology"] == "switched"
+    assert {p["name"] for p in fabric["parameters"]} >= {"duplex", "receive"}
