@@ -134,6 +134,15 @@ CANDIDATES = {"per-size ratios within the measured streams a NIC, the law alone 
 """In order of simplicity (the last keeps a second table of ratios)."""
 
 
+def scatter(by: dict[int, list]) -> float:
+    """The run-to-run scatter of a case: the median |a / b - 1| of the aggregate bandwidth
+    between two jobs at the same pair count and size (NaN when no count was run twice) -- the
+    floor below which no method's error, nor the difference between two, means anything."""
+    d = [np.abs(aggregate(ts[0]) / aggregate(ts[1]) - 1) for ts in by.values()
+         if len(ts) >= 2 and np.array_equal(ts[0].size, ts[1].size)]
+    return float(np.median(np.concatenate(d))) if d else float("nan")
+
+
 def evaluate(partition: str) -> dict[str, dict[str, dict[int, float]]]:
     out: dict[str, dict[str, dict[int, float]]] = {}
     for case, (_, _, train_k, held_k) in CASES.items():
@@ -159,10 +168,12 @@ def evaluate(partition: str) -> dict[str, dict[str, dict[int, float]]]:
                 for name, p in preds.items():
                     errs.setdefault(name, {}).setdefault(k, []).extend(np.abs(p / y - 1))
         fitted = fab.fit.get("median_rel_err", float("nan"))
+        out_scatter = scatter(by)
         out[case] = {name: {**{k: float(np.median(v)) for k, v in per.items()},
                             ALL: float(np.median(np.concatenate(list(per.values()))))}
                      for name, per in errs.items()}
         out[case]["(fit on training rows)"] = {0: fitted}
+        out[case]["(scatter)"] = {0: out_scatter}
     return out
 
 
@@ -195,11 +206,12 @@ def main() -> None:
             if args.markdown:
                 print(f"{case} (trained on {', '.join(map(str, CASES[case][2]))} pairs; "
                       f"median |error| of the fit on its training rows "
-                      f"{per['(fit on training rows)'][0]:.1%})\n")
+                      f"{per['(fit on training rows)'][0]:.1%}; run-to-run scatter "
+                      f"{per['(scatter)'][0]:.1%})\n")
                 print(head)
                 print("|---" * (len(held) + 1) + "|")
             else:
-                print(f"  {case}:")
+                print(f"  {case} (run-to-run scatter {per['(scatter)'][0]:.1%}):")
             for name, by in per.items():
                 if name.startswith("("):
                     continue
