@@ -331,6 +331,10 @@ Scaling = Annotated[str, option(
 App = Annotated[str, typer.Argument(
     metavar="APP", help="A built-in application model (ppm, nbody, physical-optics …; "
                         "perfmodel models lists them) or a model file.")]
+OptionalApp = Annotated[str | None, typer.Argument(
+    metavar="[APP]", help="A built-in application model (ppm, nbody, physical-optics …; "
+                          "perfmodel models lists them) or a model file; without one, "
+                          "--on moves the timings themselves.")]
 Fit = Annotated[Path | None, typer.Option(
     "--fit", metavar="CSV",
     help="Measured run times (CSV: nodes, time_s, optional part and labels) to fit the model's "

@@ -23,6 +23,7 @@ from perfmodel.units import (
 if TYPE_CHECKING:   # the application packages load only when predict runs
     from perfmodel.apps.fit import AppFit
     from perfmodel.apps.metrics import Scaling
+    from perfmodel.apps.transfer import Moved
     from perfmodel.machine import Machine
 
 
@@ -46,7 +47,8 @@ def _pm(r: Scaling, key: str, i: int, value: str | None, fmt: Callable[[float], 
 
 def scaling(fit: AppFit, r: Scaling, machine: str, on: Machine | None = None) -> None:
     out = console()
-    where = f" on {fit.machine.profile.name} ({machine})" if fit.machine else ""
+    named = on if on is not None else fit.machine
+    where = f" on {named.profile.name} ({machine})" if named is not None else ""
     out.print(f"[bold]{fit.model.name}[/bold]{where}: {escape(fit.model.description)}")
     lvl = f"{100 * r.prediction.level:g} %"
     ranged = bool(np.any(np.isfinite(r.prediction.total_lo)))
@@ -115,3 +117,25 @@ def scaling(fit: AppFit, r: Scaling, machine: str, on: Machine | None = None) ->
                   f"{format_counts(r.processes[broken])} node(s): a term of the model is "
                   "negative or not a number there, so the model does not hold (check its "
                   "formulas and constants)")
+
+
+def moved(m: Moved, a: str, b: str) -> None:
+    """A code timed on machine ``a``, moved to ``b`` (:mod:`perfmodel.apps.transfer`)."""
+    out = console()
+    out.print(f"[bold]timed on {escape(a)}, on {escape(b)}[/bold]: the work moves by the "
+              f"nodes, the overhead by the network")
+    lvl = f"{100 * m.level:g} %"
+    t = Tabular()
+    for col, drop in (("nodes", None), ("processes", 4), ("on A", None), ("on B", None),
+                      (f"{lvl} range", None), ("work", 3), ("overhead on A", 2),
+                      ("on B", 1)):
+        t.column(col, drop=drop)
+    for i in range(len(m.nodes)):
+        t.add_row(f"{m.nodes[i]:g}", f"{m.processes[i]:g}", format_time(float(m.time_a[i])),
+                  format_time(float(m.time[i])),
+                  format_range(float(m.time_lo[i]), float(m.time_hi[i]), "time"),
+                  *(format_time(float(v)) if v > 0 else "0 s"
+                    for v in (m.work_b[i], m.overhead_a[i], m.overhead_b[i])))
+    out.print(t)
+    for note in m.notes:
+        out.print(f"[dim]note:[/dim] {escape(note)}")

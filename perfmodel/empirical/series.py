@@ -57,6 +57,9 @@ class Series:
     count: str
     sources: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    nodes: FloatArray | None = None
+    """The nodes each run used, when the input says (a CSV's ``nodes`` beside its process
+    count, a perflog's ``num_nodes``); None otherwise."""
 
     def __len__(self) -> int:
         return len(self.times)
@@ -71,6 +74,7 @@ class _Rows:
     labels: list[dict[str, str]] = field(default_factory=list)
     count: list[str] = field(default_factory=list)
     source: list[str] = field(default_factory=list)
+    nodes: list[float] = field(default_factory=list)
 
 
 def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = None,
@@ -123,8 +127,10 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
                          fix="give every run its size, or none")
     if sizes is not None:
         _one_size_per_count(p, sizes, counts[0], one)
+    nodes = np.array([rows.nodes[i] for i in keep])
     return Series(p, np.array([rows.t[i] for i in keep]), sizes,
-                  tuple(rows.origin[i] for i in keep), counts[0], files, tuple(notes))
+                  tuple(rows.origin[i] for i in keep), counts[0], files, tuple(notes),
+                  nodes if np.all(np.isfinite(nodes)) else None)
 
 
 def _one_size_per_count(p: FloatArray, sizes: FloatArray, count: str, file: str | None) -> None:
@@ -200,6 +206,7 @@ def _read_timings(text: str, path: str | Path, rows: _Rows, by_nodes: bool) -> N
         line = runs.lines[i]
         lab = {k: v[i] for k, v in runs.labels.items() if k != size_key}
         p, count = float(runs.processes[i]), "processes"
+        rows.nodes.append(p if by_nodes and (finer or per_node) is not None else math.nan)
         if by_nodes and finer is not None:
             lab["nodes"] = f"{p:g}"
             p = _number(lab.pop(finer), finer, path, line)
@@ -251,8 +258,11 @@ def _read_tables(text: str, path: str | Path, at: float | None, rows: _Rows,
         procs = tab.concurrency.get("processes")
         if procs is None:
             continue
-        lab = {"benchmark": tab.benchmark, **({"class": tab.attrs["class"]}
-                                               if "class" in tab.attrs else {})}
+        lab: dict[str, str] = {"benchmark": tab.benchmark}
+        lab.update((k, str(tab.attrs[k])) for k in ("class", "figure") if k in tab.attrs)
+        if "code" in tab.attrs:   # a perflog: one table a test, one test a node count
+            lab["code"] = tab.attrs["code"]
+            lab["benchmark"] = f"{tab.attrs['code']} {tab.attrs.get('figure', '')}".strip()
         kind = "threads" if tab.attrs.get("counts") == "threads" else "processes"
         if tab.pattern == "application":
             picked = np.arange(len(tab))
@@ -267,6 +277,8 @@ def _read_tables(text: str, path: str | Path, at: float | None, rows: _Rows,
                 notes.append(f"{path}:{tab.line[i]}: run not verified, left out")
                 continue
             rows.p.append(float(procs[i]))
+            rows.nodes.append(float(tab.extra["nodes"][i]) if "nodes" in tab.extra
+                              else math.nan)
             rows.t.append(float(tab.time[i]))
             rows.size.append(math.nan)
             rows.origin.append(f"{path}:{tab.line[i]}")

@@ -89,8 +89,9 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 "seconds the whole run takes per 10⁹ operations (1 / the Gflops ReFrame "
                 "logged)" if hpl else f"{name} as ReFrame logged it ({unit})",
                 m["version"].removeprefix("reframe ").split(" ")[0],
-                attrs={"test": test, "system": where, "environment": m["env"].strip(),
-                       "figure": name, "counts": "processes (num_procs)"})
+                attrs={"test": test, "code": _code(test, nodes), "system": where,
+                       "environment": m["env"].strip(), "figure": name,
+                       "counts": "processes (num_procs)"})
         counts = {"processes": float(procs)} if procs is not None else {}
         extra = {"nodes": float(nodes)} if nodes is not None else {}
         if hpl:
@@ -141,3 +142,11 @@ def _count(raw: str | None, name: str, source: str, line: int) -> int | None:
         raise InputError(f"{name} is {raw!r}, not a count", file=source, line=line,
                          fix=f"give {name} as a whole number, or remove the tag")
     return int(value)
+
+
+def _code(test: str, nodes: int | None) -> str:
+    """The test's name without the node count a parameterised ReFrame test appends
+    (``Gromacs_1400k_16`` at 16 nodes is ``Gromacs_1400k``): what one code's runs at every
+    node count share."""
+    suffix = f"_{nodes}" if nodes is not None else None
+    return test[:-len(suffix)] if suffix and test.endswith(suffix) and test != suffix else test

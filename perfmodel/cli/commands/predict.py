@@ -22,16 +22,24 @@ EXAMPLES = [
     "perfmodel predict ppm --machine calibration/beowulf-1995.toml --fit "
     "data/seeds/beowulf-1995-apps.csv --where code=ppm --where use=fit --nodes 1..16 "
     "--link-speed 100Mbps",
+    "perfmodel predict --fit data/alaska-apps/ib-gcc9-openmpi4-ucx/cp2k --where "
+    "figure=cp2k_time --machine calibration/alaska-edr.toml --on calibration/alaska-roce.toml",
 ]
 """Run by tests/test_help.py: each must work from the repository's root."""
 
 
 def predict(
-    app_model: options.App,
+    app_model: options.OptionalApp = None,
     machine: Annotated[Path | None, options.machine(
-        "Machine profile that costs the model's communication.")] = None,
-    nodes: Annotated[options.Counts, options.nodes(
-        "Node (process) counts to predict: 1,2,4,8,16 or 1..64.")] = NODES,
+        "Machine profile that costs the model's communication (the one --fit's times were "
+        "measured on).")] = None,
+    other: Annotated[Path | None, typer.Option(
+        "--on", metavar="PROFILE",
+        help="Predict on this machine profile the code --fit timed on --machine (without "
+             "APP: no model, the timings' overhead moved by the network).")] = None,
+    nodes: Annotated[options.Counts | None, options.nodes(
+        "Node (process) counts to predict: 1,2,4,8,16 or 1..64 (without APP: those the "
+        "timings have, by default all of them).")] = None,
     timings: options.Fit = None,
     where: options.Where = None,
     set_values: options.Set = None,
@@ -48,7 +56,12 @@ def predict(
     json_out: options.Json = False,
     force: options.Force = False,
 ) -> None:
-    """Predict time, speedup, efficiency and where the overhead goes, for every node count."""
+    """Predict time, speedup, efficiency and where the overhead goes, for every node count;
+    or, with --on, the times of a code timed on one machine on another."""
+    if app_model is None:
+        return elsewhere(timings, where, machine, other, channels, link_speed, level, json_out,
+                         nodes)
+    nodes = nodes if nodes is not None else NODES
     if saved is not None and (timings is not None or set_values):
         raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
     weak = scaling_mode == "weak"
@@ -61,6 +74,9 @@ def predict(
 
     model = load_model(app_model)
     on = None
+    if other is not None and (machine is None or timings is None):
+        raise InputError("--on predicts the code --fit timed on --machine elsewhere",
+                         fix="give --fit TIMINGS --machine A --on B")
     node_note = ""
     rows = None   # the timing rows, read once when the node comes from them too
     if machine is not None:
@@ -87,6 +103,15 @@ def predict(
     fit, size = constants(model, on, timings, where, set_values, saved, size, weak, rows)
     if node_note:
         fit = replace(fit, notes=(node_note, *fit.notes))
+    if other is not None:   # fitted on A; predicted on B, with the hardware changes
+        from perfmodel.machine.hardware import changed
+        from perfmodel.machine.profile import load
+
+        prof = load(other)
+        on = changed(prof if prof.node is not None or on is None else
+                     replace(prof, node=on.profile.node), channels=channels,
+                     line_rate=link_speed, path=other)
+        machine = other
     result = scaling(fit, list(nodes), level, on, size, weak)
     said = []
     if on is not None:
@@ -118,3 +143,36 @@ def predict(
 
         for d in said:
             assumption_line(d.sentence())
+
+
+def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | None,
+              other: Path | None, channels: int | None, link_speed: float | None,
+              level: float, json_out: bool, nodes: options.Counts | None) -> None:
+    """``predict --fit T --machine A --on B`` without a model: the code's times moved from A
+    to B (:mod:`perfmodel.apps.transfer`)."""
+    if timings is None or machine is None:
+        raise InputError("no APP: predict moves a code's timings to another machine",
+                         fix="give APP, or --fit TIMINGS --machine A --on B (or A with "
+                             "--link-speed/--channels)")
+    if other is None and channels is None and link_speed is None:
+        raise InputError("nothing differs between the machines",
+                         fix="give --on B, or change A with --link-speed or --channels")
+    from perfmodel.apps.run import parse_where
+    from perfmodel.apps.transfer import move, read_runs
+    from perfmodel.machine import Machine
+    from perfmodel.machine.hardware import FABRIC_FIX, changed
+    from perfmodel.machine.profile import load
+
+    runs = read_runs(timings, parse_where(where or []))
+    a = Machine(load(machine))
+    target = other if other is not None else machine
+    b = changed(load(target), channels=channels, line_rate=link_speed, path=target,
+                fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
+    result = move(runs, a, b, level, nodes)
+    if json_out:
+        emit_json({"timings": str(timings), "machine": str(machine), "on": str(target),
+                   **result.to_dict()})
+        return
+    from perfmodel.cli import predict_view
+
+    predict_view.moved(result, str(machine), str(target))

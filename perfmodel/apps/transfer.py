@@ -1,0 +1,241 @@
+"""The same code on another machine: a code's times measured on machine A, moved to machine B
+by what differs between them, with no model of the code.
+
+At each node count n the code ran on A (the least time of its repeats), the time splits in two:
+
+- **work**: the time of the smallest run, ``T_A(n0)``, shared perfectly over the nodes,
+  ``T_A(n0) · n0 / n``.  Within a node nothing crosses the network: a run on one node moves
+  only by the nodes' ratio;
+- **overhead**: the rest, ``T_A(n) − work`` (never below 0): communication and
+  synchronisation, which the timings alone cannot tell apart.
+
+On B the work moves by the nodes' ratio (the profiles' flop rates when both have one; the
+same nodes otherwise, said).  The overhead moves by the ratio of B's to A's time for one
+message alone (each profile's point-to-point law), at a small message: what a strong-scaling
+code's overhead beyond perfect sharing is made of, once the volume a process sends has shrunk
+with its work, is latency and waiting, not bandwidth.  That is the point prediction,
+
+    T_B(n) = work · node ratio + overhead · r(small),
+
+the parallel-overhead share of A moved by B's latency (the rule of thumb
+"T_A × (1 − f + f·r)", with r from the calibrated laws, not read off one file by hand).
+
+The range says what the timings cannot: how much of the overhead is the network (none of it,
+up to all of it) and how large its messages are (from the small message up to ``size_hi``,
+assumed 64 KiB), and the run-to-run scatter of the least of a count's repeats, measured as the
+typical gap between the least two repeats (assumed where no count was run twice).  The bounds
+are the extremes of the first two, widened by ``z · scatter`` on either side, z the normal
+quantile of the level: the level is the scatter's; the rest is a bracket, not a probability.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from perfmodel.errors import InputError
+from perfmodel.machine import Machine
+from perfmodel.units import format_counts, format_size
+
+FloatArray = NDArray[np.float64]
+
+SMALL = 8.0
+"""Bytes of the small message whose time on each machine moves the overhead."""
+SIZE_HI = 65536.0
+"""The largest message size the range allows the overhead to be made of (assumed)."""
+SIZES = 16
+"""Message sizes the range's ratio is searched over, spaced evenly in log size."""
+SCATTER = 0.05
+"""Run-to-run scatter assumed where no count was run twice (a few per cent is what repeated
+runs of one code on one machine typically show; said beside the answer)."""
+
+
+@dataclass(frozen=True)
+class Runs:
+    """A code's runs reduced to one time a configuration: ``nodes``, ``processes``, the least
+    time of the repeats (s), how many repeats, and the scatter of the least (a relative
+    standard deviation) with where it came from."""
+
+    nodes: FloatArray
+    processes: FloatArray
+    time: FloatArray
+    repeats: NDArray[np.int64]
+    scatter: float
+    scatter_source: str
+
+    @property
+    def per_node(self) -> float:
+        return float(self.processes[0] / self.nodes[0])
+
+
+def runs(nodes: Any, processes: Any, times: Any, source: str = "") -> Runs:
+    """The least time of each (nodes, processes) among ``times``, one ranks-per-node value
+    required (runs at several would be several series)."""
+    n = np.asarray(nodes, dtype=np.float64)
+    p = np.asarray(processes, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64)
+    per = p / n
+    if not np.allclose(per, per[0], rtol=1e-9):
+        shown = ", ".join(f"{v:g}" for v in sorted(set(per.tolist()))[:5])
+        raise InputError(f"the runs place {shown} processes a node: several series",
+                         file=source or None,
+                         fix="keep one placement with --where, or give one file per placement")
+    keys, inverse = np.unique(n, return_inverse=True)
+    best = np.full(len(keys), np.inf)
+    np.minimum.at(best, inverse, t)
+    count = np.bincount(inverse, minlength=len(keys)).astype(np.int64)
+    gaps = []
+    for i in np.flatnonzero(count > 1):
+        two = np.sort(t[inverse == i])[:2]
+        gaps.append(math.log(two[1] / two[0]))
+    if gaps:
+        scatter = float(np.median(gaps))
+        said = (f"measured: the median gap between the least two repeats, over {len(gaps)} "
+                f"node count{'s' if len(gaps) > 1 else ''} run more than once")
+        if scatter <= 0:
+            scatter, said = 1e-3, said + " (no gap: held at 0.1 %)"
+    else:
+        scatter, said = SCATTER, (f"assumed {SCATTER:.0%}: no node count was run twice, so "
+                                  "the timings give no scatter")
+    return Runs(keys, keys * per[0], best, count, scatter, said)
+
+
+@dataclass(frozen=True)
+class Moved:
+    """Times on B of a code timed on A, one per node count: the measured ``time_a`` and its
+    split (``work_a``, ``overhead_a``); on B the point ``time`` and its range, split into
+    ``work_b`` and ``overhead_b``; the ratios that moved them; and notes on what was assumed."""
+
+    nodes: FloatArray
+    processes: FloatArray
+    time_a: FloatArray
+    work_a: FloatArray
+    overhead_a: FloatArray
+    time: FloatArray
+    time_lo: FloatArray
+    time_hi: FloatArray
+    work_b: FloatArray
+    overhead_b: FloatArray
+    ratio: float
+    ratio_span: tuple[float, float]
+    node_ratio: float
+    level: float
+    scatter: float
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        rows = [{"nodes": int(self.nodes[i]), "processes": int(self.processes[i]),
+                 "time": float(self.time[i]), "time_lo": float(self.time_lo[i]),
+                 "time_hi": float(self.time_hi[i]),
+                 "on_a": {"time": float(self.time_a[i]), "work": float(self.work_a[i]),
+                          "overhead": float(self.overhead_a[i])},
+                 "on_b": {"work": float(self.work_b[i]), "overhead": float(self.overhead_b[i])}}
+                for i in range(len(self.nodes))]
+        return {"rows": rows, "level": self.level, "latency_ratio": self.ratio,
+                "ratio_span": list(self.ratio_span), "node_ratio": self.node_ratio,
+                "scatter": self.scatter, "notes": list(self.notes)}
+
+
+def message_ratio(a: Machine, b: Machine, sizes: Any) -> FloatArray:
+    """B's time over A's for one message alone of each of ``sizes`` bytes."""
+    m = np.asarray(sizes, dtype=np.float64)
+    return np.asarray(b.message(m) / a.message(m), dtype=np.float64)
+
+
+def node_ratio(a: Machine, b: Machine) -> tuple[float, str]:
+    """How much longer B's node takes for the same work (A's flop rate over B's), and what
+    it rests on; 1 where either profile has no node (the same nodes assumed, said)."""
+    na, nb = a.profile.node, b.profile.node
+    if na is None or nb is None:
+        return 1.0, ("the nodes are taken to be the same: "
+                     + ("neither profile" if na is None and nb is None else
+                        "one profile") + " has a node (HPL or STREAM), so the work is not moved")
+    fa, fb = _flop_rate(a), _flop_rate(b)
+    return fa / fb, (f"the work moves by the nodes' flop rates: {fa / 1e9:.3g} against "
+                     f"{fb / 1e9:.3g} Gflop/s a process (each profile's node)")
+
+
+def _flop_rate(m: Machine) -> float:
+    """A process's flop rate on ``m``: its profile's node, with ``m``'s overrides."""
+    assert m.profile.node is not None
+    rate = float(m.profile.node.values["flop_rate"]) if m.flop_rate is None else \
+        float(np.asarray(m.flop_rate))
+    return rate * (1.0 if m.speed is None else float(np.asarray(m.speed)))
+
+
+def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
+         nodes: Sequence[float] | None = None, size_hi: float = SIZE_HI) -> Moved:
+    """The times of ``timed`` (measured on ``a``) on ``b``, at the node counts ``nodes`` (every
+    count measured when None; a count not measured on A is refused: its time there is what
+    moves)."""
+    if not 0.5 <= level < 1:
+        raise InputError(f"level {level:g} is not a coverage", fix="e.g. 0.95")
+    order = np.argsort(timed.nodes)
+    n, p, t = timed.nodes[order], timed.processes[order], timed.time[order]
+    n0, t0 = n[0], t[0]   # the reference: before any count is left out
+    if nodes is not None:
+        want = np.asarray(nodes, dtype=np.float64)
+        missing = want[~np.isin(want, n)]
+        if missing.size:
+            raise InputError(f"no run on A at {format_counts(missing)} node(s): the code's time "
+                             "there is what moves to B",
+                             fix=f"choose among the counts timed on A ({format_counts(n)}), or "
+                                 "extrapolate A's times first with perfmodel scaling")
+        keep = np.isin(n, want)
+        n, p, t = n[keep], p[keep], t[keep]
+    work = t0 * n0 / n
+    overhead = np.maximum(t - work, 0.0)
+    r = float(message_ratio(a, b, SMALL)[()])
+    span = message_ratio(a, b, np.geomspace(SMALL, size_hi, SIZES))
+    lo_r, hi_r = min(1.0, float(span.min())), max(1.0, float(span.max()))
+    k, said_node = node_ratio(a, b)
+    work_b = work * k
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    widen = math.exp(z * timed.scatter)
+    notes = [said_node,
+             f"the overhead beyond the smallest run's work shared perfectly moves by B's "
+             f"time for a message of {format_size(SMALL)} over A's: {r:.3g}",
+             f"the range: none to all of the overhead is the network, its messages of "
+             f"{format_size(SMALL)} to {format_size(size_hi)} (assumed; B/A from "
+             f"{lo_r:.3g} to {hi_r:.3g}), "
+             f"widened by {z:.2f} × the run-to-run scatter {timed.scatter:.1%} "
+             f"({timed.scatter_source})"]
+    if n0 > 1:
+        notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
+                     "as work, which does not move (a lower bound on what moves)")
+    if float(np.max(overhead / t)) > 0 and abs(hi_r - lo_r) / max(lo_r, 1e-300) > 0.5:
+        i = len(n) - 1 if overhead[-1] > 0 else int(np.argmax(overhead))   # the most nodes
+        notes.append(f"what decides it: the size of the messages behind the overhead (at "
+                     f"{n[i]:g} nodes, {work_b[i] + overhead[i] * lo_r:.3g} s if none of it is "
+                     f"the network, {work_b[i] + overhead[i] * hi_r:.3g} s on B if all of it is "
+                     f"messages of {format_size(size_hi)})")
+    return Moved(n, p, t, work, overhead, work_b + overhead * r,
+                 (work_b + overhead * lo_r) / widen, (work_b + overhead * hi_r) * widen,
+                 work_b, overhead * r, r, (lo_r, hi_r), k, level, timed.scatter, tuple(notes))
+
+
+def read_runs(path: str | Path, where: dict[str, str] | None = None) -> Runs:
+    """The runs of a code from ``path``: a timing CSV (``nodes`` with ``processes`` or
+    ``ranks_per_node``, ``time_s``), a ReFrame perflog, or a directory of them (walked: a
+    ReFrame ``perflogs/`` tree holds one file a test), kept by ``where``'s labels."""
+    from perfmodel.empirical.series import load_series
+
+    root = Path(path)
+    files = sorted(f for f in root.rglob("*") if f.is_file() and not f.name.startswith(".")) \
+        if root.is_dir() else [root]
+    if not files:
+        raise InputError("is an empty directory", file=str(root),
+                         fix="give the timing CSV or the perflogs' directory")
+    s = load_series(files, where)
+    if s.nodes is None:
+        raise InputError("the runs give process counts but not the nodes they used: which "
+                         "messages crossed the network is unknown", file=str(root),
+                         fix="add a nodes column beside processes (or ranks_per_node)")
+    return runs(s.nodes, s.processes, s.times, str(root))

@@ -1,0 +1,128 @@
+"""The same code on another machine (``predict --fit T --machine A --on B`` without a model,
+:mod:`perfmodel.apps.transfer`): known answers on synthetic timings costed by the alaska
+profiles, and the command on alaska's real perflogs (data/alaska-apps, Apache-2.0)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from perfmodel.apps.transfer import SCATTER, move, read_runs, runs
+from perfmodel.cli.app import app
+from perfmodel.errors import InputError
+from perfmodel.machine import Machine
+from perfmodel.machine.profile import load
+
+ROOT = Path(__file__).resolve().parent.parent
+EDR = ROOT / "calibration" / "alaska-edr.toml"
+ROCE = ROOT / "calibration" / "alaska-roce.toml"
+APPS = ROOT / "data" / "alaska-apps"
+
+
+@pytest.fixture(scope="module")
+def machines() -> tuple[Machine, Machine]:
+    return Machine(load(EDR)), Machine(load(ROCE))
+
+
+def _synthetic(m: Machine, nodes: np.ndarray, work: float, calls: float) -> np.ndarray:
+    """A code whose overhead is ``calls`` small messages a log2 of the nodes on ``m``."""
+    return work / nodes + calls * float(m.message(8.0)) * np.log2(nodes)
+
+
+def test_a_latency_bound_overhead_moves_to_its_known_time(machines) -> None:
+    a, b = machines
+    n = np.array([1.0, 2, 4, 8, 16])
+    on_a, on_b = _synthetic(a, n, 100.0, 2e6), _synthetic(b, n, 100.0, 2e6)
+    got = move(runs(n, 32 * n, on_a), a, b)
+    assert got.time == pytest.approx(on_b, rel=1e-9)
+    assert got.ratio == pytest.approx(float(b.message(8.0) / a.message(8.0)), rel=1e-12)
+    assert np.all((got.time_lo <= on_b) & (on_b <= got.time_hi))
+    assert got.overhead_a[0] == 0 and got.time[0] == pytest.approx(on_a[0], rel=1e-12)
+
+
+def test_the_same_machine_leaves_every_time_as_measured(machines) -> None:
+    a, _ = machines
+    n = np.array([1.0, 2, 4])
+    t = np.array([10.0, 6.0, 4.0])
+    got = move(runs(n, 16 * n, t), a, a)
+    assert got.time == pytest.approx(t, rel=1e-12)
+    assert np.all(got.time_lo < t) and np.all(t < got.time_hi)
+
+
+def test_the_range_brackets_the_network_share_and_is_never_far_below_the_point(machines) -> None:
+    a, b = machines
+    n = np.array([1.0, 2, 4, 8])
+    t = np.array([100.0, 60.0, 40.0, 35.0])
+    got = move(runs(n, 32 * n, t), a, b)
+    widen = math.exp(1.959964 * SCATTER)
+    # none of the overhead is the network: A's own time, less the scatter
+    assert got.time_lo == pytest.approx(t / widen, rel=1e-5)
+    assert np.all(got.time_hi > got.time) and np.all(got.time_lo >= got.time / 10)
+    assert got.ratio_span[0] == 1.0 and got.ratio_span[1] > got.ratio
+
+
+def test_scatter_comes_from_repeats_and_is_said_assumed_without(machines) -> None:
+    n = np.array([1.0, 1, 2, 2, 4])
+    t = np.array([10.0, 11.0, 6.0, 6.6, 4.0])
+    got = runs(n, 8 * n, t)
+    assert got.time == pytest.approx([10.0, 6.0, 4.0])
+    assert got.repeats.tolist() == [2, 2, 1]
+    assert got.scatter == pytest.approx(math.log(1.1), rel=1e-9)
+    assert "measured" in got.scatter_source
+    alone = runs([1.0, 2.0], [8.0, 16.0], [10.0, 6.0])
+    assert alone.scatter == SCATTER and "assumed" in alone.scatter_source
+
+
+def test_runs_at_two_placements_are_refused() -> None:
+    with pytest.raises(InputError, match="processes a node"):
+        runs([1.0, 2.0], [32.0, 32.0], [10.0, 6.0])
+
+
+def test_a_count_not_timed_on_a_is_refused(machines) -> None:
+    a, b = machines
+    with pytest.raises(InputError, match="no run on A at 32"):
+        move(runs([1.0, 2.0], [32.0, 64.0], [10.0, 6.0]), a, b, nodes=[2, 32])
+
+
+def test_perflogs_of_one_code_are_one_series_across_node_counts() -> None:
+    got = read_runs(APPS / "ib-gcc9-openmpi4-ucx" / "gromacs",
+                    {"code": "Gromacs_61k", "figure": "wall_t"})
+    assert got.nodes.tolist() == [1, 2, 4, 8, 16]
+    assert got.per_node == 32
+    # the least of each count's repeats, as the perflog holds them
+    assert got.time[-1] == pytest.approx(167.137, rel=1e-9)
+
+
+def test_command_on_alaska_cp2k_moves_ib_timings_to_roce() -> None:
+    res = CliRunner().invoke(app, [
+        "predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"),
+        "--where", "figure=cp2k_time", "--machine", str(EDR), "--on", str(ROCE), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    rows = {r["nodes"]: r for r in doc["rows"]}
+    assert rows[1]["time"] == pytest.approx(rows[1]["on_a"]["time"], rel=1e-12)
+    for r in doc["rows"]:
+        assert r["time_lo"] <= r["time"] <= r["time_hi"]
+        assert r["time"] >= r["on_a"]["time"]   # RoCE's small messages are slower
+    assert 1.2 < doc["latency_ratio"] < 1.5
+    assert any("decides" in n for n in doc["notes"])
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["predict"], "no APP"),
+    (["predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"), "--machine",
+      str(EDR)], "nothing differs"),
+    (["predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"), "--where",
+      "figure=cp2k_time", "--machine", str(EDR), "--on", str(ROCE), "--nodes", "32"],
+     "no run on A at 32"),
+    (["predict", "ppm", "--on", str(ROCE)], "--on predicts"),
+])
+def test_bad_requests_are_one_line_and_exit_2(args, said) -> None:
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert said in res.output and "Traceback" not in res.output
