@@ -66,10 +66,9 @@ def runs(partition: str) -> dict[str, object]:
     return out
 
 
-def series(partition: str) -> dict[str, dict[int, float]]:
-    """Each application's least time at each node count."""
-    return {code: {int(n): float(t) for n, t in zip(r.nodes, r.time, strict=True)}
-            for code, r in runs(partition).items()}
+def least(r) -> dict[int, float]:
+    """A code's least time at each node count (a :class:`perfmodel.apps.transfer.Runs`)."""
+    return {int(n): float(t) for n, t in zip(r.nodes, r.time, strict=True)}
 
 
 def latency(partition: str) -> float:
@@ -98,8 +97,7 @@ def main() -> None:
     from perfmodel.machine.profile import load
 
     every_run = {net: runs(part) for net, part in NETWORKS.items()}
-    times = {net: {code: {int(n): float(t) for n, t in zip(r.nodes, r.time, strict=True)}
-                   for code, r in got.items()} for net, got in every_run.items()}
+    times = {net: {code: least(r) for code, r in got.items()} for net, got in every_run.items()}
     machines = {net: Machine(load(path)) for net, path in PROFILES.items()}
     lat = {net: latency(part) for net, part in NETWORKS.items()}
     print(f"one-way latency at {LATENCY_SIZE:g} B: "

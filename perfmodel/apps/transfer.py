@@ -43,6 +43,7 @@ from numpy.typing import NDArray
 from perfmodel.errors import InputError
 from perfmodel.machine import Machine
 from perfmodel.units import format_counts, format_size
+from perfmodel.whatif.decisive import SHARE
 
 FloatArray = NDArray[np.float64]
 
@@ -88,14 +89,13 @@ def runs(nodes: Any, processes: Any, times: Any, source: str = "") -> Runs:
                          file=source or None,
                          fix="keep one placement with --where, or give one file per placement")
     keys, inverse = np.unique(n, return_inverse=True)
-    best = np.full(len(keys), np.inf)
-    np.minimum.at(best, inverse, t)
-    count = np.bincount(inverse, minlength=len(keys)).astype(np.int64)
-    gaps = []
-    for i in np.flatnonzero(count > 1):
-        two = np.sort(t[inverse == i])[:2]
-        gaps.append(math.log(two[1] / two[0]))
-    if gaps:
+    order = np.lexsort((t, inverse))   # each count's runs together, fastest first
+    ts, group = t[order], inverse[order]
+    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    count = np.diff(np.r_[first, len(ts)]).astype(np.int64)
+    twice = first[count > 1]
+    gaps = np.log(ts[twice + 1] / ts[twice])   # the least two repeats of each count
+    if gaps.size:
         scatter = float(np.median(gaps))
         said = (f"measured: the median gap between the least two repeats, over {len(gaps)} "
                 f"node count{'s' if len(gaps) > 1 else ''} run more than once")
@@ -104,7 +104,7 @@ def runs(nodes: Any, processes: Any, times: Any, source: str = "") -> Runs:
     else:
         scatter, said = SCATTER, (f"assumed {SCATTER:.0%}: no node count was run twice, so "
                                   "the timings give no scatter")
-    return Runs(keys, keys * per[0], best, count, scatter, said)
+    return Runs(keys, keys * per[0], ts[first], count, scatter, said)
 
 
 @dataclass(frozen=True)
@@ -157,17 +157,9 @@ def node_ratio(a: Machine, b: Machine) -> tuple[float, str]:
         return 1.0, ("the nodes are taken to be the same: "
                      + ("neither profile" if na is None and nb is None else
                         "one profile") + " has a node (HPL or STREAM), so the work is not moved")
-    fa, fb = _flop_rate(a), _flop_rate(b)
+    fa, fb = (float(np.asarray(m.node_values["flop_rate"])) for m in (a, b))
     return fa / fb, (f"the work moves by the nodes' flop rates: {fa / 1e9:.3g} against "
                      f"{fb / 1e9:.3g} Gflop/s a process (each profile's node)")
-
-
-def _flop_rate(m: Machine) -> float:
-    """A process's flop rate on ``m``: its profile's node, with ``m``'s overrides."""
-    assert m.profile.node is not None
-    rate = float(m.profile.node.values["flop_rate"]) if m.flop_rate is None else \
-        float(np.asarray(m.flop_rate))
-    return rate * (1.0 if m.speed is None else float(np.asarray(m.speed)))
 
 
 def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
@@ -210,15 +202,16 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     if n0 > 1:
         notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
                      "as work, which does not move (a lower bound on what moves)")
-    if float(np.max(overhead / t)) > 0 and abs(hi_r - lo_r) / max(lo_r, 1e-300) > 0.5:
-        i = len(n) - 1 if overhead[-1] > 0 else int(np.argmax(overhead))   # the most nodes
+    time, none, every = work_b + overhead * r, work_b + overhead * lo_r, work_b + overhead * hi_r
+    moves = (every - none) / time > SHARE   # as any assumption is named beside an answer
+    if np.any(moves):
+        i = int(np.flatnonzero(moves)[-1])   # at the most nodes where it matters
         notes.append(f"what decides it: the size of the messages behind the overhead (at "
-                     f"{n[i]:g} nodes, {work_b[i] + overhead[i] * lo_r:.3g} s if none of it is "
-                     f"the network, {work_b[i] + overhead[i] * hi_r:.3g} s on B if all of it is "
-                     f"messages of {format_size(size_hi)})")
-    return Moved(n, p, t, work, overhead, work_b + overhead * r,
-                 (work_b + overhead * lo_r) / widen, (work_b + overhead * hi_r) * widen,
-                 work_b, overhead * r, r, (lo_r, hi_r), k, level, timed.scatter, tuple(notes))
+                     f"{n[i]:g} nodes, {none[i]:.3g} s if none of it is the network, "
+                     f"{every[i]:.3g} s on B if all of it is messages of "
+                     f"{format_size(size_hi)})")
+    return Moved(n, p, t, work, overhead, time, none / widen, every * widen, work_b,
+                 overhead * r, r, (lo_r, hi_r), k, level, timed.scatter, tuple(notes))
 
 
 def read_runs(path: str | Path, where: dict[str, str] | None = None) -> Runs:

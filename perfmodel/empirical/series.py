@@ -206,7 +206,8 @@ def _read_timings(text: str, path: str | Path, rows: _Rows, by_nodes: bool) -> N
         line = runs.lines[i]
         lab = {k: v[i] for k, v in runs.labels.items() if k != size_key}
         p, count = float(runs.processes[i]), "processes"
-        rows.nodes.append(p if by_nodes and (finer or per_node) is not None else math.nan)
+        placed = by_nodes and (finer is not None or per_node is not None)
+        rows.nodes.append(p if placed else math.nan)   # p counts nodes until made processes
         if by_nodes and finer is not None:
             lab["nodes"] = f"{p:g}"
             p = _number(lab.pop(finer), finer, path, line)

@@ -179,6 +179,12 @@ class Machine:
         """Seconds for ``flops`` operations over ``nbytes`` streamed bytes and ``accesses``
         random accesses on one of ``processes`` processes (the node's roofline, memory shared
         as the node says)."""
+        return kernel_seconds(self.node_values, flops, nbytes, processes, accesses)
+
+    @property
+    def node_values(self) -> dict[str, Any]:
+        """The node's values with this machine's overrides in them: the ``flop_rate`` given,
+        and the rates scaled by ``speed`` and ``memory_speed``."""
         values: dict[str, Any] = dict(require_node(self.profile).values)
         if self.flop_rate is not None:
             values["flop_rate"] = np.asarray(self.flop_rate, dtype=np.float64)
@@ -188,7 +194,7 @@ class Machine:
             k = np.asarray(self.memory_speed, dtype=np.float64)
             values["memory_bandwidth"] = values["memory_bandwidth"] * k
             values["domain_bandwidth"] = values["domain_bandwidth"] * k
-        return kernel_seconds(values, flops, nbytes, processes, accesses)
+        return values
 
     def host(self, size: ArrayLike, live: ArrayLike = True) -> FloatArray:
         """Host seconds to send or receive one message of ``size`` bytes, outside the wire:

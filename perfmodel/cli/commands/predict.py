@@ -91,7 +91,9 @@ def predict(
             rows = timing_rows(model, timings, where)
             node, node_note = node_from_timings(model, prof, rows, set_values)
             prof = replace(prof, node=node)
-        on = changed(prof, channels=channels, line_rate=link_speed, path=machine,
+        mine = other is None   # with --on, the hardware changes are B's, not A's
+        on = changed(prof, channels=channels if mine else None,
+                     line_rate=link_speed if mine else None, path=machine,
                      fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
         if model.uses_node:
             require_node(prof, machine)
@@ -103,15 +105,12 @@ def predict(
     fit, size = constants(model, on, timings, where, set_values, saved, size, weak, rows)
     if node_note:
         fit = replace(fit, notes=(node_note, *fit.notes))
-    if other is not None:   # fitted on A; predicted on B, with the hardware changes
-        from perfmodel.machine.hardware import changed
-        from perfmodel.machine.profile import load
-
-        prof = load(other)
-        on = changed(prof if prof.node is not None or on is None else
-                     replace(prof, node=on.profile.node), channels=channels,
-                     line_rate=link_speed, path=other)
-        machine = other
+    if other is not None:   # fitted on A as measured; costed on B, with the hardware changes
+        b = load(other)
+        prof = b if b.node is not None else replace(b, node=prof.node)   # no node: A's
+        on = changed(prof, channels=channels, line_rate=link_speed, path=other,
+                     fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
+        machine = other   # what the view names and the assumptions' search reruns
     result = scaling(fit, list(nodes), level, on, size, weak)
     said = []
     if on is not None:
