@@ -27,13 +27,13 @@ from perfmodel.measurements import (
 )
 from perfmodel.network import models as registry
 from perfmodel.network.corrections import group_median
-from perfmodel.network.fabric import TOPOLOGIES, Fabric, wire_seconds
+from perfmodel.network.fabric import Fabric, wire_seconds
 from perfmodel.network.fabric_fit import (
     FabricFit,
     columns,
     fit_fabric,
-    shares_nic,
     specified_fabric,
+    topologies,
     varies,
 )
 from perfmodel.network.fit import (
@@ -385,10 +385,7 @@ def _fit_fabric(shared: Measurements, cols: Mapping[str, np.ndarray], spec: Netw
             return specified_fabric(fs, spec.path if spec else "")
         return fit_fabric(shared, fs.topology, channels=fs.channels, box=fs.box, fixed=fs.fixed,
                           sources=fs.sources, assumed=fs.assumed)
-    # streams placed on shared NICs, or traffic both ways: only the switched law has NICs to
-    # share and ports with two directions
-    choices = [topology] if topology else \
-        ["switched"] if shares_nic(cols) or np.any(cols["both"] > 0) else list(TOPOLOGIES)
+    choices = [topology] if topology else topologies(cols)
     fits = [fit_fabric(shared, t, box=box or 1) for t in choices]
     return min(fits, key=lambda f: f.bic)
 

@@ -249,3 +249,25 @@ def test_traffic_both_ways_with_every_pair_on_its_own_nics_fits_the_switched_law
     fabric = json.loads(got.output)["fabric"]
     assert fabric["topology"] == "switched"
     assert {p["name"] for p in fabric["parameters"]} >= {"duplex", "receive"}
+
+
+def test_a_spec_giving_receive_alone_is_a_switched_fabric_with_traffic_both_ways(
+        tmp_path) -> None:
+    from perfmodel.network.spec import load_spec
+
+    spec = tmp_path / "s.toml"
+    spec.write_text('kind = "perfmodel network spec"\nschema_version = 1\n[fabric]\n'
+                    'topology = "switched"\n[fabric.params.line_rate]\nvalue = "100Gbps"\n'
+                    'source = "EDR"\n[fabric.params.receive]\nvalue = "0.5"\n'
+                    'source = "a LogP fit"\n', encoding="utf-8")
+    fab = load_spec(spec).fabric
+    assert fab is not None and fab.fixed["receive"] == pytest.approx(0.5)
+
+
+def test_streams_sharing_a_nic_are_refused_by_a_shared_fabric() -> None:
+    from perfmodel.errors import InputError
+
+    with pytest.raises(InputError, match="no NICs of its own to share"):
+        fit_fabric(_table([1, 2, 4], False, 7), "shared")
+    with pytest.raises(InputError, match="no duplex"):
+        fit_fabric(_joined(7), "shared")

@@ -279,8 +279,7 @@ def _fabric(r: DocReader, doc: Any) -> Fabric:
     if not (box.is_integer() and 1 <= box <= 4096):
         raise r.fail("box", f"is {box}", "the processes one box holds, a whole number >= 1")
     raw = r.table(doc, "params")
-    names = topology_params(topology, int(box), topology == "switched" and "gap" in raw,
-                            topology == "switched" and "duplex" in raw)
+    names = topology_params(topology, int(box), given=raw if topology == "switched" else ())
     if sorted(raw) != sorted(names):
         raise r.fail("params", f"has {', '.join(raw)}; a {topology} fabric needs "
                      f"{', '.join(names)}", "regenerate the profile with calibrate")

@@ -13,7 +13,7 @@ Terms: *pairs* are independent groups exchanging at once (ping-pong pairs, the B
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,12 +102,15 @@ pays for the messages it receives while sending; parameters of a switched fabric
 (or specified for) bidirectional streams."""
 
 
-def topology_params(topology: str, box: int = 1, nic: bool = False, duplex: bool = False
-                    ) -> tuple[str, ...]:
+def topology_params(topology: str, box: int = 1, nic: bool = False, duplex: bool = False,
+                    given: Iterable[str] = ()) -> tuple[str, ...]:
     """The parameters of a ``topology`` fabric, with the intra-box link when ``box`` > 1, the
     NIC's message rate when ``nic`` (a switched fabric whose streams share NICs) and the
     ports' ``duplex`` and the hosts' ``receive`` when ``duplex`` (a switched fabric with
-    traffic both ways)."""
+    traffic both ways); each optional group also when ``given`` names any of its parameters
+    (a spec's, a profile's or a fit's held values)."""
+    named = set(given)
+    nic, duplex = nic or bool(named & set(NIC)), duplex or bool(named & set(DUPLEX))
     try:
         names = TOPOLOGIES[topology][1]
     except KeyError:

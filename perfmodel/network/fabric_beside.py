@@ -16,7 +16,7 @@ import numpy as np
 
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
-from perfmodel.network.fabric import DUPLEX, PARAMS, Fabric, topology_params, two_ways
+from perfmodel.network.fabric import DUPLEX, PARAMS, Fabric, topology_params
 from perfmodel.network.fabric_fit import FabricFit, FloatArray, fit_fabric, row_times
 from perfmodel.network.fit import fit_stats, log_ratio
 from perfmodel.params import Estimate
@@ -56,7 +56,6 @@ def both_ways(data: Measurements, cols: Mapping[str, FloatArray], topology: str,
     from perfmodel.network.fabric import pipeline
 
     two = cols["both"] > 0
-    two_ways(topology, "fit the bidirectional tables to a switched fabric, or leave them out")
     if np.all(two):
         raise FitError("only traffic both ways: it cannot tell a port's duplex from its "
                        "one-way rate", file=data.source,

@@ -23,15 +23,16 @@ from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
 from perfmodel.network.corrections import ratios_of
 from perfmodel.network.fabric import (
-    DUPLEX,
     HIERARCHY,
     NIC,
     PARAMS,
+    TOPOLOGIES,
     Corrections,
     Fabric,
     exchange_seconds,
     message_rate,
     topology_params,
+    two_ways,
 )
 from perfmodel.network.fit import fit_stats, log_ratio
 from perfmodel.network.hierarchy import PLACEMENTS, ring_crossings
@@ -118,6 +119,12 @@ def shares_nic(cols: Mapping[str, FloatArray]) -> bool:
     return bool(np.any(cols["per_nic"][cols["exchange"] == 0] > 1))
 
 
+def topologies(cols: Mapping[str, FloatArray]) -> tuple[str, ...]:
+    """The topologies rows can be fitted to: only the switched law has NICs for streams to
+    share and ports with two directions."""
+    return ("switched",) if shares_nic(cols) or np.any(cols["both"] > 0) else tuple(TOPOLOGIES)
+
+
 def _layout(cols: Mapping[str, FloatArray], box: int) -> tuple[FloatArray, FloatArray]:
     """Per Exchange row: the fewest and the most of a rank's messages leaving its box."""
     fewest, most = np.zeros(len(cols["size"])), np.zeros(len(cols["size"]))
@@ -127,9 +134,10 @@ def _layout(cols: Mapping[str, FloatArray], box: int) -> tuple[FloatArray, Float
     return fewest, most
 
 
-def _free(topology: str, cols: Mapping[str, FloatArray], held: set[str],
+def _free(names: Sequence[str], cols: Mapping[str, FloatArray], held: set[str],
           box: int = 1) -> tuple[list[str], list[str]]:
-    """Parameters to fit, and those the data cannot inform (they take defaults)."""
+    """Of the fabric's parameters ``names``, those to fit, and those the data cannot inform
+    (they take defaults)."""
     ring = cols["exchange"] > 0
     distinct = {k: len(np.unique(cols[k][~ring])) for k in ("pairs", "channels", "senders")}
     blind: list[str] = []
@@ -154,9 +162,6 @@ def _free(topology: str, cols: Mapping[str, FloatArray], held: set[str],
         blind += list(HIERARCHY)
     if np.all(ring) and not np.any(most > 0):
         blind += ["line_rate", "eta", "overhead"]  # no message leaves a box
-    names = topology_params(topology, box, topology == "switched" and
-                            (shares_nic(cols) or bool(held & set(NIC))),
-                            bool(held & set(DUPLEX)))
     free = [p for p in names if p not in held and p not in blind]
     return free, [p for p in names if p not in held and p in blind]
 
@@ -192,18 +197,25 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
     fixed = dict(fixed or {})
     sources = dict(sources or {})
     cols = columns(data)
+    if topology in TOPOLOGIES and topology not in topologies(cols):   # the rows need NICs
+        if np.any(cols["both"] > 0):
+            two_ways(topology, "fit the bidirectional tables to a switched fabric, or leave "
+                               "them out")
+        raise InputError(f"a {topology} fabric has no NICs of its own to share (every node is "
+                         "on every channel), and these rows' streams share NICs",
+                         file=data.source, fix="fit them to a switched fabric")
     if np.any(cols["both"] > 0):
         from perfmodel.network.fabric_beside import both_ways
 
         return both_ways(data, cols, topology, channels=channels, box=box, fixed=fixed,
                          sources=sources, assumed=assumed, held_out=held_out)
-    if held_out and topology == "switched" and shares_nic(cols) and not set(NIC) & set(fixed):
+    nic = topology == "switched" and shares_nic(cols)   # then the per-size ratios too
+    if held_out and nic and not set(NIC) & set(fixed):
         unseen = _nic_rate_reached(data, cols, box, fixed, sources, assumed)
         if unseen:
             fixed["gap"], sources["gap"], assumed = 0.0, unseen, [*assumed, "gap"]
-    names = topology_params(topology, box, topology == "switched" and
-                            (shares_nic(cols) or any(p in fixed for p in NIC)),
-                            topology == "switched" and any(p in fixed for p in DUPLEX))
+    names = topology_params(topology, box, nic,
+                            given=fixed if topology == "switched" else ())
     unknown = sorted(set(fixed) - set(names))
     if unknown:
         raise InputError(f"a {topology} fabric has no parameter {unknown[0]!r}",
@@ -216,7 +228,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
                          "crosses no link", file=data.source, line=data.line[lone[0]],
                          fix="leave out the 1-process Exchange table")
     notes: list[str] = []
-    free, blind = _free(topology, cols, set(fixed), box)
+    free, blind = _free(names, cols, set(fixed), box)
     base = dict(fixed)
     statuses: dict[str, str] = {p: ("assumed" if p in assumed else "fixed") for p in fixed}
     if "line_rate" not in fixed:
@@ -280,7 +292,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         if name in varied:
             err = float(errs[varied.index(name)])
             params.append(Estimate(name, float(values[name]), err, spec.unit, "fitted",
-                                   _rows_said(cols) if shares_nic(cols) else ""))
+                                   _rows_said(cols) if nic else ""))
             if dof > 0 and (not math.isfinite(err) or err > abs(values[name])):
                 notes.append(f"{name} is poorly determined by the data")
         elif name in bound:
@@ -302,7 +314,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
                                float(cols["processes"][ring].max()))
     fix = None
     summary = fit_stats(fitted, cols["time"], rss, len(varied))
-    if topology == "switched" and shares_nic(cols):
+    if nic:
         fix = corrections(values, cols, fitted)
         law_err = summary["median_rel_err"]
         fitted = row_times(topology, {**values, "corrections": fix}, cols, box)
@@ -314,7 +326,7 @@ def fit_fabric(data: Measurements, topology: str, *, channels: int | None = None
         notes.append(f"beside the law (median |rel. error| {law_err:.1%} alone), its measured "
                      f"ratio at each size where one stream's or the NIC's limit governs: "
                      f"{ratios} ratios, counted in k (the fabric's corrections)")
-    stream = bool(shares_nic(cols)) or data.pattern == "stream"
+    stream = nic or data.pattern == "stream"
     fab = Fabric(topology, int(channels or cols["channels"].max()), tuple(params), cov, noise,
                  max(dof, 0), ranges, summary, tuple(notes), box, fix, stream)
     return FabricFit(fab, data, fitted, rss, len(varied))
@@ -490,8 +502,7 @@ def specified_fabric(spec: FabricSpec, path: str = "") -> FabricFit:
                           fix=f"add [fabric.params.{name}] to the spec, or give multi-pair "
                               "or fan-in data")
 
-    names = topology_params(spec.topology, spec.box, any(p in spec.fixed for p in NIC),
-                            any(p in spec.fixed for p in DUPLEX))
+    names = topology_params(spec.topology, spec.box, given=spec.fixed)
     params = specified(PARAMS, names, spec.fixed,
                        spec.sources, spec.assumed, missing)
     fab = Fabric(spec.topology, spec.channels, params,

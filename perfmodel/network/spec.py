@@ -201,8 +201,7 @@ def _fabric(doc: object, text: str, path: str) -> FabricSpec:
         raise InputError("fabric.params is not a table", file=path,
                          line=key_line(text, "fabric.params"),
                          fix="write [fabric.params.NAME] tables")
-    names = topology_params(topology, box, topology == "switched" and "gap" in raw,
-                            topology == "switched" and "duplex" in raw)
+    names = topology_params(topology, box, given=raw if topology == "switched" else ())
     fixed, sources, assumed = _entries(raw, text, path, "fabric.params", list(names),
                                        f"a {topology} fabric", parse_param, '"1KiB"',
                                        statuses=("fixed", "assumed"))
