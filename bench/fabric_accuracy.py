@@ -50,11 +50,11 @@ CASES = {"mbw_mr": ("omb", "Osu_mbw_mr*", (1, 2, 4, 8), (16, 32)),
          "Uniband": ("imb", "IMB_Uniband_*", (1, 2, 4), (8, 16, 32)),
          "Biband": ("imb", "IMB_Biband_*", (1, 2, 4), (8, 16, 32))}
 ALSO = {"Biband": "Uniband"}
+"""Cases whose training takes another case's tables too (at the same pair counts)."""
 TWO_WAY = {"Biband"}
+"""Cases whose held-out tables send both ways (each direction's rate is predicted)."""
 ALL = -1
 """The key of the median over every held-out point of a case (every count together)."""
-"""Cases whose held-out tables send both ways (each direction's rate is predicted)."""
-"""Cases whose training takes another case's tables too (at the same pair counts)."""
 
 sys.path.insert(0, str(ROOT))
 
@@ -63,7 +63,7 @@ def tables(partition: str, case: str) -> dict[int, list]:
     """Every table of ``case`` placed across two nodes, by pair count, as calibrate places
     and keeps them (:func:`perfmodel.inputs.sort_table`: streams per NIC, empty messages left
     out)."""
-    from perfmodel.inputs import sort_table
+    from perfmodel.inputs import FileUse, sort_table
     from perfmodel.layout import Layout
     from perfmodel.readers import read
 
@@ -73,9 +73,9 @@ def tables(partition: str, case: str) -> dict[int, list]:
         for t in read(path):
             if t.benchmark.lower() != case.lower():
                 continue
-            placed: list = []
-            sort_table(t, path, Layout(nodes=2), placed, [])
-            for rows in placed:
+            placed = FileUse()
+            sort_table(t, path, Layout(nodes=2), placed)
+            for rows in placed.streams:
                 out.setdefault(int(rows.counts("pairs")[0]), []).append(rows)
     return out
 
@@ -92,7 +92,7 @@ def aggregate(t) -> np.ndarray:
     return t.size * t.concurrency["pairs"] / t.time
 
 
-def corrected(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
+def corrected(fab) -> Callable[[np.ndarray, int], np.ndarray]:
     """The fitted fabric as calibrate writes it: the law and its measured per-size ratios,
     these only within the streams a NIC they were measured at (each direction's rate where
     the held-out tables send both ways)."""
@@ -110,22 +110,22 @@ def _ratios(fix, **change):
                    both=None if fix.both is None else replace(fix.both, **change))
 
 
-def within(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
+def within(fab) -> Callable[[np.ndarray, int], np.ndarray]:
     """The law with its per-size ratios only within the streams a NIC measured, the law
     alone beyond (calibrate's before the ratios measured at the most streams carried on)."""
     fix = fab.corrections
     return corrected(fab if fix is None else replace(fab, corrections=_ratios(
-        fix, beyond_stream=(), beyond_port=())), train)
+        fix, beyond_stream=(), beyond_port=())))
 
 
-def everywhere(fab, train: list) -> Callable[[np.ndarray, int], np.ndarray]:
+def everywhere(fab) -> Callable[[np.ndarray, int], np.ndarray]:
     """The law with its per-size ratios applied at every count of streams a NIC, measured or
     not (as calibrate wrote it before 2026-11-27's second session)."""
     import math
 
     fix = fab.corrections
     return corrected(fab if fix is None else replace(fab, corrections=_ratios(
-        fix, nics=(1.0, math.inf), beyond_stream=(), beyond_port=())), train)
+        fix, nics=(1.0, math.inf), beyond_stream=(), beyond_port=())))
 
 
 CANDIDATES = {"per-size ratios within the measured streams a NIC, the law alone beyond": within,
@@ -145,9 +145,10 @@ def scatter(by: dict[int, list]) -> float:
 
 def evaluate(partition: str) -> dict[str, dict[str, dict[int, float]]]:
     out: dict[str, dict[str, dict[int, float]]] = {}
+    read = {case: tables(partition, case) for case in CASES}   # each file once
     for case, (_, _, train_k, held_k) in CASES.items():
-        by = tables(partition, case)
-        extra = tables(partition, ALSO[case]) if case in ALSO else {}
+        by = read[case]
+        extra = read[ALSO[case]] if case in ALSO else {}
         train = [t for k in train_k for t in (*extra.get(k, []), *by.get(k, []))]
         fab = fit(train)
         last = by[train_k[-1]]
@@ -160,7 +161,7 @@ def evaluate(partition: str) -> dict[str, dict[str, dict[int, float]]]:
                 y = aggregate(t)
                 idx = np.searchsorted(sizes, t.size)
                 both = case in TWO_WAY
-                preds = {name: make(fab, train)(t.size, k, both)
+                preds = {name: make(fab)(t.size, k, both)
                          for name, make in CANDIDATES.items()}
                 preds["baseline: as at last"] = as_last[idx]
                 preds["baseline: linear, capped"] = np.minimum(as_last[idx] * k / train_k[-1],

@@ -85,6 +85,7 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
     with no flop rate (no HPL) no node, and a note saying what would give one."""
     fixed: dict[str, float] = {}
     sources: dict[str, str] = {}
+    assumed: list[str] = []   # the rest are derived
     notes: list[str] = []
     hpl = [t for t in tables if t.benchmark == "HPL" and "flop_rate" in t.extra]
     if hpl:
@@ -116,6 +117,7 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
             sources["memory_bandwidth"] = (f"assumed: STREAM Triad over {threads} threads, "
                                            f"each one's share ({where}); one process alone "
                                            "streams at least this")
+            assumed += ["memory_domain", "memory_bandwidth"]
         else:
             fixed["memory_bandwidth"] = rate
             sources["memory_bandwidth"] = f"STREAM Triad's best rate ({where})"
@@ -134,6 +136,7 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
             f"{cores(t, i):g} cores (processes × threads), each one's share ({t.source}, "
             f"line {t.line[i]}): sparse, every core busy, so a lower bound on what one "
             "process streams alone")
+        assumed.append("memory_bandwidth")
     elif hpcg:
         notes.append("node: STREAM Triad gives the memory bandwidth; HPCG's memory traffic "
                      "(sparse, every rank busy) is not used beside it")
@@ -143,11 +146,7 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
             notes.append(f"node: {gave} gives the memory rates, but a node needs a flop rate: "
                          "add an HPL output, or --spec with [node.params.flop_rate]")
         return None, notes
-    node = specified_node(fixed, sources)
-    params = tuple(p if p.name not in fixed else
-                   replace(p, status="assumed" if p.source.startswith("assumed:") else "derived")
-                   for p in node.params)
-    return Node(params, node.notes), notes
+    return specified_node(fixed, sources, tuple(assumed), given="derived"), notes
 
 
 def _points_key(tables: Sequence[Measurements]) -> str:
@@ -198,17 +197,17 @@ _STREAMS = ("stream", "bidirectional")
 
 
 @dataclass
-class _File:
+class FileUse:
     """What one input file adds (kept apart until the file is read whole, so that a file a
     folder walk skips adds nothing)."""
 
-    used: list[Measurements]
-    whole: list[Measurements]
-    streams: list[Measurements]
-    node: list[Measurements]
-    records: list[InputRecord]
-    notes: list[str]
-    said: list[Contribution]
+    used: list[Measurements] = field(default_factory=list)
+    whole: list[Measurements] = field(default_factory=list)
+    streams: list[Measurements] = field(default_factory=list)
+    node: list[Measurements] = field(default_factory=list)
+    records: list[InputRecord] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    said: list[Contribution] = field(default_factory=list)
     inside: list[Measurements] = field(default_factory=list)
     box: int = 0
     fanin: bool = False
@@ -231,7 +230,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
     from perfmodel.readers import read
 
     layout = layout or Layout()
-    got = _File([], [], [], [], [], [], [])
+    got = FileUse()
     fanin: list[str | Path] = []
     seen: dict[str, str | Path] = {}
     lone: tuple[Path, tuple[Measurements, ...]] | None = None
@@ -303,17 +302,15 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
 
 
 def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | None,
-              layout: Layout) -> _File:
+              layout: Layout) -> FileUse:
     """What one file's tables add."""
-    one = _File([], [], [], [], [], [], [])
+    one = FileUse()
     if benchmark is None and not any(t.pattern == "pingpong" or t.is_fanin for t in tables):
-        one.said += [sort_table(t, path, layout, one.streams, one.node, one)
-                     for t in tables]
+        one.said += [sort_table(t, path, layout, one) for t in tables]
         return one
     table = choose(tables, str(path), benchmark)
     if benchmark is None:
-        one.said += [sort_table(t, path, layout, one.streams, one.node, one)
-                     for t in tables if t is not table]
+        one.said += [sort_table(t, path, layout, one) for t in tables if t is not table]
     if table.pattern in ("application", "memory"):
         what = "whole runs" if table.pattern == "application" else "a memory kernel"
         raise InputError(f"{table.label} times {what}, not messages", file=path,
@@ -353,29 +350,28 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
 
 
 def sort_table(table: Measurements, path: str | Path, layout: Layout,
-               streams: list[Measurements], node: list[Measurements],
-               into: _File | None = None) -> Contribution:
+               into: FileUse) -> Contribution:
     """What a table other than a file's ping-pong informs: a stream placed across nodes the
-    fabric (appended to ``streams`` with its streams per NIC), one pair's stream inside one
-    node the link inside a node (to ``into.inside``, with the most ranks a job put on a node
-    in ``into.box``), HPL, STREAM and HPCG the node (to ``node``); anything else nothing, with
-    the reason."""
+    fabric (appended to ``into.streams`` with its streams per NIC), one pair's stream inside
+    one node the link inside a node (to ``into.inside``, with the most ranks a job put on a
+    node in ``into.box``), HPL, STREAM and HPCG the node (to ``into.node``); anything else
+    nothing, with the reason."""
     def out(role: str, why: str, rows: int = 0) -> Contribution:
         return Contribution(str(path), table.label, role, rows, why)
 
     if table.benchmark == "HPL" and "flop_rate" in table.extra:   # HPL's output, a perflog
-        node.append(table)
+        into.node.append(table)
         return out("node", "the node's flop rate (HPL)", len(table))
     if table.format == "hpcg":
         if "memory_rate" not in table.extra:
             return out("unused", "HPCG without its GB/s Summary: no memory rate to take")
-        node.append(table)
+        into.node.append(table)
         return out("node", "the node's memory bandwidth where STREAM gives none (HPCG's "
                            "memory traffic)", len(table))
     if table.pattern == "memory":
         if table.benchmark.lower() != "triad":
             return out("unused", "STREAM: the node's memory rates come from Triad")
-        node.append(table)
+        into.node.append(table)
         return out("node", "the node's memory bandwidth (STREAM Triad)", len(table))
     if table.pattern == "pingpong":
         return out("unused", "another ping-pong of this file: the first is fitted")
@@ -403,9 +399,9 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
         return out("unused", "rows of several pair counts in one job: cannot be placed")
     job = procs[0] + int(table.attrs.get("waiting processes", "0") or 0)
     where = place(procs[0], job, layout)
-    if into is not None and where.where in ("across", "inside"):
+    if where.where in ("across", "inside"):
         into.box = max(into.box, layout.per_node(job) or 0)
-    if where.where == "inside" and into is not None and table.pattern == "stream":
+    if where.where == "inside" and table.pattern == "stream":
         if where.pairs > 1:
             return out("unused", f"{where.pairs} pairs inside one node: how they share the "
                                  "node's memory is not modelled")
@@ -418,7 +414,7 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
     each = max(pairs[0] // where.pairs, 1)   # streams per pair of ranks (perftest's queue pairs)
     where = replace(where, per_nic=where.per_nic * each)
     rows = table.take(table.size > 0)   # an empty message has no bandwidth to share
-    streams.append(replace(rows, extra={**rows.extra, "per_nic": np.full(
+    into.streams.append(replace(rows, extra={**rows.extra, "per_nic": np.full(
         len(rows), float(where.per_nic))}))
     also = f" ({each} streams a pair)" if each > 1 else ""
     ways = _BOTH_WAYS if table.pattern == "bidirectional" else ""
@@ -505,11 +501,10 @@ def _law_use(pingpong: bool) -> str:
     return "the point-to-point law" if pingpong else "the fabric (fan-in streams)"
 
 
-def informs(tables: Sequence[Measurements], path: str | Path,
-            layout: Layout | None = None) -> list[str]:
+def informs(tables: Sequence[Measurements], path: str | Path) -> list[str]:
     """What ``calibrate`` (without --benchmark) takes each table of one file for, or why it
-    takes nothing from it, in the words of its listing; ``layout`` as calibrate's."""
-    layout = layout or Layout()
+    takes nothing from it, in the words of its listing (with no rank layout given)."""
+    layout = Layout()
     law: Measurements | None = None
     if any(t.pattern == "pingpong" or t.is_fanin for t in tables):
         try:
@@ -521,7 +516,7 @@ def informs(tables: Sequence[Measurements], path: str | Path,
         if t is law:
             out.append(_law_use(bool(len(t.single_stream())) and not t.is_fanin))
             continue
-        said = sort_table(t, path, layout, [], [])
+        said = sort_table(t, path, layout, FileUse())
         out.append(said.said if said.role in ("fabric", "node") else
                    f"nothing: {said.said}")
     return out

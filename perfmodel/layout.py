@@ -31,6 +31,13 @@ class Layout:
     ranks_per_node: int | None = None
     nodes: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.ranks_per_node is not None and self.nodes is not None:
+            from perfmodel.errors import InputError
+
+            raise InputError("--ranks-per-node and --nodes-per-job both say how ranks were "
+                             "placed", fix="give one of them")
+
     def per_node(self, job: int) -> int | None:
         """Ranks on each node of a job of ``job`` processes, or None when not said."""
         if self.ranks_per_node is not None:

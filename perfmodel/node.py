@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
-from perfmodel.params import Estimate, Param, ParamSet, parse_named
+from perfmodel.params import Estimate, Param, ParamSet, Status, parse_named
 from perfmodel.params import specified as specified_params
 
 FloatArray = NDArray[np.float64]
@@ -82,14 +82,15 @@ def parse_param(name: str, text: str) -> float:
 
 
 def specified(fixed: Mapping[str, float], sources: Mapping[str, str],
-              assumed: tuple[str, ...] = (), path: str = "") -> Node:
-    """A node from a spec's values; parameters not given take their defaults, marked
-    ``assumed`` with the reason.  ``flop_rate`` has no default."""
+              assumed: tuple[str, ...] = (), path: str = "", given: Status = "fixed") -> Node:
+    """A node from a spec's values (``given``: their status where not ``assumed``);
+    parameters not given take their defaults, marked ``assumed`` with the reason.
+    ``flop_rate`` has no default."""
     def missing(name: str) -> InputError:
         return InputError(f"the node's {name} must be given", file=path or None,
                           fix=f"add [node.params.{name}] with value and source")
 
-    return Node(specified_params(PARAMS, list(PARAMS), fixed, sources, assumed, missing))
+    return Node(specified_params(PARAMS, list(PARAMS), fixed, sources, assumed, missing, given))
 
 
 def kernel_seconds(values: Mapping[str, float], flops: ArrayLike, nbytes: ArrayLike,

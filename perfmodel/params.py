@@ -29,6 +29,10 @@ Status = Literal["fitted", "derived", "fixed", "selected", "bound", "assumed"]
 by a stated rule (its source says which), fixed by the user,
 selected from a discrete search, held on a physical bound, or assumed."""
 
+DECISIVE_SHARE = 0.05
+"""How far a predicted time must move (either way) for an assumption to be named beside it
+(:mod:`perfmodel.whatif.decisive`, and the unknowns of :mod:`perfmodel.apps.transfer`)."""
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -161,16 +165,17 @@ def parse_named(params: Mapping[str, Param], owner: str, name: str, text: str) -
 
 def specified(params: Mapping[str, Param], names: Sequence[str],
               fixed: Mapping[str, float], sources: Mapping[str, str],
-              assumed: Sequence[str], missing: Callable[[str], InputError]
-              ) -> tuple[Estimate, ...]:
+              assumed: Sequence[str], missing: Callable[[str], InputError],
+              given: Status = "fixed") -> tuple[Estimate, ...]:
     """Estimates for ``names`` from a spec's values (``fixed``, or ``assumed`` where it says
-    so); the rest take their defaults, marked ``assumed`` with the reason; a parameter with
-    no default that the spec leaves out raises ``missing(name)``."""
+    so; ``given`` is the status of the rest: ``derived`` for values worked out from
+    measurements); the others take their defaults, marked ``assumed`` with the reason; a
+    parameter with no default that the spec leaves out raises ``missing(name)``."""
     out = []
     for name in names:
         p = params[name]
         if name in fixed:
-            status = "assumed" if name in assumed else "fixed"
+            status = "assumed" if name in assumed else given
             out.append(Estimate(name, fixed[name], math.nan, p.unit, cast(Status, status),
                                 sources.get(name, "")))
         elif p.default is not None:

@@ -42,8 +42,8 @@ from numpy.typing import NDArray
 
 from perfmodel.errors import InputError
 from perfmodel.machine import Machine
+from perfmodel.params import DECISIVE_SHARE
 from perfmodel.units import format_counts, format_size
-from perfmodel.whatif.decisive import SHARE
 
 FloatArray = NDArray[np.float64]
 
@@ -203,7 +203,7 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
         notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
                      "as work, which does not move (a lower bound on what moves)")
     time, none, every = work_b + overhead * r, work_b + overhead * lo_r, work_b + overhead * hi_r
-    moves = (every - none) / time > SHARE   # as any assumption is named beside an answer
+    moves = (every - none) / time > DECISIVE_SHARE   # as an assumption is named beside one
     if np.any(moves):
         i = int(np.flatnonzero(moves)[-1])   # at the most nodes where it matters
         notes.append(f"what decides it: the size of the messages behind the overhead (at "

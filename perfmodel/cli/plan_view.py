@@ -9,16 +9,11 @@ from typing import Any
 import numpy as np
 
 from perfmodel.cli.tables import Tabular, console, safe
-from perfmodel.cli.whatif_view import (
-    LABELS,
-    _spread_front,
-    extrapolation_warnings,
-    money,
-    value_text,
-)
+from perfmodel.cli.whatif_view import _spread_front, extrapolation_warnings, money
 from perfmodel.plain import jsonable
 from perfmodel.units import format_change, format_number, format_share, format_time
 from perfmodel.whatif import analysis
+from perfmodel.whatif.axes import LABELS, axis_text
 from perfmodel.whatif.catalogue import Catalogue, price_parts
 from perfmodel.whatif.plan import Plan
 from perfmodel.whatif.sweep import Sweep
@@ -38,15 +33,15 @@ def target_text(p: Plan, cat: Catalogue) -> str:
 def configuration(s: Sweep, cat: Catalogue, i: int) -> str:
     """Configuration ``i`` in words: ``8 × node on network with 2 channels``."""
     d = analysis.describe(s, i)
-    return (f"{d['nodes']:g} × {value_text('node', d['node'], cat)} on "
-            f"{value_text('network', d['network'], cat)} with {d['channels']:g} channel"
+    return (f"{d['nodes']:g} × {axis_text('node', d['node'], cat)} on "
+            f"{axis_text('network', d['network'], cat)} with {d['channels']:g} channel"
             f"{'s' if d['channels'] != 1 else ''}")
 
 
 def _config(p: Plan, i: int, cat: Catalogue) -> dict[str, Any]:
     s = p.sweep
     d = analysis.describe(s, i)
-    out: dict[str, Any] = {a: value_text(a, d[a], cat) if a in ("node", "network") else d[a]
+    out: dict[str, Any] = {a: axis_text(a, d[a], cat) if a in ("node", "network") else d[a]
                            for a in HARDWARE if a in d}
     assert s.cost is not None
     lo, hi = float(s.lo[i]), float(s.hi[i])

@@ -5,7 +5,8 @@ narrow, and :class:`Tabular`, whose columns say what they hold and which may go 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.cells import cell_len
@@ -13,6 +14,9 @@ from rich.console import Console, JustifyMethod
 from rich.markup import escape
 from rich.table import Column, Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from perfmodel.whatif.decisive import Decisive
 
 MIN_WIDTH = 30
 """The narrowest console: a terminal (or COLUMNS) narrower than this is taken as this wide,
@@ -270,6 +274,8 @@ def fit(t: Table, out: Console, width: int) -> list[Any]:
     return parts
 
 
-def decisive(sentence: str) -> None:
-    """An assumed parameter that changes an answer (perfmodel.whatif.decisive), beside it."""
-    console().print(f"[yellow]assumption decides:[/] {safe(sentence)}")
+def decisive(said: Iterable[Decisive]) -> None:
+    """Each assumed parameter that changes an answer (perfmodel.whatif.decisive), beside it."""
+    out = console()
+    for d in said:
+        out.print(f"[yellow]assumption decides:[/] {safe(d.sentence())}")

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from perfmodel.cli.tables import Tabular, console, safe
+from perfmodel.cli.tables import decisive as assumption_lines
 from perfmodel.plain import jsonable
 from perfmodel.units import (
     format_counts,
@@ -18,13 +19,11 @@ from perfmodel.units import (
     format_time,
 )
 from perfmodel.whatif import analysis
-from perfmodel.whatif.axes import LABELS
-from perfmodel.whatif.axes import axis_text as value_text
+from perfmodel.whatif.axes import LABELS, axis_text
 from perfmodel.whatif.catalogue import Catalogue
 from perfmodel.whatif.decisive import Decisive
 from perfmodel.whatif.sweep import Sweep
 
-__all__ = ["LABELS", "value_text"]   # the views of plan and figures read them here
 AXIS_ORDER = ("nodes", "node", "network", "channels", "link_speed", "latency")
 
 
@@ -60,7 +59,7 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
         if cat is not None:
             for a in ("node", "network"):
                 if a in d:
-                    d[a] = value_text(a, d[a], cat)
+                    d[a] = axis_text(a, d[a], cat)
         if sweep.cost is not None:
             d["price"] = sweep.cost[i] if math.isfinite(sweep.cost[i]) else None
         return {**d, "time": sweep.time[i],
@@ -74,9 +73,9 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
     return jsonable({
         "configurations": len(sweep.time),
         "seconds": seconds,
-        "axes": {k: [value_text(k, x, cat) for x in v] if k in ("node", "network") else list(v)
+        "axes": {k: [axis_text(k, x, cat) for x in v] if k in ("node", "network") else list(v)
                  for k, v in sweep.grid.axes.items()},
-        "baseline_hardware": {k: value_text(k, v, cat) if k in ("node", "network") else v
+        "baseline_hardware": {k: axis_text(k, v, cat) if k in ("node", "network") else v
                               for k, v in sweep.baseline.items()},
         "baseline": [row(int(i)) for i in analysis.baseline(sweep)],
         "best": [row(int(i)) for i in analysis.best(sweep, top)],
@@ -108,7 +107,7 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
 
 
 def _named(axis: str, v: float, cat: Catalogue | None) -> str | float:
-    return value_text(axis, v, cat) if axis in ("node", "network") and cat is not None else v
+    return axis_text(axis, v, cat) if axis in ("node", "network") and cat is not None else v
 
 
 CSV_ROWS = 65_536
@@ -128,7 +127,7 @@ def csv_rows(sweep: Sweep) -> None:
     cols = [sweep.config[n] for n in names] + ([sweep.cost] if sweep.cost is not None else []) \
         + [sweep.time, sweep.lo, sweep.hi, sweep.speedup, sweep.comm_share, sweep.sync_share,
            sweep.extrapolated.astype(np.float64)]
-    labels = {names.index(k): [str(value_text(k, float(j), cat))
+    labels = {names.index(k): [str(axis_text(k, float(j), cat))
                                for j in range(len(cat.nodes if k == "node" else cat.networks))]
               for k in names if k in ("node", "network") and cat is not None}
     for start in range(0, len(sweep.time), CSV_ROWS):
@@ -182,7 +181,7 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Tabular:
             f"{format_time(float(lo))} – {format_time(float(hi))}"
         sp = sweep.speedup[i]
         price = (money(float(sweep.cost[i]), cat),) if sweep.cost is not None else ()
-        t.add_row(*[value_text(a, d[a], cat) for a in axes], *price,
+        t.add_row(*[axis_text(a, d[a], cat) for a in axes], *price,
                   format_time(float(sweep.time[i])) if math.isfinite(sweep.time[i]) else "—",
                   rng, f"{sp:.2f}" if math.isfinite(sp) else "—",
                   format_share(float(sweep.comm_share[i])),
@@ -220,13 +219,13 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
               f"evaluated in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} per second; "
               f"{total:.2f} s with the analysis)")
     cat = sweep.grid.catalogue
-    base = ", ".join(f"{LABELS[k]} {value_text(k, v, cat)}" for k, v in sweep.baseline.items()
+    base = ", ".join(f"{LABELS[k]} {axis_text(k, v, cat)}" for k, v in sweep.baseline.items()
                      if k != "nodes")
     out.print(f"baseline hardware (the profile's): {safe(base) or 'as calibrated'}")
     for name, (_, value, own) in analysis.held(sweep).items():
         if not own:
             out.print(f"[yellow]note:[/] the profile's {LABELS[name]} is not swept: the baseline "
-                      f"holds it at {value_text(name, value, cat)}, the least swept")
+                      f"holds it at {axis_text(name, value, cat)}, the least swept")
     if sweep.cost is not None:
         gone = int(np.sum(~np.isfinite(sweep.cost)))
         if gone:
@@ -263,8 +262,8 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         for s, ok, k in zip(st, shown, peaks, strict=True):
             if not ok:
                 continue
-            t.add_row(f"{LABELS[s.axis]} {value_text(s.axis, s.before, cat)} → "
-                      f"{value_text(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}",
+            t.add_row(f"{LABELS[s.axis]} {axis_text(s.axis, s.before, cat)} → "
+                      f"{axis_text(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}",
                       f"{s.gain[-1]:.3f}",
                       f"{s.gain[k]:.3f} ({format_number(s.nodes[k])})", format_counts(s.pays))
         out.print(t)
@@ -272,7 +271,7 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     if counts.size:
         groups: dict[str, list[float]] = {}
         for q, r in zip(counts, rates, strict=True):
-            key = value_text("link_speed", r) if math.isfinite(r) else "none of the speeds swept"
+            key = axis_text("link_speed", r) if math.isfinite(r) else "none of the speeds swept"
             groups.setdefault(key, []).append(float(q))
         lines = [f"{k} at {format_counts(v)} node{'' if v == [1.0] else 's'}"
                  for k, v in groups.items()]
@@ -291,5 +290,4 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
                   "network=NAME,... instead)")
     for line in extrapolation_warnings(sweep):
         out.print(line)
-    for d in decisive:
-        out.print(f"[yellow]assumption decides:[/] {safe(d.sentence())}")   # as tables.decisive
+    assumption_lines(decisive)

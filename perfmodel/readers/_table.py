@@ -72,7 +72,8 @@ def lines_of(text: str) -> list[tuple[int, str]]:
             for i, ln in enumerate(text.splitlines(), start=1)]
 
 
-def _spans(lines: list[int]) -> str:
+def spans(lines: list[int]) -> str:
+    """Line numbers as a note shows them: the first few, and "…" when there are more."""
     shown = ", ".join(str(n) for n in lines[:SKIPPED_SHOWN])
     return shown + (", …" if len(lines) > SKIPPED_SHOWN else "")
 
@@ -180,12 +181,12 @@ class Table:
         notes = list(self.notes)
         for why, where in self._dropped.items():
             notes.append(f"{len(where)} row{'s' if len(where) > 1 else ''} left out: {why} "
-                         f"(line{'s' if len(where) > 1 else ''} {_spans(where)})")
+                         f"(line{'s' if len(where) > 1 else ''} {spans(where)})")
         if self._skipped:
             n = len(self._skipped)
             notes.append(f"{n} line{'s' if n > 1 else ''} inside the table that "
                          f"{'are' if n > 1 else 'is'} not data skipped (launcher output?; "
-                         f"line{'s' if n > 1 else ''} {_spans(self._skipped)})")
+                         f"line{'s' if n > 1 else ''} {spans(self._skipped)})")
         if not rows:
             return None
         count_keys = sorted(set(self.concurrency) | {k for r in rows for k in r[4]})

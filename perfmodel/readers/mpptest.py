@@ -34,7 +34,15 @@ import numpy as np
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements, Pattern, Quantity
-from perfmodel.readers._table import Table, integer, kept, lines_of, number, precise
+from perfmodel.readers._table import (
+    Table,
+    integer,
+    kept,
+    lines_of,
+    number,
+    precise,
+    truncated,
+)
 
 NAME = "mpptest"
 DESCRIPTION = "mpptest (MPICH perftest) ping-pong tables: gnuplot data, C.It output, -givedy"
@@ -131,9 +139,7 @@ def _values(source: str, line: int, tokens: list[str], width: int) -> list[float
                          file=source, line=line,
                          fix="the row is damaged; correct it from the original or delete it")
     if len(values) < width:
-        raise InputError(f"mpptest row has {len(values)} of its {width} values (a truncated "
-                         "file?)", file=source, line=line,
-                         fix="rerun mpptest, or delete the broken row")
+        raise truncated(source, line, len(values), width, "mpptest")
     if len(values) != width:
         raise InputError(f"mpptest row has {len(values)} values; this run's rows have {width}",
                          file=source, line=line, fix="mpptest writes 6 values a row, or 8 "

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, integer, lines_of, number
+from perfmodel.readers._table import Table, integer, lines_of, number, spans, truncated
 
 NAME = "netgauge"
 DESCRIPTION = "netgauge 2.x LogGP (-x loggp): the screen output and the -o results file"
@@ -224,16 +224,12 @@ def _screen_row(table: Table, row: _Params) -> None:
 def _said(table: Table, removed: list[int], fork: list[int]) -> None:
     if removed:
         table.notes.append(f"netgauge left {len(removed)} outlier(s) out of its g, G fit "
-                           f"(line{'s' if len(removed) > 1 else ''} {_shown(removed)}): its "
+                           f"(line{'s' if len(removed) > 1 else ''} {spans(removed)}): its "
                            "messages, not rows; the rows after them kept as printed")
     if fork:
         table.notes.append(f"{len(fork)} lines of a modified netgauge ('n is …, the median "
-                           f"latency in the test is …', lines {_shown(fork)}) skipped: not "
+                           f"latency in the test is …', lines {spans(fork)}) skipped: not "
                            "stock netgauge output, its o_s may be computed otherwise")
-
-
-def _shown(lines: list[int]) -> str:
-    return ", ".join(map(str, lines[:3])) + (", …" if len(lines) > 3 else "")
 
 
 def _results(source: str, lines: list[tuple[int, str]], header: int) -> Measurements:
@@ -250,9 +246,7 @@ def _results(source: str, lines: list[tuple[int, str]], header: int) -> Measurem
         while good < len(values) and values[good] is not None:
             good += 1
         if good == len(tokens) and len(tokens) < len(_COLUMNS):
-            raise InputError(f"netgauge -o row has {len(tokens)} of its {len(_COLUMNS)} values "
-                             "(a truncated file?)", file=source, line=line,
-                             fix="rerun netgauge, or delete the broken row")
+            raise truncated(source, line, len(tokens), len(_COLUMNS), "netgauge -o")
         if good < len(tokens) and good < len(_COLUMNS):
             raise InputError(f"netgauge -o row: {_COLUMNS[good]} is {tokens[good][:40]!r}, "
                              "not a number", file=source, line=line,
@@ -292,10 +286,10 @@ def _results(source: str, lines: list[tuple[int, str]], header: int) -> Measurem
         table.add(line, size, prtt / 2 * _US, None, **extra)
     if negative:
         table.notes.append(f"{len(negative)} row(s) with a negative fitted o_s, o_r or G (a "
-                           f"noisy fit; lines {_shown(negative)}): kept, their time is the "
+                           f"noisy fit; lines {spans(negative)}): kept, their time is the "
                            "measured round trip")
     if warned:
         table.notes.append(f"{len(warned)} row(s) where d = PRTT(1,0,s) < g + s·G (lines "
-                           f"{_shown(warned)}): netgauge's own check says their o_s is not an "
+                           f"{spans(warned)}): netgauge's own check says their o_s is not an "
                            "overhead; kept, their time is the measured round trip")
     return table.required("netgauge -o file: no row has a round-trip time", _FIX, header)

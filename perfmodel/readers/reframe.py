@@ -29,7 +29,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, lines_of, number
+from perfmodel.readers._table import Table, lines_of, number, spans
 
 NAME = "reframe"
 DESCRIPTION = "ReFrame 3.x performance logs: application run times, HPL's Gflops"
@@ -107,8 +107,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                     "OSU or IMB figure is read from the benchmark's own output)")
     if failed:
         said.append(f"{len(failed)} figures ReFrame could not extract (logged as None) left "
-                    f"out (lines {', '.join(map(str, failed[:5]))}"
-                    f"{' …' if len(failed) > 5 else ''})")
+                    f"out (lines {spans(failed)})")
     out = []
     for table in tables.values():
         table.notes.extend(said)

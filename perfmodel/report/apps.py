@@ -538,11 +538,12 @@ def whatif_section(sec: SectionSpec, ctx: Context) -> Section:
 def _decisive(prof: Any, s: Any, d: Done, run: Run, grid: Any) -> list[Block]:
     """The assumed parameters that change the section's answer, each in one sentence."""
     from perfmodel.whatif import decisive
+    from perfmodel.whatif.analysis import WORTH
     from perfmodel.whatif.axes import axis_text
     from perfmodel.whatif.sweep import sweep
 
     said = decisive.whatif(prof, s, lambda other: sweep(d.fit, other, grid, size=d.size,
                                                          weak=run.weak, band=False),
-                           0.05, axis_text)
+                           WORTH, axis_text)
     return [f"**An assumption decides this answer:** {x.sentence()}." for x in said]
 

@@ -201,7 +201,11 @@ def _slab(sweep: Sweep, axis: str) -> IntArray:
                       dtype=np.intp)
 
 
-def steps(sweep: Sweep, worth: float = 0.05) -> list[Step]:
+WORTH = 0.05
+"""The share of the time a change must cut to pay, unless the user says (``whatif --worth``)."""
+
+
+def steps(sweep: Sweep, worth: float = WORTH) -> list[Step]:
     """Every step between neighbouring values of each axis other than nodes, towards better
     hardware; it pays where it cuts the time by at least ``worth`` (gain ≥ 1 / (1 − worth))."""
     out = []

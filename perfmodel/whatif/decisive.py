@@ -22,10 +22,7 @@ from numpy.typing import ArrayLike
 
 from perfmodel.machine.profile import Profile
 from perfmodel.params import Estimate, Param
-from perfmodel.units import format_rate, format_size, format_time
-
-SHARE = 0.05
-"""How far a predicted time must move (either way) for an assumption to be named beside it."""
+from perfmodel.units import format_value
 
 GAIN = 0.01
 """How far a step's gain must move (at some node count) before a change in where it pays is
@@ -51,8 +48,9 @@ class Decisive:
     def sentence(self) -> str:
         if not self.part:   # not tried
             return f"assumed {self.name}: {self.what}"
-        return (f"{self.what} if {self.name} were {_show(self.name, self.value)} (assumed "
-                f"{_show(self.name, self.held)}: {self.source or 'no source'})")
+        unit = _param(self.part, self.name).unit
+        return (f"{self.what} if {self.name} were {_show(self.value, unit)} (assumed "
+                f"{_show(self.held, unit)}: {self.source or 'no source'})")
 
     def to_dict(self) -> dict[str, Any]:
         return {"part": self.part or None, "parameter": self.name, "assumed": self.held,
@@ -60,14 +58,14 @@ class Decisive:
                 "sentence": self.sentence()}   # JSON writes NaN and inf as null
 
 
-def _show(name: str, value: float) -> str:
-    if name in ("packet", "header", "cache_line"):
-        return "∞ (unsplit)" if math.isinf(value) else format_size(value)
-    if name == "copy":
-        return f"{format_time(value)}/B" if value else "0"
-    if name == "fabric":
-        return format_rate(value)
-    return f"{value:g}"
+def _show(value: float, unit: str) -> str:
+    """A parameter's value in its unit (:func:`~perfmodel.units.format_value`); a size of ∞
+    is a message never split, a per-byte time of 0 is none."""
+    if unit == "B" and math.isinf(value):
+        return "∞ (unsplit)"
+    if unit == "s/B" and value == 0:
+        return "0"
+    return format_value(value, unit) if unit else f"{value:g}"
 
 
 def _param(part: str, name: str) -> Param:

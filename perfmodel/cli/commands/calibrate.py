@@ -84,9 +84,9 @@ def calibrate(
         raise InputError(f"--name {name!r} is not a usable file name",
                          fix="use letters, digits, '.', '-' and '_'")
     fixed = parse_fix(fix)
-    if ranks_per_node is not None and nodes is not None:
-        raise InputError("--ranks-per-node and --nodes-per-job both say how ranks were placed",
-                         fix="give one of them")
+    from perfmodel.layout import Layout
+
+    layout = Layout(ranks_per_node=ranks_per_node, nodes=nodes)   # refuses both at once
     from perfmodel.calibrate import calibrate as run
     from perfmodel.calibrate import default_name
     from perfmodel.io import check_writable
@@ -95,7 +95,6 @@ def calibrate(
     target = out or Path("calibration") / f"{name or default_name(inputs or [], spec, model)}.toml"
     if not no_write:   # before any work: not after a long fit
         check_writable(target, force=force, inputs=sources)
-    from perfmodel.layout import Layout
     from perfmodel.machine.profile import dumps
     from perfmodel.network.spec import load_spec
 
@@ -103,7 +102,7 @@ def calibrate(
     result = run(list(inputs or []), model=model, fixed=fixed, spec=net_spec, name=name,
                  command=" ".join(["perfmodel", *sys.argv[1:]]), benchmark=benchmark,
                  topology=topology, box=box,
-                 layout=Layout(ranks_per_node=ranks_per_node, nodes=nodes))
+                 layout=layout)
     path: Path | None = None
     if not no_write:
         from perfmodel.io import write_atomic

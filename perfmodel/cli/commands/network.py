@@ -79,14 +79,11 @@ def network(
     if ranks_per_node is not None or nodes_per_job is not None:
         from perfmodel.layout import Layout
 
-        if ranks_per_node is not None and nodes_per_job is not None:
-            raise InputError("--ranks-per-node and --nodes-per-job both say how ranks are "
-                             "placed", fix="give one of them")
+        layout = Layout(ranks_per_node=ranks_per_node, nodes=nodes_per_job)   # not both
         if pairs is None or senders is not None:
             raise InputError("a rank layout places the ranks of --pairs", fix="give --pairs "
                              "too" if pairs is None else "drop --senders: a fan-in's streams "
                              "end in one receiver")
-        layout = Layout(ranks_per_node=ranks_per_node, nodes=nodes_per_job)
     if both_ways and (pairs is None or senders is not None):
         raise InputError("--both-ways has the pairs of --pairs send both ways",
                          fix="give --pairs too" if pairs is None else "drop --senders: a "

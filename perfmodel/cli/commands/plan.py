@@ -117,9 +117,8 @@ def plan(
                    "decisive_assumptions": [d.to_dict() for d in said]})
     else:
         plan_view.render(answer, cat, model.name, str(machine), seconds)
-        from perfmodel.cli.tables import decisive as assumption_line
+        from perfmodel.cli.tables import decisive as assumption_lines
 
-        for d in said:
-            assumption_line(d.sentence())
+        assumption_lines(said)
     if answer.chosen is None:
         raise typer.Exit(1)

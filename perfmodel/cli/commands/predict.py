@@ -114,13 +114,14 @@ def predict(
     result = scaling(fit, list(nodes), level, on, size, weak)
     said = []
     if on is not None:
+        from perfmodel.params import DECISIVE_SHARE
         from perfmodel.whatif import decisive
 
         def rerun(other: Profile) -> str | None:
             moved = changed(other, channels=channels, line_rate=link_speed, path=machine)
             return decisive.time_moves(result.time, scaling(fit, list(nodes), level, moved,
                                                             size, weak).time, nodes,
-                                       decisive.SHARE)
+                                       DECISIVE_SHARE)
         said = decisive.search(prof, rerun)
     if save is not None:
         from perfmodel.apps.saved import dumps as dump_fit
@@ -138,10 +139,9 @@ def predict(
                    "decisive_assumptions": [d.to_dict() for d in said]})
     else:
         predict_view.scaling(fit, result, str(machine) if machine else "", on)
-        from perfmodel.cli.tables import decisive as assumption_line
+        from perfmodel.cli.tables import decisive as assumption_lines
 
-        for d in said:
-            assumption_line(d.sentence())
+        assumption_lines(said)
 
 
 def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | None,

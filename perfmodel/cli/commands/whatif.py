@@ -111,11 +111,12 @@ def whatif(
     rows = link_rows(result)
     wire = wire_share(fit, prof, result, rows, size, weak)
     from perfmodel.whatif import decisive
+    from perfmodel.whatif.axes import axis_text
     from perfmodel.whatif.sweep import sweep
 
     said = decisive.whatif(prof, result, lambda other: sweep(fit, other, grid, size=size,
                                                               weak=weak, band=False),
-                           worth, lambda axis, v: whatif_view.value_text(axis, v, cat))
+                           worth, lambda axis, v: axis_text(axis, v, cat))
     total = time.perf_counter() - start
     if json_out:
         emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire, said))
