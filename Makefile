@@ -46,6 +46,12 @@ calibration: $(STAMP)
 	$(PM) calibrate --spec data/seeds/es80.spec.toml --name es80 --force --quiet
 	$(PM) calibrate data/alaska/ib-gcc9-openmpi4-ucx --nodes-per-job 2 --name alaska-edr --force --quiet
 	$(PM) calibrate data/alaska/roce-gcc9-openmpi4-ucx --nodes-per-job 2 --name alaska-roce --force --quiet
+	$(PM) calibrate data/pairs/osu/aws-parallel-cluster --name cloud-aws-parallel-cluster --force --quiet
+	$(PM) calibrate data/pairs/osu/aws-eks --name cloud-aws-eks --force --quiet
+	$(PM) calibrate data/pairs/osu/azure-cyclecloud --name cloud-azure-cyclecloud --force --quiet
+	$(PM) calibrate data/pairs/osu/azure-aks --name cloud-azure-aks --force --quiet
+	$(PM) calibrate data/pairs/osu/google-compute-engine --name cloud-google-compute-engine --force --quiet
+	$(PM) calibrate data/pairs/osu/google-gke --name cloud-google-gke --force --quiet
 	$(PM) calibrate --spec data/seeds/beowulf-ii.spec.toml --name beowulf-ii --force --quiet
 	$(PM) calibrate --spec data/seeds/cray-t3d.spec.toml --name cray-t3d --force --quiet
 	$(PM) calibrate data/local/pingpong-np2.csv --name local-mpich --force --quiet
@@ -74,6 +80,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/scaling_accuracy.py --markdown
 	$(BIN)/python bench/fabric_accuracy.py --markdown
 	$(BIN)/python bench/other_machine.py --markdown
+	$(BIN)/python bench/cloud_pairs.py --markdown
 
 # Real measurements of this machine (data/local/README.md), with mpi4py's own ping-pong run beside
 # perfmodel's for comparison. Not part of make test; replaces the committed files.

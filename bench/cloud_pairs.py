@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Issue 32's public pair beyond alaska, kept apart from what the method was chosen on: the
+same code at 32 … 256 nodes in clouds whose environments share an instance type but differ in
+how the nodes talk (converged-computing/performance-study, MIT, snapshot 6f3df687;
+``data/pairs/README.md``):
+
+- AWS hpc6a.48xlarge, EFA: ParallelCluster (Slurm) and EKS (Kubernetes + Flux);
+- Azure HB120-96rs_v3, InfiniBand: CycleCloud (Slurm, HPC-X) and AKS (Kubernetes);
+- Google c2d-standard-112, TCP: Compute Engine and GKE (gVNIC, TIER_1).
+
+Each environment's network profile is calibrated by perfmodel from the study's own OSU outputs
+(``data/pairs/osu/<env>``; ``make calibration`` writes ``calibration/cloud-<env>.toml``).  The
+codes are LAMMPS ReaxFF (HNS, 39.8 M atoms, ``Loop time``) and Kripke (``Solve``), the least
+time of each count's repeats, as ``predict --fit`` reads ``data/pairs/<code>-<env>.csv``.  From
+A's times and the two profiles, B's times at the counts both ran beyond the smallest (the
+smallest run is the reference both methods take as work shared perfectly; there is no one-node
+run), by:
+
+- "B = A": the time on A unchanged;
+- "A × (1 − f + f·r)": ``f`` the overhead share on A beyond the smallest run shared perfectly,
+  1 − n0·T_A(n0) / (n·T_A(n)), clipped to [0, 1], ``r`` the ratio of B's to A's osu_latency at
+  8 B (the median over that environment's latency files);
+
+and perfmodel's answer (:func:`perfmodel.apps.transfer.move`) with its 95 % range.  Every
+directed pair is scored in both directions, per code; the medians are over every point.
+
+**Blind**: written and first run on 2026-11-27 after perfmodel's method was fixed on alaska
+(``bench/other_machine.py``); nothing in ``perfmodel/`` was changed after seeing these numbers.
+
+    .venv/bin/python bench/cloud_pairs.py [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+PAIRS = ROOT / "data" / "pairs"
+PROFILE = ROOT / "calibration" / "cloud-{}.toml"
+INSTANCES = {
+    "AWS hpc6a, EFA": ("aws-parallel-cluster", "aws-eks"),
+    "Azure HB120v3, InfiniBand": ("azure-cyclecloud", "azure-aks"),
+    "Google c2d, TCP": ("google-compute-engine", "google-gke"),
+}
+CODES = ("lammps-reaxff", "kripke")
+PERFMODEL = "perfmodel"
+NAMES = ("B = A", "A × (1 − f + f·r)", PERFMODEL)
+LATENCY_SIZE = 8.0
+
+sys.path.insert(0, str(ROOT))
+
+
+def latency(env: str) -> float:
+    """One-way seconds of an 8-byte message: the median over every osu_latency table of the
+    environment's outputs."""
+    from perfmodel.readers import read
+
+    seen = []
+    for path in sorted((PAIRS / "osu" / env).glob("*.out")):
+        for t in read(path):
+            if t.quantity == "one_way" and "latency" in t.benchmark:
+                seen.append(float(np.interp(LATENCY_SIZE, t.size, t.time)))
+    return float(np.median(seen))
+
+
+def rule(a: dict[int, float], n: int, r: float) -> dict[str, float]:
+    n0 = min(a)
+    f = float(np.clip(1.0 - n0 * a[n0] / (n * a[n]), 0.0, 1.0))
+    return {"B = A": a[n], "A × (1 − f + f·r)": a[n] * (1.0 - f + f * r)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    from perfmodel.apps.transfer import move, read_runs
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load
+
+    envs = [e for pair in INSTANCES.values() for e in pair]
+    missing = [e for e in envs if not Path(str(PROFILE).format(e)).is_file()]
+    if missing:
+        print(f"skipped: no profile for {', '.join(missing)} (run `make calibration`)")
+        return
+    machines = {e: Machine(load(Path(str(PROFILE).format(e)))) for e in envs}
+    lat = {e: latency(e) for e in envs}
+    timed = {(c, e): read_runs(PAIRS / f"{c}-{e}.csv") for c in CODES for e in envs}
+    print("one-way latency at 8 B (median of the OSU files): "
+          + ", ".join(f"{e} {v * 1e6:.2f} µs" for e, v in lat.items()))
+    every: dict[str, list[float]] = {k: [] for k in NAMES}
+    inside: list[bool] = []
+    widths: list[float] = []
+    print(f"\n{'### ' if args.markdown else ''}Same instance type, other environment\n")
+    print("| instance | A → B | code | points | " + " | ".join(NAMES)
+          + " | 95 % range covers | median width |")
+    print("|---" * (len(NAMES) + 6) + "|")
+    for instance, pair in INSTANCES.items():
+        for src, dst in (pair, pair[::-1]):
+            r = lat[dst] / lat[src]
+            for code in CODES:
+                ra, rb = timed[(code, src)], timed[(code, dst)]
+                a = {int(n): float(t) for n, t in zip(ra.nodes, ra.time, strict=True)}
+                b = {int(n): float(t) for n, t in zip(rb.nodes, rb.time, strict=True)}
+                counts = sorted(n for n in set(a) & set(b) if n > min(a))
+                moved = move(ra, machines[src], machines[dst], 0.95, counts)
+                errs: dict[str, list[float]] = {k: [] for k in NAMES}
+                cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in
+                         zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
+                width = list(moved.time_hi / moved.time_lo)
+                for n, mine in zip(counts, moved.time, strict=True):
+                    for k, p in {**rule(a, n, r), PERFMODEL: float(mine)}.items():
+                        errs[k].append(abs(p / b[n] - 1))
+                for k in NAMES:
+                    every[k] += errs[k]
+                inside += cover
+                widths += width
+                print(f"| {instance} | {src} → {dst} (r {r:.2f}) | {code} | {len(counts)} | "
+                      + " | ".join(f"{np.median(errs[k]):.1%}" for k in NAMES)
+                      + f" | {sum(cover)}/{len(cover)} | ×{np.median(width):.2f} |")
+    print(f"| all | | | {len(every[NAMES[0]])} | "
+          + " | ".join(f"{np.median(every[k]):.1%}" for k in NAMES)
+          + f" | {np.mean(inside):.0%} | ×{np.median(widths):.2f} |")
+
+
+if __name__ == "__main__":
+    main()
