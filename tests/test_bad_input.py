@@ -87,7 +87,7 @@ CASES: dict[str, tuple[int | None, str]] = {
                                   "line 13)"),
     "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, netperf, "
                               "perftest, netgauge, mpptest, stream, npb, hpl, hpcg, reframe, "
-                              "netpipe, csv)"),
+                              "sacct, extrap, netpipe, csv)"),
 }
 
 

@@ -28,7 +28,7 @@ class T(NamedTuple):
 
     benchmark: str
     pattern: str
-    processes: int | None
+    processes: int | tuple[int, ...] | None
     pairs: int | None
     rows: int
     first: tuple[float, float]
@@ -141,6 +141,11 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
           (math.nan, 226.198)),
         T("Gromacs_1400k_16 runtime_real", "application", 512, None, 4, (math.nan, 172.836),
           (math.nan, 237.303))]),
+    # Slurm sacct --parsable2, constructed around alaska's CP2K times (PROVENANCE.md)
+    "sacct_parsable2_cp2k_alaska_ib.txt": ("sacct", "", [
+        T("cp2k-h2o-256 cp2k.psmp", "application", (32, 64, 128, 256, 512), None, 5,
+          (math.nan, 666.0),
+          (math.nan, 123.0))]),
     # IMB 2019 PingPong (alaska, EDR) as R's write.csv writes it: row names, make.names
     "imb_pingpong_r_export.csv": ("csv", "", [
         T("pingpong", "pingpong", None, None, 24, (0, 1.03 * US), (4194304, 352.68 * US))]),
@@ -198,6 +203,13 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
           (8388608, 8388608 * 8 / 226.13e9))]),
     "public/perftest_ib_read_lat.txt": ("perftest", "", [
         T("ib_read_lat", "other", 2, 1, 23, (2, 5.45 * US), (8388608, 308.32 * US))]),
+    # Extra-P's own text-input test file (BSD-3; public/PROVENANCE.md): two metrics, the
+    # last DATA line without a line end (cut, said)
+    "public/extrap_text_one_parameter_3.txt": ("extrap", "", [
+        T("compute time", "application", (20, 30, 40, 50, 60), None, 25,
+          (math.nan, 82.00848518948744), (math.nan, 721.0616186790007)),
+        T("compute flops", "application", (20, 30, 40, 50), None, 20,
+          (math.nan, 82.00848518948744), (math.nan, 509.6665018646357))]),
     "public/perftest_ib_write_bw_8qp_cuda.txt": ("perftest", "", [
         T("ib_write_bw", "stream", 2, 8, 23, (2, 8 * 2 * 8 / 0.054809e9),
           (8388608, 8 * 8388608 * 8 / 105.03e9))]),
@@ -229,7 +241,8 @@ def test_fixture_is_read_right(name: str) -> None:
     assert len(tables) == len(expected), [t.label for t in tables]
     for t, e in zip(tables, expected, strict=True):
         assert (t.benchmark, t.pattern, len(t)) == (e.benchmark, e.pattern, e.rows), t.label
-        assert t.counts("processes") == (() if e.processes is None else (e.processes,))
+        assert t.counts("processes") == (() if e.processes is None else e.processes
+                                         if isinstance(e.processes, tuple) else (e.processes,))
         assert t.counts("pairs") == (() if e.pairs is None else (e.pairs,))
         np.testing.assert_allclose([t.size[0], t.time[0]], e.first, rtol=1e-9)
         np.testing.assert_allclose([t.size[-1], t.time[-1]], e.last, rtol=1e-9)

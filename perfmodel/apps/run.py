@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 def constants(model: AppModel, on: Machine | None, timings: Path | None,
               where: Sequence[str] | None, set_values: Sequence[str] | None,
               saved: Path | None, size: float | None, weak: bool,
-              rows: Timings | None = None) -> tuple[AppFit, float | None]:
+              rows: Timings | None = None,
+              columns: dict[str, str] | None = None) -> tuple[AppFit, float | None]:
     """The model's constants: from a saved fit, fitted to timings, or given (``--set``); and
     the size to predict at (the timing rows' one size when ``--size`` is absent).  ``rows``:
     the :func:`timing_rows` of ``timings``, when the caller has read them already."""
@@ -44,7 +45,7 @@ def constants(model: AppModel, on: Machine | None, timings: Path | None,
         return load_fit(saved, model, on), size
     if timings is None:
         return given_fit(model, given, on), size
-    rows = rows if rows is not None else timing_rows(model, timings, where)
+    rows = rows if rows is not None else timing_rows(model, timings, where, columns)
     times, sizes = timing_inputs(model, rows, given)
     try:
         fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
@@ -55,11 +56,13 @@ def constants(model: AppModel, on: Machine | None, timings: Path | None,
     return fit, size
 
 
-def timing_rows(model: AppModel, timings: Path, where: Sequence[str] | None) -> Timings:
-    """The timing rows ``--where`` keeps, each part one the model has."""
+def timing_rows(model: AppModel, timings: Path, where: Sequence[str] | None,
+                columns: dict[str, str] | None = None) -> Timings:
+    """The timing rows ``--where`` keeps, each part one the model has (``columns``: the
+    file's own names of the roles, :func:`perfmodel.apps.timings.apply_columns`)."""
     from perfmodel.apps.timings import read_timings
 
-    rows = read_timings(timings)
+    rows = read_timings(timings, columns)
     if where:
         rows = rows.select(**parse_where(where))
     if len(rows) == 0:

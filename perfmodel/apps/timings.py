@@ -57,10 +57,15 @@ class Timings:
                        tuple(self.lines[i] for i in keep), self.measure)
 
 
-def read_timings(path: str | Path) -> Timings:
+def read_timings(path: str | Path, columns: Mapping[str, str] | None = None) -> Timings:
+    """The timing CSV at ``path``; ``columns`` maps roles to the file's own column names
+    (:func:`apply_columns`)."""
     from perfmodel.io import read_text
 
-    return parse_timings(read_text(path)[0], path)
+    text = read_text(path)[0]
+    if columns:
+        text = apply_columns(text, columns, path)[0]
+    return parse_timings(text, path)
 
 
 def parse_timings(text: str, path: str | Path) -> Timings:
@@ -147,3 +152,92 @@ def _parse(text: str, path: str | Path) -> Timings:
     return Timings(str(path), np.array(procs), np.array(secs), tuple(parts),
                    {k: tuple(v) for k, v in labels.items()}, tuple(lines),
                    "time" if time in TIME else "mflops")
+
+
+ROLES: dict[str, tuple[str, ...]] = {
+    "nodes": ("nodes",),
+    "processes": ("processes", "ranks", "p"),
+    "ranks_per_node": ("ranks_per_node", "ppn"),
+    "time": (*TIME, *RATE),
+    "size": ("size", "problem_size", "n"),
+    "rep": ("rep", "repetition", "run"),
+    "part": ("part",),
+}
+"""What ``--columns`` can name, and the columns of the same meaning a mapping displaces."""
+_TARGET = {"time": "time_s"}
+
+
+def parse_columns(text: str) -> dict[str, str]:
+    """``--columns processes=NProc,time=MaxTime``: each role and the user's column for it."""
+    out: dict[str, str] = {}
+    for item in (x.strip() for x in text.split(",")):
+        role, sep, column = (x.strip() for x in item.partition("="))
+        role = role.lower().replace("-", "_")
+        role = "time" if role == "time_s" else role
+        if not sep or not column or role not in ROLES:
+            raise InputError(f"--columns {item!r} is not ROLE=COLUMN with a known role",
+                             fix=f"roles: {', '.join(ROLES)}; e.g. --columns "
+                                 "processes=NProc,time=MaxTime")
+        if role in out:
+            raise InputError(f"--columns gives {role} twice", fix="give each role once")
+        out[role] = column
+    return out
+
+
+def apply_columns(text: str, columns: Mapping[str, str],
+                  path: str | Path) -> tuple[str, tuple[str, ...]]:
+    """``text`` (a timing CSV) with the user's columns renamed to the roles ``columns``
+    gives them, and what was done, said.  Columns of a role's meaning other than the one
+    mapped are left out (two time columns would be a guess), and so are the other columns
+    that hold only numbers and name no role (``MinTime`` beside a mapped ``MaxTime``: another
+    figure of each run, not a label); text columns stay labels.
+    Every line keeps its number."""
+    from perfmodel.kinds import TIMING_COUNTS
+
+    lines = split_lines(text)
+    body = [i for i, (_, ln) in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")]
+    if not body:
+        return text, ()
+    head_line, header = lines[body[0]]
+    if "," not in header:
+        raise InputError("--columns maps the columns of a CSV; this file's first line has no "
+                         "commas", file=path, line=head_line,
+                         fix="drop --columns for benchmark outputs and perflogs")
+    names = [h.strip() for h in next(csv.reader(io.StringIO(header)))]
+    lower = [n.lower() for n in names]
+    rename: dict[int, str] = {}
+    for role, column in columns.items():
+        if column.lower() not in lower:
+            raise InputError(f"--columns {role}={column}: no column {column!r}", file=path,
+                             line=head_line, fix=f"columns: {', '.join(names)}")
+        rename[lower.index(column.lower())] = _TARGET.get(role, role)
+    displaced = {i for i, n in enumerate(lower) if i not in rename and
+                 any(n in ROLES[r] for r in columns)}
+    rows = [next(csv.reader(io.StringIO(lines[i][1]))) for i in body[1:]]
+    known = {*TIMING_COUNTS, *(a for v in ROLES.values() for a in v)}
+
+    def numeric(i: int) -> bool:
+        try:
+            return all(math.isfinite(float(r[i])) for r in rows if len(r) == len(names))
+        except ValueError:
+            return False
+    unused = {i for i, n in enumerate(lower)
+              if i not in rename and i not in displaced and n not in known and numeric(i)}
+    drop = displaced | unused
+    keep = [i for i in range(len(names)) if i not in drop]
+    out = dict(lines)
+    for k in body:
+        n, ln = lines[k]
+        cells = next(csv.reader(io.StringIO(ln)))
+        if len(cells) != len(names):
+            continue   # left for the timings reader to refuse, with its line
+        if k == body[0]:
+            cells = [rename.get(i, c) for i, c in enumerate(cells)]
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="").writerow([cells[i] for i in keep])
+        out[n] = buf.getvalue()
+    said = ["--columns: " + ", ".join(f"{names[i]} read as {t}" for i, t in rename.items())]
+    if drop:
+        said.append("columns not used: " + ", ".join(names[i] for i in sorted(drop)) +
+                    (" (numbers beside the mapped ones, not labels)" if unused else ""))
+    return "\n".join(out[n] for n, _ in lines), tuple(said)

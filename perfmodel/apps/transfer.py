@@ -214,9 +214,11 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
                  overhead * r, r, (lo_r, hi_r), k, level, timed.scatter, tuple(notes))
 
 
-def read_runs(path: str | Path, where: dict[str, str] | None = None) -> Runs:
+def read_runs(path: str | Path, where: dict[str, str] | None = None,
+              columns: dict[str, str] | None = None) -> Runs:
     """The runs of a code from ``path``: a timing CSV (``nodes`` with ``processes`` or
-    ``ranks_per_node``, ``time_s``), a ReFrame perflog, or a directory of them (walked: a
+    ``ranks_per_node``, ``time_s``; ``columns`` maps them to the file's own names), a ReFrame
+    perflog, Slurm ``sacct`` records, Extra-P text input, or a directory of them (walked: a
     ReFrame ``perflogs/`` tree holds one file a test), kept by ``where``'s labels."""
     from perfmodel.empirical.series import load_series
 
@@ -226,7 +228,7 @@ def read_runs(path: str | Path, where: dict[str, str] | None = None) -> Runs:
     if not files:
         raise InputError("is an empty directory", file=str(root),
                          fix="give the timing CSV or the perflogs' directory")
-    s = load_series(files, where)
+    s = load_series(files, where, columns=columns)
     if s.nodes is None:
         raise InputError("the runs give process counts but not the nodes they used: which "
                          "messages crossed the network is unknown", file=str(root),

@@ -342,6 +342,20 @@ Fit = Annotated[Path | None, typer.Option(
 Where = Annotated[list[str] | None, typer.Option(
     "--where", metavar="LABEL=VALUE",
     help="Use only timing rows with this label: machine=t3d (repeatable).")]
+Columns = Annotated[str | None, typer.Option(
+    "--columns", metavar="ROLE=COLUMN,…",
+    help="The timing CSV's own names of the columns perfmodel reads: "
+         "processes=NProc,time=MaxTime (roles: nodes, processes, ranks_per_node, time, size, "
+         "rep, part). Other columns of numbers are left out, said.")]
+
+
+def columns(text: str | None) -> dict[str, str] | None:
+    """``--columns`` parsed (None when not given)."""
+    from perfmodel.apps.timings import parse_columns
+
+    return parse_columns(text) if text else None
+
+
 Set = Annotated[list[str] | None, typer.Option(
     "--set", metavar="NAME=VALUE",
     help="Give a constant instead of fitting it: work_II=300 (SI units, or with a unit: 2us, "

@@ -78,8 +78,9 @@ class _Rows:
 
 
 def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = None,
-                at: float | None = None) -> Series:
-    """The runs of ``paths`` that ``where`` selects, as one series."""
+                at: float | None = None, columns: Mapping[str, str] | None = None) -> Series:
+    """The runs of ``paths`` that ``where`` selects, as one series; ``columns`` maps roles to
+    a timing CSV's own column names (:func:`perfmodel.apps.timings.apply_columns`)."""
     if not paths:
         raise InputError("no timing files", fix="give a CSV of process count and time, or NPB "
                                                  "result files")
@@ -96,7 +97,7 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
     rows = _Rows()
     notes: list[str] = []
     digests: dict[str, str] = {}
-    tables = [_read(path, at, rows, notes, digests) for path in paths]
+    tables = [_read(path, at, rows, notes, digests, columns) for path in paths]
     if at is not None and not any(tables):
         raise InputError("--at picks a message size in benchmark tables; the inputs are "
                          "timing CSVs", fix="drop --at")
@@ -109,8 +110,9 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
     keep = [i for i, lab in enumerate(rows.labels)
             if all(lab.get(k) == v for k, v in want.items())]
     if not keep:
+        unverified = sum("not verified" in n for n in notes)
         raise InputError("no runs left to fit" + (" after --where" if want else "") +
-                         (f" ({len(notes)} unverified runs left out)" if notes else ""),
+                         (f" ({unverified} unverified runs left out)" if unverified else ""),
                          fix="check the labels and values, and that the runs verified")
     files = tuple(dict.fromkeys(rows.source[i] for i in keep))
     one = files[0] if len(files) == 1 else None
@@ -159,12 +161,12 @@ def _one_series(labels: list[dict[str, str]], file: str | None) -> None:
 
 
 def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str],
-          digests: dict[str, str]) -> bool:
+          digests: dict[str, str], columns: Mapping[str, str] | None = None) -> bool:
     """Add the runs of ``path``; whether they came from benchmark tables.  ``digests`` maps
     the checksum of each file read so far to its path: a file holding the same bytes as one of
     them (a copy, a hard link) is refused, since every run would count twice, with standard
     errors that shrink for nothing."""
-    from perfmodel.apps.timings import COUNT, RATE, TIME
+    from perfmodel.apps.timings import COUNT, RATE, TIME, apply_columns
     from perfmodel.io import read_text
     from perfmodel.readers.canonical import split_lines
 
@@ -174,8 +176,11 @@ def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str],
         raise InputError(f"holds the same runs as {digests[digest]}: every run would count "
                          "twice", file=path, fix="give each file once")
     digests[digest] = str(path)
-    header = next((ln for _, ln in split_lines(text)
-                   if ln.strip() and not ln.lstrip().startswith("#")), "")
+    if columns:
+        text, said = apply_columns(text, columns, path)
+        notes.extend(said)
+    head_line, header = next(((n, ln) for n, ln in split_lines(text)
+                              if ln.strip() and not ln.lstrip().startswith("#")), (None, ""))
     cells = next(csv.reader(io.StringIO(header if "," in header else
                                         re.sub(r"[;\t]", ",", header))), [])
     names = [h.strip().lower() for h in cells]
@@ -185,6 +190,15 @@ def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str],
             not any(n.startswith(message) for n in names):
         _read_timings(text, path, rows, "nodes" in names)   # it names a missing column
         return False
+    if "," in header and not any(n.startswith(message) for n in names):
+        from perfmodel.readers import canonical, sniff
+
+        reader = sniff(text)
+        if reader is None or reader is canonical:   # runs, their columns named otherwise
+            raise InputError(f"no column is a process count or a time ({', '.join(cells)})",
+                             file=path, line=head_line,
+                             fix="name them (nodes, processes, time_s), or map yours: "
+                                 "--columns processes=NProc,time=MaxTime")
     _read_tables(text, path, at, rows, notes)
     return True
 
@@ -260,7 +274,8 @@ def _read_tables(text: str, path: str | Path, at: float | None, rows: _Rows,
         if procs is None:
             continue
         lab: dict[str, str] = {"benchmark": tab.benchmark}
-        lab.update((k, str(tab.attrs[k])) for k in ("class", "figure") if k in tab.attrs)
+        lab.update((k, str(tab.attrs[k])) for k in ("class", "figure", "step", "setting")
+                   if k in tab.attrs)
         if "code" in tab.attrs:   # a perflog: one table a test, one test a node count
             lab["code"] = tab.attrs["code"]
             lab["benchmark"] = f"{tab.attrs['code']} {tab.attrs.get('figure', '')}".strip()

@@ -19,6 +19,7 @@ from perfmodel.kinds import own_kind, refusal
 from perfmodel.measurements import Measurements
 from perfmodel.readers import (
     canonical,
+    extrap,
     hpcg,
     hpl,
     imb,
@@ -31,12 +32,13 @@ from perfmodel.readers import (
     osu,
     perftest,
     reframe,
+    sacct,
     stream,
 )
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
     osu, imb, mpi4py_bench, netperf, perftest, netgauge, mpptest, stream, npb, hpl, hpcg,
-    reframe, netpipe, canonical)}
+    reframe, sacct, extrap, netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 

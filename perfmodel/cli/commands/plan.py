@@ -47,6 +47,7 @@ def plan(
         "Node counts to consider (default: 1 to the most ports a network offers).")] = None,
     timings: options.Fit = None,
     where: options.Where = None,
+    columns: options.Columns = None,
     set_values: options.Set = None,
     saved: options.From = None,
     size: options.ProblemSize = None,
@@ -91,7 +92,8 @@ def plan(
     counts = list(nodes) if nodes else list(range(1, min(most, 4096) + 1))
     from perfmodel.apps.run import constants
 
-    fit, size = constants(model, on, timings, where, set_values, saved, size, weak)
+    fit, size = constants(model, on, timings, where, set_values, saved, size, weak,
+                          columns=options.columns(columns))
     axes = {"nodes": np.asarray(counts, dtype=np.float64),
             "node": np.asarray([i for i, n in enumerate(cat.nodes) if n.price is not None],
                                dtype=np.float64),

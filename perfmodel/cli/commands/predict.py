@@ -42,6 +42,7 @@ def predict(
         "timings have, by default all of them).")] = None,
     timings: options.Fit = None,
     where: options.Where = None,
+    columns: options.Columns = None,
     set_values: options.Set = None,
     channels: options.Channel = None,
     link_speed: options.LinkSpeed = None,
@@ -58,9 +59,10 @@ def predict(
 ) -> None:
     """Predict time, speedup, efficiency and where the overhead goes, for every node count;
     or, with --on, the times of a code timed on one machine on another."""
+    mapping = options.columns(columns)
     if app_model is None:
         return elsewhere(timings, where, machine, other, channels, link_speed, level, json_out,
-                         nodes)
+                         nodes, mapping)
     nodes = nodes if nodes is not None else NODES
     if saved is not None and (timings is not None or set_values):
         raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
@@ -88,7 +90,7 @@ def predict(
         if model.uses_node and prof.node is None and timings is not None:
             from perfmodel.apps.run import node_from_timings, timing_rows
 
-            rows = timing_rows(model, timings, where)
+            rows = timing_rows(model, timings, where, mapping)
             node, node_note = node_from_timings(model, prof, rows, set_values)
             prof = replace(prof, node=node)
         mine = other is None   # with --on, the hardware changes are B's, not A's
@@ -102,7 +104,8 @@ def predict(
     from perfmodel.apps.metrics import scaling
     from perfmodel.apps.run import constants
 
-    fit, size = constants(model, on, timings, where, set_values, saved, size, weak, rows)
+    fit, size = constants(model, on, timings, where, set_values, saved, size, weak, rows,
+                          mapping)
     if node_note:
         fit = replace(fit, notes=(node_note, *fit.notes))
     if other is not None:   # fitted on A as measured; costed on B, with the hardware changes
@@ -146,7 +149,8 @@ def predict(
 
 def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | None,
               other: Path | None, channels: int | None, link_speed: float | None,
-              level: float, json_out: bool, nodes: options.Counts | None) -> None:
+              level: float, json_out: bool, nodes: options.Counts | None,
+              columns: dict[str, str] | None = None) -> None:
     """``predict --fit T --machine A --on B`` without a model: the code's times moved from A
     to B (:mod:`perfmodel.apps.transfer`)."""
     if timings is None or machine is None:
@@ -162,7 +166,7 @@ def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | Non
     from perfmodel.machine.hardware import FABRIC_FIX, changed
     from perfmodel.machine.profile import load
 
-    runs = read_runs(timings, parse_where(where or []))
+    runs = read_runs(timings, parse_where(where or []), columns)
     a = Machine(load(machine))
     target = other if other is not None else machine
     b = changed(load(target), channels=channels, line_rate=link_speed, path=target,

@@ -24,8 +24,9 @@ EXAMPLES = [
 def scaling(
     timings: Annotated[list[Path], typer.Argument(
         metavar="TIMINGS", help="Run times: a CSV of process (or node) count and time_s "
-                                   "(optional size, rep, labels), NPB result files, or "
-                                   "benchmark files run at several process counts.")],
+                                   "(optional size, rep, labels), NPB result files, ReFrame "
+                                   "perflogs, sacct --parsable2 records, Extra-P text input, "
+                                   "or benchmark files run at several process counts.")],
     nodes: Annotated[options.Counts | None, options.nodes(
         "Node (process) counts to predict: 32,64,128 or 32..256 (default: the measured counts "
         "and 2, 4 and 8 times the largest).")] = None,
@@ -34,6 +35,7 @@ def scaling(
         help="strong (fixed problem), weak (problem grows with p) or auto (from a size column, "
              "else by cross-validation).")] = "auto",
     where: options.Where = None,
+    columns: options.Columns = None,
     at: Annotated[float | None, options.option(
         "--at", parse=options.table_size, metavar="SIZE",
         help="Message size to read from benchmark tables of a collective: 8KiB.")] = None,
@@ -57,7 +59,7 @@ def scaling(
     from perfmodel.empirical.fit import fit_scaling, predict_scaling
     from perfmodel.empirical.series import load_series
 
-    series = load_series(timings, parse_where(where or []), at)
+    series = load_series(timings, parse_where(where or []), at, options.columns(columns))
     try:
         fit = fit_scaling(series.processes, series.times, family,  # type: ignore[arg-type]
                           series.sizes)

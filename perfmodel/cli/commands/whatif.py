@@ -37,6 +37,7 @@ def whatif(
              "node=NAME,... and network=NAME,... (or =all) (repeatable).")] = None,
     timings: options.Fit = None,
     where: options.Where = None,
+    columns: options.Columns = None,
     set_values: options.Set = None,
     saved: options.From = None,
     size: options.ProblemSize = None,
@@ -91,7 +92,8 @@ def whatif(
     model, prof, on = model_on(app_model, machine)
     from perfmodel.apps.run import constants
 
-    fit, size = constants(model, on, timings, where, set_values, saved, size, weak)
+    fit, size = constants(model, on, timings, where, set_values, saved, size, weak,
+                          columns=options.columns(columns))
     grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()}, cat)
     start = time.perf_counter()
     result, seconds = timed_sweep(fit, prof, grid, size, weak, level,

@@ -1,0 +1,158 @@
+"""Extra-P's text input: measurements of regions and metrics at points of one to four
+parameters (Extra-P's ``--text`` format)::
+
+    PARAMETER p
+    POINTS 16 32 64 128
+    REGION main
+    METRIC time
+    DATA 41.2 40.8 41.5
+    DATA 22.0 21.7 22.3
+    DATA 12.1 12.4 12.0
+    DATA 7.3 7.1 7.2
+
+Each ``DATA`` line holds the repetitions at the next point (in ``POINTS`` order, counted
+afresh after each ``REGION`` or ``METRIC``); several parameters are written ``PARAMETER p n``
+(or one line each) and ``POINTS (16 1000) (32 1000) …``.
+
+A parameter named like a process count (``p``, ``procs``, ``processes``, ``ranks``, ``np`` …)
+gives the processes; one named like nodes (``nodes``, ``num_nodes`` …) the nodes.  With one
+parameter of another name, it is taken as the process count, said.  The other parameters
+(a problem size …) tell series apart: each value is its own table, named in the benchmark.
+Every metric is read as seconds, said (Extra-P keeps no unit): one table a region, metric and
+setting of the other parameters, one row a repetition (label ``code``: the region,
+``figure``: the metric), so that a file of several metrics (time, visits) is several series,
+chosen with ``--where figure=time``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from perfmodel.errors import InputError
+from perfmodel.measurements import Measurements
+from perfmodel.readers._table import Table, lines_of, number
+
+NAME = "extrap"
+DESCRIPTION = "Extra-P text input (regions and metrics at points of its parameters)"
+
+PROCESSES = ("p", "procs", "processes", "ranks", "np", "nprocs", "nproc", "num_procs",
+             "mpi_ranks", "ntasks")
+NODES = ("nodes", "n_nodes", "nnodes", "num_nodes")
+_FIELD = re.compile(r"^(PARAMETER|POINTS|REGION|METRIC|DATA)(?:\s+(.*))?$")
+_FIX = "give the file as Extra-P reads it (PARAMETER, POINTS, then REGION/METRIC and one DATA " \
+       "line a point)"
+
+
+def sniff(text: str) -> bool:
+    head = text[:20000]
+    return all(re.search(rf"^\s*{w}\s", head, re.M) for w in ("PARAMETER", "POINTS", "DATA"))
+
+
+def _points(value: str, width: int, source: str, line: int) -> list[tuple[float, ...]]:
+    groups = re.findall(r"\(([^()]*)\)", value) if "(" in value else value.split()
+    out = []
+    for g in groups:
+        cells = g.split() if "(" in value else [g]
+        vals = [number(c) for c in cells]
+        if len(vals) != width or any(v is None for v in vals):
+            raise InputError(f"POINTS holds {g.strip()!r}, not {width} number(s)", file=source,
+                             line=line, fix="one number a parameter at each point: POINTS (16 "
+                                            "1000) (32 1000) with two parameters")
+        out.append(tuple(float(v) for v in vals if v is not None))
+    return out
+
+
+def read(source: str, text: str) -> tuple[Measurements, ...]:
+    params: list[str] = []
+    points: list[tuple[float, ...]] = []
+    region, metric, at = "", "", 0
+    data: list[tuple[int, str, str, tuple[float, ...], list[float]]] = []
+    for lineno, ln in lines_of(text):
+        if not ln or ln.startswith("#"):
+            continue
+        m = _FIELD.match(ln)
+        if m is None:
+            raise InputError(f"{ln.split()[0]!r} is not an Extra-P field", file=source,
+                             line=lineno, fix=_FIX)
+        field, value = m[1], (m[2] or "").strip()
+        if field == "PARAMETER":
+            if points:
+                raise InputError("PARAMETER after POINTS", file=source, line=lineno, fix=_FIX)
+            params += value.split()
+        elif field == "POINTS":
+            if not params:
+                raise InputError("POINTS before any PARAMETER", file=source, line=lineno,
+                                 fix=_FIX)
+            points += _points(value, len(params), source, lineno)
+        elif field in ("REGION", "METRIC"):
+            region, metric = (value, metric) if field == "REGION" else (region, value)
+            at = 0
+        else:
+            if at >= len(points):
+                raise InputError(f"DATA line {at + 1} of {region or 'the region'}, for "
+                                 f"{len(points)} points", file=source, line=lineno,
+                                 fix="give one DATA line a point, in POINTS order")
+            reps = [number(v) for v in value.split()]
+            if not reps or any(v is None for v in reps):
+                raise InputError(f"DATA holds {value!r}, not numbers", file=source,
+                                 line=lineno, fix="write the repetitions as plain numbers")
+            data.append((lineno, region, metric, points[at],
+                         [v for v in reps if v is not None]))
+            at += 1
+    if not data:
+        raise InputError("Extra-P input without DATA", file=source, fix=_FIX)
+    lower = [p.lower() for p in params]
+    if len(set(lower)) != len(lower):
+        raise InputError(f"a parameter is named twice ({', '.join(params)})", file=source,
+                         fix="name each parameter once")
+    procs = next((i for i, p in enumerate(lower) if p in PROCESSES), None)
+    nodes = next((i for i, p in enumerate(lower) if p in NODES), None)
+    notes = ["Extra-P keeps no unit: the values are taken as seconds"]
+    if procs is None and nodes is None:
+        if len(params) > 1:
+            raise InputError(f"no parameter is a process count ({', '.join(params)})",
+                             file=source, fix=f"name it one of {', '.join(PROCESSES[:6])} "
+                                              "(or nodes)")
+        procs = 0
+        notes.append(f"parameter {params[0]} taken as the process count")
+    counted = {i for i in (procs, nodes) if i is not None}
+    tables: dict[tuple[str, str, tuple[float, ...]], Table] = {}
+    for lineno, reg, met, point, values in data:
+        setting = tuple(v for i, v in enumerate(point) if i not in counted)
+        key = (reg, met, setting)
+        if key not in tables:
+            shown = ", ".join(f"{params[i]}={v:g}" for i, v in enumerate(point)
+                              if i not in counted)
+            attrs = {"code": reg, "figure": met or "(none)",
+                     "counts": f"processes ({params[procs]})" if procs is not None
+                     else f"nodes ({params[nodes or 0]})"}
+            if shown:
+                attrs["setting"] = shown
+            tables[key] = Table(source, NAME, " ".join(x for x in (reg, met, shown) if x),
+                                "application", "time",
+                                f"{met or 'the metric'} as Extra-P's input gives it, taken "
+                                "as seconds", attrs=attrs)
+        counts: dict[str, float] = {}
+        extra: dict[str, float] = {}
+        for i, key_name in ((procs, "processes"), (nodes, "nodes")):
+            if i is None:
+                continue
+            c = point[i]
+            if not (math.isfinite(c) and c >= 1 and c == int(c)):
+                raise InputError(f"{params[i]} is {c:g} at a point, not a count", file=source,
+                                 line=lineno, fix="counts are whole numbers from 1")
+            (counts if key_name == "processes" else extra)[key_name] = c
+        if procs is None:   # nodes alone: one process a node is not known; count nodes
+            counts["processes"] = extra["nodes"]
+            notes.append("no process-count parameter: the nodes are counted as processes")
+        for t in values:
+            tables[key].add(lineno, math.nan, t, None, counts, **extra)
+    out = []
+    for table in tables.values():
+        table.notes.extend(dict.fromkeys(notes))
+        if (built := table.build()) is not None:
+            out.append(built)
+    if not out:
+        raise InputError("Extra-P input whose values are all 0", file=source, fix=_FIX)
+    return tuple(out)

@@ -1,0 +1,218 @@
+"""Timings where users have them (issue 32): Slurm ``sacct --parsable2`` records, Extra-P's
+text input, and any CSV through ``--columns``; each read to the same runs as perfmodel's own
+CSV of them, and refused in one line where it cannot be read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from perfmodel.apps.timings import apply_columns, parse_columns, read_timings
+from perfmodel.apps.transfer import read_runs
+from perfmodel.cli.app import app
+from perfmodel.empirical.series import load_series
+from perfmodel.errors import InputError
+from perfmodel.readers import parse
+from perfmodel.readers.sacct import elapsed
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "tests" / "fixtures" / "benchmarks"
+SACCT = FIX / "sacct_parsable2_cp2k_alaska_ib.txt"
+EXTRAP = FIX / "public" / "extrap_text_one_parameter_3.txt"
+EDR = str(ROOT / "calibration" / "alaska-edr.toml")
+ROCE = str(ROOT / "calibration" / "alaska-roce.toml")
+CP2K = ROOT / "data" / "alaska-apps" / "ib-gcc9-openmpi4-ucx" / "cp2k"
+
+
+def cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "120", "NO_COLOR": "1"})
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("00:11:06", 666.0), ("1-02:03:04", 93784.0), ("01:50.250", 110.25), ("7", 7.0),
+    ("12:00:00", 43200.0)])
+def test_slurm_durations(text: str, seconds: float) -> None:
+    assert elapsed(text) == pytest.approx(seconds, rel=1e-12)
+
+
+@pytest.mark.parametrize("text", ["", "11:06:", "a:b:c", "1-", "UNLIMITED", "-5"])
+def test_bad_durations_are_none(text: str) -> None:
+    assert elapsed(text) is None
+
+
+def test_sacct_reads_the_srun_steps() -> None:
+    """The numbered steps are the runs: .batch and .extern are not, and a cancelled job is left
+    out, said; nodes from NNodes, processes from the step's NTasks."""
+    (t,) = parse(str(SACCT), SACCT.read_text())
+    np.testing.assert_array_equal(t.time, [666, 438, 271, 156, 123])
+    np.testing.assert_array_equal(t.concurrency["processes"], [32, 64, 128, 256, 512])
+    np.testing.assert_array_equal(t.extra["nodes"], [1, 2, 4, 8, 16])
+    assert t.attrs["code"] == "cp2k-h2o-256" and t.attrs["step"] == "cp2k.psmp"
+    assert any("state CANCELLED (line 17)" in n for n in t.notes), t.notes
+
+
+def test_sacct_moves_like_the_perflog_it_was_made_from() -> None:
+    """Equivalence: the fixture's times are the perflog's least times rounded to seconds, so
+    predict --on from either gives the same answer within that rounding."""
+    code, out = cli("predict", "--fit", str(SACCT), "--machine", EDR, "--on", ROCE, "--json")
+    assert code == 0, out
+    import json
+
+    got = json.loads(out)
+    from_log = read_runs(CP2K, {"figure": "cp2k_time"})
+    from_sacct = read_runs(SACCT)
+    np.testing.assert_array_equal(from_sacct.nodes, from_log.nodes)
+    np.testing.assert_allclose(from_sacct.time, from_log.time, atol=0.51)
+    code, out = cli("predict", "--fit", str(CP2K), "--where", "figure=cp2k_time",
+                    "--machine", EDR, "--on", ROCE, "--json")
+    want = json.loads(out)
+    mine = [r["time"] for r in got["rows"]]
+    theirs = [r["time"] for r in want["rows"]]
+    np.testing.assert_allclose(mine, theirs, rtol=0.01)
+
+
+def test_sacct_allocation_rows_count_without_steps() -> None:
+    """mpirun inside the batch script: no numbered step, the job's own row is the run when it
+    gives NTasks; without NTasks it is left out, said; with no run left, one clear error."""
+    text = ("JobIDRaw|JobName|AllocNodes|NTasks|ElapsedRaw|State\n"
+            "10|lmp|2|64|300|COMPLETED\n10.batch|batch|1|1|300|COMPLETED\n"
+            "11|lmp|4|128|160|COMPLETED\n12|lmp|8||90|COMPLETED\n")
+    (t,) = parse("acct.txt", text)
+    np.testing.assert_array_equal(t.time, [300, 160])
+    np.testing.assert_array_equal(t.extra["nodes"], [2, 4])
+    assert any("no task count (NTasks)" in n for n in t.notes)
+    with pytest.raises(InputError, match="no completed run") as err:
+        parse("acct.txt", "JobID|NNodes|NTasks|Elapsed|State\n5|2|64|00:01:00|FAILED\n")
+    assert "\n" not in err.value.one_line()
+
+
+@pytest.mark.parametrize(("text", "what"), [
+    ("JobID|NNodes|Elapsed\n5|2|00:01:00|x\n", "4 fields where the header has 3"),
+    ("JobID|NNodes|NTasks|Elapsed\n5|two|64|00:01:00\n", "NNodes is 'two'"),
+    ("JobID|NNodes|NTasks|Elapsed\n5|2|64|soon\n", "elapsed is 'soon'"),
+])
+def test_bad_sacct_records_are_one_line(tmp_path: Path, text: str, what: str) -> None:
+    f = tmp_path / "acct.txt"
+    f.write_text(text)
+    code, out = cli("scaling", str(f))
+    assert code == 2 and what in out and "Traceback" not in out, out
+    assert out.count("\n") <= 1
+
+
+def test_extrap_text_repetitions_and_metrics() -> None:
+    """Each DATA line's repetitions are runs at its point; each metric a series, picked with
+    --where figure=; a lone parameter of another name is taken as the process count, said."""
+    s = load_series([EXTRAP], {"figure": "time"})
+    np.testing.assert_array_equal(np.unique(s.processes), [20, 30, 40, 50, 60])
+    assert len(s) == 25
+    assert s.times[0] == pytest.approx(82.00848518948744, rel=1e-15)
+    with pytest.raises(InputError, match="several series"):
+        load_series([EXTRAP])
+    (t, _) = parse(str(EXTRAP), EXTRAP.read_text())
+    assert "parameter x taken as the process count" in t.notes
+
+
+def test_extrap_two_parameters(tmp_path: Path) -> None:
+    """A process-count parameter and a problem size: one series per size, named."""
+    f = tmp_path / "in.txt"
+    f.write_text("PARAMETER p\nPARAMETER n\nPOINTS (16 1000) (32 1000) (16 2000) (32 2000)\n"
+                 "REGION solve\nMETRIC time\nDATA 10 11\nDATA 5.5\nDATA 20\nDATA 11\n")
+    s = load_series([f], {"setting": "n=2000"})
+    np.testing.assert_array_equal(s.processes, [16, 32])
+    np.testing.assert_array_equal(s.times, [20, 11])
+
+
+@pytest.mark.parametrize(("text", "what"), [
+    ("PARAMETER p\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n", "DATA line 3"),
+    ("PARAMETER p q\nPOINTS (1) (2)\nDATA 1\n", "not 2 number(s)"),
+    ("PARAMETER a b\nPOINTS (1 2)\nDATA 1\n", "no parameter is a process count"),
+    ("PARAMETER p\nPOINTS 1 2\nDATA x\n", "not numbers"),
+    ("PARAMETER p\nPOINTS 1.5 2\nDATA 1\n", "not a count"),
+    ("PARAMETER p\nPOINTS 1 2\nCOLOUR red\nDATA 1\n", "not an Extra-P field"),
+])
+def test_bad_extrap_input_is_one_line(tmp_path: Path, text: str, what: str) -> None:
+    f = tmp_path / "in.txt"
+    f.write_text(text)
+    code, out = cli("scaling", str(f))
+    assert code == 2 and what in out and "Traceback" not in out, out
+
+
+TABLE = """# a user's own timing table
+App,NNodes,NProc,MinTime,MaxTime,AvgTime
+cp2k,1,32,600.1,627.0,610.2
+cp2k,2,64,320.5,337.0,330.1
+cp2k,4,128,170.2,179.0,175.5
+cp2k,8,256,100.1,110.0,105.0
+"""
+CANONICAL = """nodes,processes,time_s,App
+1,32,627.0,cp2k
+2,64,337.0,cp2k
+4,128,179.0,cp2k
+8,256,110.0,cp2k
+"""
+
+
+def test_columns_give_the_same_runs_as_the_canonical_names(tmp_path: Path) -> None:
+    mine, ours = tmp_path / "mine.csv", tmp_path / "ours.csv"
+    mine.write_text(TABLE)
+    ours.write_text(CANONICAL)
+    mapping = parse_columns("nodes=NNodes,processes=NProc,time=MaxTime")
+    a, b = load_series([mine], columns=mapping), load_series([ours])
+    np.testing.assert_array_equal(a.processes, b.processes)
+    np.testing.assert_array_equal(a.times, b.times)
+    np.testing.assert_array_equal(a.nodes, b.nodes)   # type: ignore[arg-type]
+    assert any("columns not used: MinTime, AvgTime" in n for n in a.notes), a.notes
+    rows = read_timings(mine, mapping)
+    np.testing.assert_array_equal(rows.times, [627.0, 337.0, 179.0, 110.0])
+    code, out = cli("predict", "--fit", str(mine), "--columns",
+                    "nodes=NNodes,processes=NProc,time=MaxTime", "--machine", EDR, "--on", ROCE)
+    assert code == 0, out
+
+
+def test_columns_keep_line_numbers_and_text_labels(tmp_path: Path) -> None:
+    """A text column stays a label (two codes are two series, refused with the fix), and an
+    error after the mapping still names the file's own line."""
+    text = TABLE + "gromacs,8,256,90.0,95.0,92.0\n"
+    new, said = apply_columns(text, {"processes": "NProc", "time": "MaxTime"}, "t.csv")
+    assert new.splitlines()[1] == "App,processes,time_s"   # NNodes is not mapped: numbers
+    assert said[0] == "--columns: NProc read as processes, MaxTime read as time_s"
+    f = tmp_path / "t.csv"
+    f.write_text(text)
+    with pytest.raises(InputError, match="2 values of app"):
+        load_series([f], columns={"processes": "NProc", "time": "MaxTime"})
+    f.write_text(TABLE.replace("179.0", "-1"))
+    with pytest.raises(InputError) as err:
+        load_series([f], columns={"processes": "NProc", "time": "MaxTime"})
+    assert err.value.line == 5
+
+
+def test_a_mapping_displaces_the_column_of_the_same_meaning(tmp_path: Path) -> None:
+    """A file with time_s and MaxTime, mapped time=MaxTime, reads MaxTime: two times would be
+    a guess."""
+    f = tmp_path / "t.csv"
+    f.write_text("processes,time_s,MaxTime\n1,9.0,10.0\n2,5.0,6.0\n4,3.0,4.0\n8,2.0,3.0\n")
+    s = load_series([f], columns={"time": "MaxTime"})
+    np.testing.assert_array_equal(s.times, [10.0, 6.0, 4.0, 3.0])
+    assert any("columns not used: time_s" in n for n in s.notes)
+
+
+@pytest.mark.parametrize(("args", "what"), [
+    (("--columns", "procs=NProc"), "not ROLE=COLUMN with a known role"),
+    (("--columns", "processes=NPro,time=MaxTime"), "no column 'NPro'"),
+    (("--columns", "processes=NProc,processes=MaxTime"), "gives processes twice"),
+    ((), "no column is a process count or a time"),
+])
+def test_bad_columns_are_one_line(tmp_path: Path, args: tuple[str, ...], what: str) -> None:
+    f = tmp_path / "t.csv"
+    f.write_text(TABLE)
+    code, out = cli("scaling", str(f), *args)
+    assert code == 2 and what in out and "Traceback" not in out, out
+
+
+def test_columns_refuse_a_benchmark_output() -> None:
+    code, out = cli("scaling", str(SACCT), "--columns", "processes=NTasks")
+    assert code == 2 and "--columns maps the columns of a CSV" in out, out
