@@ -22,7 +22,10 @@ and perfmodel's own answer, ``predict --fit … --machine A --on B`` without a m
 range: coverage (the share of measured times inside it) and median width (high / low).
 
 Errors are |predicted / measured − 1|; the median is given per series and over every point,
-in both directions (IB → RoCE, RoCE → IB).  Not blind: perfmodel's method was chosen on
+in both directions (IB → RoCE, RoCE → IB).  A second table leaves each code's 16-node run out
+of A's runs: perfmodel extrapolates A's time there (its empirical scaling form) before moving
+it, beside "A at 8 nodes, shared perfectly" and Amdahl's law fitted on A and moved by the rule
+of thumb.  Not blind: perfmodel's method was chosen on
 IB → RoCE looking at these points (2026-11-27: the message size behind the overhead among
 8 B, 64 B, 1 KiB, 8 KiB, 64 KiB and an allreduce or a halo of them, the work from the one-node
 run or from a fitted Amdahl, log or linear form; the range's parts); RoCE → IB mirrors the
@@ -133,6 +136,45 @@ def main() -> None:
         print(f"| all | {len(every[names[0]])} | "
               + " | ".join(f"{np.median(every[k]):.1%}" for k in names)
               + f" | {np.mean(inside):.0%} | ×{np.median(widths):.2f} |")
+    for src, dst in (("IB", "RoCE"), ("RoCE", "IB")):
+        untimed(every_run[src], every_run[dst], machines[src], machines[dst],
+                lat[dst] / lat[src], f"{src} → {dst}", args.markdown)
+
+
+def untimed(a_runs: dict[str, object], b_runs: dict[str, object], a: object, b: object,
+            r: float, title: str, markdown: bool) -> None:
+    """A count A never ran: each code's 16-node run on A left out, its time on B predicted
+    from A's runs at 1 … 8 nodes, beside "B = A at 8 nodes, shared perfectly" (T_A(8)·8/16)
+    and Amdahl's law fitted on A's runs at 1 … 8 nodes moved by the rule of thumb."""
+    from perfmodel.apps.transfer import move, runs
+
+    print(f"\n{'### ' if markdown else ''}{title}, 16 nodes left out of A's runs\n")
+    names = ("A(8) · 8/16", "Amdahl on A × (1 − f + f·r)", PERFMODEL)
+    print("| series | measured on B | " + " | ".join(names) + " | 95 % range |")
+    print("|---" * (len(names) + 3) + "|")
+    errs: dict[str, list[float]] = {k: [] for k in names}
+    inside, widths = [], []
+    for code in sorted(set(a_runs) & set(b_runs)):
+        ra, rb = a_runs[code], b_runs[code]
+        keep = ra.nodes < 16   # type: ignore[attr-defined]
+        sub = runs(ra.nodes[keep], ra.processes[keep], ra.time[keep])   # type: ignore[attr-defined]
+        truth = float(rb.time[rb.nodes == 16][0])   # type: ignore[attr-defined]
+        got = move(sub, a, b, 0.95, [16.0])   # type: ignore[arg-type]
+        t = dict(zip(sub.nodes.tolist(), sub.time.tolist(), strict=True))
+        x = np.c_[np.ones(len(sub.nodes)), 1 / sub.nodes]
+        (serial, work), *_ = np.linalg.lstsq(x, sub.time, rcond=None)
+        t16 = serial + work / 16
+        f = float(np.clip(1 - t[1.0] / (16 * t16), 0, 1))
+        guesses = {names[0]: t[8.0] * 8 / 16, names[1]: t16 * (1 - f + f * r),
+                   PERFMODEL: float(got.time[0])}
+        for k, v in guesses.items():
+            errs[k].append(abs(v / truth - 1))
+        inside.append(bool(got.time_lo[0] <= truth <= got.time_hi[0]))
+        widths.append(float(got.time_hi[0] / got.time_lo[0]))
+        print(f"| {code} | {truth:.4g} s | " + " | ".join(f"{v:.4g} s" for v in guesses.values())
+              + f" | {got.time_lo[0]:.4g}–{got.time_hi[0]:.4g} s |")
+    print("| median error | | " + " | ".join(f"{np.median(errs[k]):.1%}" for k in names)
+          + f" | covers {sum(inside)}/{len(inside)}, median width ×{np.median(widths):.2f} |")
 
 
 if __name__ == "__main__":

@@ -83,10 +83,28 @@ def test_runs_at_two_placements_are_refused() -> None:
         runs([1.0, 2.0], [32.0, 32.0], [10.0, 6.0])
 
 
-def test_a_count_not_timed_on_a_is_refused(machines) -> None:
+def test_an_untimed_count_is_refused_when_a_cannot_be_extrapolated(machines) -> None:
     a, b = machines
-    with pytest.raises(InputError, match="no run on A at 32"):
+    with pytest.raises(InputError, match=r"no run on A at 32 .* cannot be extrapolated"):
         move(runs([1.0, 2.0], [32.0, 64.0], [10.0, 6.0]), a, b, nodes=[2, 32])
+
+
+def test_a_count_not_timed_on_a_is_extrapolated_first(machines) -> None:
+    """Known answer: A's runs follow T = 100 s / n + 2 s exactly; at 32 nodes, never timed,
+    A's time is that law's (the form work+serial recovers it), and on A itself it stays so;
+    the row says it was not measured, a note says how, and the range holds the point."""
+    a, b = machines
+    n = np.array([1.0, 2, 4, 8, 16])
+    timed = runs(n, 32 * n, 100.0 / n + 2.0)
+    same = move(timed, a, a, nodes=[16, 32])
+    assert same.measured.tolist() == [True, False]
+    assert same.time == pytest.approx([100 / 16 + 2, 100 / 32 + 2], rel=1e-6)
+    assert any("not timed on A at 32" in note and "work+serial" in note for note in same.notes)
+    other = move(timed, a, b, nodes=[32])
+    work = 102.0 / 32   # the one-node run shared perfectly; the rest is overhead
+    assert other.time[0] == pytest.approx(work + (100 / 32 + 2 - work) * other.ratio, rel=1e-6)
+    assert other.time_lo[0] <= other.time[0] <= other.time_hi[0]
+    assert json.loads(json.dumps(other.to_dict()))["rows"][0]["measured_on_a"] is False
 
 
 def test_perflogs_of_one_code_are_one_series_across_node_counts() -> None:
@@ -118,8 +136,8 @@ def test_command_on_alaska_cp2k_moves_ib_timings_to_roce() -> None:
     (["predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"), "--machine",
       str(EDR)], "nothing differs"),
     (["predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"), "--where",
-      "figure=cp2k_time", "--machine", str(EDR), "--on", str(ROCE), "--nodes", "32"],
-     "no run on A at 32"),
+      "figure=cp2k_time", "--machine", str(EDR), "--on", str(ROCE), "--nodes", "5000"],
+     "no run on A at 5000"),
     (["predict", "ppm", "--on", str(ROCE)], "--on predicts"),
 ])
 def test_bad_requests_are_one_line_and_exit_2(args, said) -> None:

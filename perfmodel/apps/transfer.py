@@ -129,9 +129,12 @@ class Moved:
     level: float
     scatter: float
     notes: tuple[str, ...]
+    measured: NDArray[np.bool_]
+    """Whether A was timed at each count (else its time there is extrapolated)."""
 
     def to_dict(self) -> dict[str, Any]:
         rows = [{"nodes": int(self.nodes[i]), "processes": int(self.processes[i]),
+                 "measured_on_a": bool(self.measured[i]),
                  "time": float(self.time[i]), "time_lo": float(self.time_lo[i]),
                  "time_hi": float(self.time_hi[i]),
                  "on_a": {"time": float(self.time_a[i]), "work": float(self.work_a[i]),
@@ -165,25 +168,31 @@ def node_ratio(a: Machine, b: Machine) -> tuple[float, str]:
 def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
          nodes: Sequence[float] | None = None, size_hi: float = SIZE_HI) -> Moved:
     """The times of ``timed`` (measured on ``a``) on ``b``, at the node counts ``nodes`` (every
-    count measured when None; a count not measured on A is refused: its time there is what
-    moves)."""
+    count measured when None).  A count not timed on A is extrapolated there first
+    (:func:`extrapolated`), its interval carried into the range, and said."""
     if not 0.5 <= level < 1:
         raise InputError(f"level {level:g} is not a coverage", fix="e.g. 0.95")
     order = np.argsort(timed.nodes)
     n, p, t = timed.nodes[order], timed.processes[order], timed.time[order]
     n0, t0 = n[0], t[0]   # the reference: before any count is left out
+    t_lo, t_hi, measured = t, t, np.ones(len(n), dtype=bool)
+    said_fit: list[str] = []
     if nodes is not None:
         want = np.asarray(nodes, dtype=np.float64)
-        missing = want[~np.isin(want, n)]
-        if missing.size:
-            raise InputError(f"no run on A at {format_counts(missing)} node(s): the code's time "
-                             "there is what moves to B",
-                             fix=f"choose among the counts timed on A ({format_counts(n)}), or "
-                                 "extrapolate A's times first with perfmodel scaling")
+        missing = np.unique(want[~np.isin(want, n)])
         keep = np.isin(n, want)
-        n, p, t = n[keep], p[keep], t[keep]
+        n, p, t, t_lo, t_hi, measured = (v[keep] for v in (n, p, t, t_lo, t_hi, measured))
+        if missing.size:
+            got = extrapolated(timed, missing, level)
+            said_fit.append(got[-1])
+            n, p, t, t_lo, t_hi = (np.r_[v, w] for v, w in zip((n, p, t, t_lo, t_hi), got[:5],
+                                                                strict=True))
+            measured = np.r_[measured, np.zeros(len(missing), dtype=bool)]
+            by = np.argsort(n)
+            n, p, t, t_lo, t_hi, measured = (v[by] for v in (n, p, t, t_lo, t_hi, measured))
     work = t0 * n0 / n
     overhead = np.maximum(t - work, 0.0)
+    over_lo, over_hi = np.maximum(t_lo - work, 0.0), np.maximum(t_hi - work, 0.0)
     r = float(message_ratio(a, b, SMALL)[()])
     span = message_ratio(a, b, np.geomspace(SMALL, size_hi, SIZES))
     lo_r, hi_r = min(1.0, float(span.min())), max(1.0, float(span.max()))
@@ -202,7 +211,9 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     if n0 > 1:
         notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
                      "as work, which does not move (a lower bound on what moves)")
+    notes += said_fit
     time, none, every = work_b + overhead * r, work_b + overhead * lo_r, work_b + overhead * hi_r
+    low, high = work_b + over_lo * lo_r, work_b + over_hi * hi_r   # A's own range (extrapolated)
     moves = (every - none) / time > DECISIVE_SHARE   # as an assumption is named beside one
     if np.any(moves):
         i = int(np.flatnonzero(moves)[-1])   # at the most nodes where it matters
@@ -210,8 +221,38 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
                      f"{n[i]:g} nodes, {none[i]:.3g} s if none of it is the network, "
                      f"{every[i]:.3g} s on B if all of it is messages of "
                      f"{format_size(size_hi)})")
-    return Moved(n, p, t, work, overhead, time, none / widen, every * widen, work_b,
-                 overhead * r, r, (lo_r, hi_r), k, level, timed.scatter, tuple(notes))
+    return Moved(n, p, t, work, overhead, time, low / widen, high * widen, work_b,
+                 overhead * r, r, (lo_r, hi_r), k, level, timed.scatter, tuple(notes),
+                 measured)
+
+
+def extrapolated(timed: Runs, counts: FloatArray, level: float
+                 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, str]:
+    """A's time at node ``counts`` it was not timed at: the empirical form of T(p) chosen and
+    fitted on its runs (:func:`perfmodel.empirical.fit.fit_scaling`, strong scaling: the same
+    problem at every count), with that fit's ``level`` interval; nodes, processes, time, low,
+    high and a sentence saying so."""
+    from perfmodel.empirical.fit import fit_scaling, predict_scaling
+    from perfmodel.errors import FitError
+
+    per = timed.per_node
+    try:
+        fit = fit_scaling(timed.processes, timed.time, "strong")
+        pred = predict_scaling(fit, counts * per, level)
+    except FitError as exc:
+        raise InputError(f"no run on A at {format_counts(counts)} node(s), and A's times cannot "
+                         f"be extrapolated there: {exc.what}", fix="choose among the counts "
+                         f"timed on A ({format_counts(timed.nodes)})") from None
+    except InputError as exc:
+        raise InputError(f"no run on A at {format_counts(counts)} node(s): {exc.what}",
+                         fix=f"choose counts up to {fit.measured[1] * 64 / per:g} nodes") \
+            from None
+    form = fit.chosen.fit
+    said = (f"not timed on A at {format_counts(counts)} node(s): A's time there is extrapolated "
+            f"from its runs by the form {form.form.name}, T(p) = {form.formula} (chosen by "
+            f"cross-validation; it misses held-out counts by {fit.chosen.score:.1%}), its "
+            f"{level:.0%} interval carried into the range")
+    return counts, counts * per, pred.time, pred.lo, pred.hi, said
 
 
 def read_runs(path: str | Path, where: dict[str, str] | None = None,

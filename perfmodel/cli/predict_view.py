@@ -131,7 +131,8 @@ def moved(m: Moved, a: str, b: str) -> None:
                       ("on B", 1)):
         t.column(col, drop=drop)
     for i in range(len(m.nodes)):
-        t.add_row(f"{m.nodes[i]:g}", f"{m.processes[i]:g}", format_time(float(m.time_a[i])),
+        on_a = format_time(float(m.time_a[i])) + ("" if m.measured[i] else " (fit)")
+        t.add_row(f"{m.nodes[i]:g}", f"{m.processes[i]:g}", on_a,
                   format_time(float(m.time[i])),
                   format_range(float(m.time_lo[i]), float(m.time_hi[i]), "time"),
                   *(format_time(float(v)) if v > 0 else "0 s"
