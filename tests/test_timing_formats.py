@@ -131,7 +131,7 @@ def test_extrap_two_parameters(tmp_path: Path) -> None:
     ("PARAMETER p q\nPOINTS (1) (2)\nDATA 1\n", "not 2 number(s)"),
     ("PARAMETER a b\nPOINTS (1 2)\nDATA 1\n", "no parameter is a process count"),
     ("PARAMETER p\nPOINTS 1 2\nDATA x\n", "not numbers"),
-    ("PARAMETER p\nPOINTS 1.5 2\nDATA 1\n", "not a count"),
+    ("PARAMETER p\nPOINTS 1.5 2\nDATA 1\nDATA 2\n", "not a count"),
     ("PARAMETER p\nPOINTS 1 2\nCOLOUR red\nDATA 1\n", "not an Extra-P field"),
 ])
 def test_bad_extrap_input_is_one_line(tmp_path: Path, text: str, what: str) -> None:
@@ -216,3 +216,81 @@ def test_bad_columns_are_one_line(tmp_path: Path, args: tuple[str, ...], what: s
 def test_columns_refuse_a_benchmark_output() -> None:
     code, out = cli("scaling", str(SACCT), "--columns", "processes=NTasks")
     assert code == 2 and "--columns maps the columns of a CSV" in out, out
+
+
+def test_sacct_parsable2_keeps_an_empty_last_field() -> None:
+    """--parsable2 ends no record in |: an allocation row whose last field (NTasks) is empty
+    ends in | and still has every field."""
+    text = ("JobID|JobName|NNodes|Elapsed|State|NTasks\n10|app|1|00:10:00|COMPLETED|\n"
+            "10.0|app|1|00:09:00|COMPLETED|32\n11|app|2|00:06:00|COMPLETED|\n"
+            "11.0|app|2|00:05:00|COMPLETED|64\n")
+    (t,) = parse("acct.txt", text)
+    np.testing.assert_array_equal(t.time, [540, 300])
+
+
+def test_sacct_heterogeneous_jobs_are_one_run_and_requeues_two() -> None:
+    text = ("JobID|JobName|NNodes|NTasks|Elapsed|State\n"
+            "20+0|het|2||00:10:00|COMPLETED\n20+0.0|app|2|64|00:09:00|COMPLETED\n"
+            "20+1|het|2||00:10:00|COMPLETED\n20+1.0|app|2|64|00:09:10|COMPLETED\n"
+            "50|het|1||00:10:00|REQUEUED\n50.0|app|1|32|00:01:00|CANCELLED\n"
+            "50|het|1||00:10:00|COMPLETED\n50.0|app|1|32|00:09:00|COMPLETED\n")
+    (t,) = parse("acct.txt", text)
+    np.testing.assert_array_equal(t.extra["nodes"], [4, 1])
+    np.testing.assert_array_equal(t.concurrency["processes"], [128, 32])
+    np.testing.assert_array_equal(t.time, [550, 540])   # the longer component's time
+    assert any("heterogeneous job of 2 components" in n for n in t.notes)
+    assert any("state CANCELLED (line 7)" in n for n in t.notes)
+
+
+def test_sacct_mpirun_daemons_are_not_ranks() -> None:
+    text = ("JobID|JobName|NNodes|NTasks|Elapsed|State\n40|run|4||00:10:00|COMPLETED\n"
+            "40.batch|batch|1|1|00:10:00|COMPLETED\n40.0|orted|3|3|00:09:00|COMPLETED\n")
+    with pytest.raises(InputError, match="launcher's daemons") as err:
+        parse("acct.txt", text)
+    assert "sacct does not record the ranks mpirun starts" in err.value.one_line()
+
+
+def test_what_a_reader_leaves_out_reaches_the_commands_notes() -> None:
+    code, out = cli("scaling", str(SACCT))
+    assert code == 0 and "state CANCELLED (line 17)" in out, out
+    code, out = cli("predict", "--fit", str(SACCT), "--machine", EDR, "--on", ROCE)
+    assert code == 0 and "state CANCELLED (line 17)" in out, out
+
+
+def test_extrap_metrics_that_are_not_times_are_left_out_not_fatal(tmp_path: Path) -> None:
+    f = tmp_path / "in.txt"
+    f.write_text("PARAMETER p\nPOINTS 16 32 64 128\nREGION main\nMETRIC visits\n"
+                 "DATA 2e7\nDATA 2e7\nDATA 2e7\nDATA 2e7\nMETRIC time\nDATA 4\nDATA 2.1\n"
+                 "DATA 1.2\nDATA 0.8\nREGION other\nMETRIC time\nDATA 1\nDATA 2\n")
+    s = load_series([f], {"code": "main"})
+    np.testing.assert_array_equal(s.times, [4, 2.1, 1.2, 0.8])
+    assert any("metrics left out" in n and "visits" in n for n in s.notes)
+    assert any("other time (line 15) has DATA for 2 of 4 points" in n for n in s.notes)
+
+
+def test_columns_refuse_a_short_row_and_one_column_for_two_roles(tmp_path: Path) -> None:
+    f = tmp_path / "t.csv"
+    f.write_text("NProc,MinTime,MaxTime\n16,50,55\n32\n")
+    with pytest.raises(InputError, match="1 cells where the header has 3") as err:
+        load_series([f], columns={"processes": "NProc", "time": "MaxTime"})
+    assert err.value.line == 3
+    with pytest.raises(InputError, match="maps maxtime to both time and processes"):
+        parse_columns("time=MaxTime,processes=maxtime")
+
+
+def test_columns_take_empty_cells_as_missing_numbers(tmp_path: Path) -> None:
+    f = tmp_path / "t.csv"
+    f.write_text("NProc,MinTime,MaxTime\n16,,55\n32,NA,30\n64,15,17\n128,9,10\n")
+    s = load_series([f], columns={"processes": "NProc", "time": "MaxTime"})
+    np.testing.assert_array_equal(s.times, [55, 30, 17, 10])
+    assert any("columns not used: MinTime" in n for n in s.notes)
+
+
+def test_columns_without_timings_and_their_notes_on_the_model_path(tmp_path: Path) -> None:
+    code, out = cli("predict", "ppm", "--columns", "time=Secs")
+    assert code == 2 and "no --fit was given" in out, out
+    f = tmp_path / "t.csv"
+    f.write_text("NNodes,Secs,MinSecs\n1,100,90\n2,55,50\n4,30,28\n8,18,16\n")
+    rows = read_timings(f, {"nodes": "NNodes", "time": "Secs"})
+    assert "columns not used: MinSecs" in " ".join(rows.notes)
+    np.testing.assert_array_equal(rows.times, [100, 55, 30, 18])

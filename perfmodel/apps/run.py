@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,9 @@ def constants(model: AppModel, on: Machine | None, timings: Path | None,
     the :func:`timing_rows` of ``timings``, when the caller has read them already."""
     if saved is not None and (timings is not None or set_values):
         raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
+    if columns and timings is None:
+        raise InputError("--columns names the columns of --fit's timings; no --fit was given",
+                         fix="give --fit TIMINGS, or drop --columns")
     if size is not None and not (math.isfinite(size) and size > 0):
         raise InputError(f"--size {size:g} is not a positive size", fix="e.g. --size 16")
     given = parse_given(set_values, model)
@@ -51,6 +55,8 @@ def constants(model: AppModel, on: Machine | None, timings: Path | None,
         fit = fit_app(model, rows.processes, times, rows.parts, given, machine=on, sizes=sizes)
     except FitError as exc:   # the timings are what cannot determine the model: name them
         raise exc.at(timings) from None
+    if rows.notes:
+        fit = replace(fit, notes=(*rows.notes, *fit.notes))
     if sizes is not None and size is None and not weak and min(sizes) == max(sizes):
         size = sizes[0]   # the one size every timing row has (elsewhere: flagged, not moved)
     return fit, size
@@ -85,7 +91,6 @@ def node_from_timings(model: AppModel, profile: Profile, rows: Timings,
     takes the measured time there (the median over those rows; its error from their spread).
     Memory is assumed never to limit, so the rate folds the node's memory in: an effective
     rate of this code, said in its source and in the returned note."""
-    from dataclasses import replace
 
     from perfmodel.apps.fit import given_fit, timing_inputs
     from perfmodel.node import specified as specified_node

@@ -14,7 +14,7 @@ import csv
 import io
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +39,8 @@ class Timings:
     labels: Mapping[str, tuple[str, ...]]
     lines: tuple[int, ...]
     measure: str = "time"   # "time": ``times`` are seconds; "mflops": they are Mflop/s
+    notes: tuple[str, ...] = ()
+    """What reading them did that a user should know (``--columns``' mapping)."""
 
     def __len__(self) -> int:
         return len(self.times)
@@ -54,7 +56,7 @@ class Timings:
         return Timings(self.source, self.processes[keep], self.times[keep],
                        tuple(self.parts[i] for i in keep),
                        {k: tuple(v[i] for i in keep) for k, v in self.labels.items()},
-                       tuple(self.lines[i] for i in keep), self.measure)
+                       tuple(self.lines[i] for i in keep), self.measure, self.notes)
 
 
 def read_timings(path: str | Path, columns: Mapping[str, str] | None = None) -> Timings:
@@ -63,9 +65,11 @@ def read_timings(path: str | Path, columns: Mapping[str, str] | None = None) -> 
     from perfmodel.io import read_text
 
     text = read_text(path)[0]
+    said: tuple[str, ...] = ()
     if columns:
-        text = apply_columns(text, columns, path)[0]
-    return parse_timings(text, path)
+        text, said = apply_columns(text, columns, path)
+    rows = parse_timings(text, path)
+    return replace(rows, notes=said) if said else rows
 
 
 def parse_timings(text: str, path: str | Path) -> Timings:
@@ -180,6 +184,10 @@ def parse_columns(text: str) -> dict[str, str]:
                                  "processes=NProc,time=MaxTime")
         if role in out:
             raise InputError(f"--columns gives {role} twice", fix="give each role once")
+        same = next((r for r, c in out.items() if c.lower() == column.lower()), None)
+        if same is not None:
+            raise InputError(f"--columns maps {column} to both {same} and {role}",
+                             fix="give each role its own column")
         out[role] = column
     return out
 
@@ -200,9 +208,13 @@ def apply_columns(text: str, columns: Mapping[str, str],
         return text, ()
     head_line, header = lines[body[0]]
     if "," not in header:
+        other = next((name for sep, name in ((";", "';'"), ("\t", "tabs")) if sep in header),
+                     None)
         raise InputError("--columns maps the columns of a CSV; this file's first line has no "
-                         "commas", file=path, line=head_line,
-                         fix="drop --columns for benchmark outputs and perflogs")
+                         "commas" + (f": its columns are separated by {other}" if other else ""),
+                         file=path, line=head_line,
+                         fix="timing CSVs use commas" if other else
+                         "drop --columns for benchmark outputs and perflogs")
     names = [h.strip() for h in next(csv.reader(io.StringIO(header)))]
     lower = [n.lower() for n in names]
     rename: dict[int, str] = {}
@@ -217,8 +229,12 @@ def apply_columns(text: str, columns: Mapping[str, str],
     known = {*TIMING_COUNTS, *(a for v in ROLES.values() for a in v)}
 
     def numeric(i: int) -> bool:
+        """Numbers in every cell that holds anything (an empty or NA cell is a missing
+        number, not a label)."""
+        cells = [r[i].strip() for r in rows if len(r) == len(names)]
+        given = [c for c in cells if c and c.lower() not in ("na", "nan", "n/a", "-")]
         try:
-            return all(math.isfinite(float(r[i])) for r in rows if len(r) == len(names))
+            return bool(given) and all(math.isfinite(float(c)) for c in given)
         except ValueError:
             return False
     unused = {i for i, n in enumerate(lower)
@@ -230,7 +246,8 @@ def apply_columns(text: str, columns: Mapping[str, str],
         n, ln = lines[k]
         cells = next(csv.reader(io.StringIO(ln)))
         if len(cells) != len(names):
-            continue   # left for the timings reader to refuse, with its line
+            raise InputError(f"{len(cells)} cells where the header has {len(names)}", file=path,
+                             line=n, fix="give every column a value (an empty part is allowed)")
         if k == body[0]:
             cells = [rename.get(i, c) for i, c in enumerate(cells)]
         buf = io.StringIO()

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -70,6 +70,8 @@ class Runs:
     repeats: NDArray[np.int64]
     scatter: float
     scatter_source: str
+    notes: tuple[str, ...] = ()
+    """What reading the runs left out or assumed (the readers' notes)."""
 
     @property
     def per_node(self) -> float:
@@ -200,7 +202,7 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     work_b = work * k
     z = NormalDist().inv_cdf(0.5 + level / 2)
     widen = math.exp(z * timed.scatter)
-    notes = [said_node,
+    notes = [*timed.notes, said_node,
              f"the overhead beyond the smallest run's work shared perfectly moves by B's "
              f"time for a message of {format_size(SMALL)} over A's: {r:.3g}",
              f"the range: none to all of the overhead is the network, its messages of "
@@ -249,7 +251,8 @@ def extrapolated(timed: Runs, counts: FloatArray, level: float
             from None
     form = fit.chosen.fit
     said = (f"not timed on A at {format_counts(counts)} node(s): A's time there is extrapolated "
-            f"from its runs by the form {form.form.name}, T(p) = {form.formula} (chosen by "
+            f"from its runs (strong scaling assumed: the same problem at every count) by the "
+            f"form {form.form.name}, T(p) = {form.formula} (chosen by "
             f"cross-validation; it misses held-out counts by {fit.chosen.score:.1%}), its "
             f"{level:.0%} interval carried into the range")
     return counts, counts * per, pred.time, pred.lo, pred.hi, said
@@ -274,4 +277,4 @@ def read_runs(path: str | Path, where: dict[str, str] | None = None,
         raise InputError("the runs give process counts but not the nodes they used: which "
                          "messages crossed the network is unknown", file=str(root),
                          fix="add a nodes column beside processes (or ranks_per_node)")
-    return runs(s.nodes, s.processes, s.times, str(root))
+    return replace(runs(s.nodes, s.processes, s.times, str(root)), notes=s.notes)

@@ -288,6 +288,8 @@ def _read_tables(text: str, path: str | Path, at: float | None, rows: _Rows,
                                  fix="say which size to read with --at SIZE (e.g. --at 8KiB)")
             picked = np.flatnonzero(tab.size == at)
         seen += len(picked)
+        if len(picked):
+            notes.extend(n for n in tab.notes if n not in notes)   # what the reader left out
         for i in picked:
             if "verified" in tab.extra and tab.extra["verified"][i] == 0.0:
                 notes.append(f"{path}:{tab.line[i]}: run not verified, left out")

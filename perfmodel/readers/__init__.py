@@ -118,9 +118,12 @@ def _same_names(tables: tuple[Measurements, ...]) -> tuple[Measurements, ...]:
     """Tables of one name and process count: ``--benchmark NAME@P`` picks the first, so the
     others can never be chosen; each says so."""
     keys = [(t.benchmark.lower(), t.counts("processes")) for t in tables]
+    by_key: dict[object, list[Measurements]] = {}
+    for t, key in zip(tables, keys, strict=True):
+        by_key.setdefault(key, []).append(t)
     out = []
     for t, key in zip(tables, keys, strict=True):
-        same = [u for u, k in zip(tables, keys, strict=True) if k == key]
+        same = by_key[key]
         if len(same) > 1:
             where = ", ".join(f"line {u.line[0]}" for u in same)
             t = replace(t, notes=(*t.notes, f"{len(same)} {t.label} tables ({where}): "

@@ -31,7 +31,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, lines_of, number
+from perfmodel.readers._table import TIME_RANGE, Table, lines_of, number
 
 NAME = "extrap"
 DESCRIPTION = "Extra-P text input (regions and metrics at points of its parameters)"
@@ -66,8 +66,18 @@ def _points(value: str, width: int, source: str, line: int) -> list[tuple[float,
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     params: list[str] = []
     points: list[tuple[float, ...]] = []
-    region, metric, at = "", "", 0
-    data: list[tuple[int, str, str, tuple[float, ...], list[float]]] = []
+    point_lines: list[int] = []
+    region, metric, at, opened = "", "", 0, 0
+    data: list[tuple[int, str, str, int, list[float]]] = []
+
+    short: list[str] = []
+
+    def closed() -> None:   # a REGION/METRIC block ends: the points left without DATA, said
+        if 0 < at < len(points):
+            short.append(f"{f'{region} {metric}'.strip() or 'the data'} (line {opened}) has "
+                         f"DATA for {at} of {len(points)} points: the last "
+                         f"{len(points) - at} are missing")
+
     for lineno, ln in lines_of(text):
         if not ln or ln.startswith("#"):
             continue
@@ -84,10 +94,13 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             if not params:
                 raise InputError("POINTS before any PARAMETER", file=source, line=lineno,
                                  fix=_FIX)
-            points += _points(value, len(params), source, lineno)
+            got = _points(value, len(params), source, lineno)
+            points += got
+            point_lines += [lineno] * len(got)
         elif field in ("REGION", "METRIC"):
+            closed()
             region, metric = (value, metric) if field == "REGION" else (region, value)
-            at = 0
+            at, opened = 0, lineno
         else:
             if at >= len(points):
                 raise InputError(f"DATA line {at + 1} of {region or 'the region'}, for "
@@ -97,9 +110,10 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             if not reps or any(v is None for v in reps):
                 raise InputError(f"DATA holds {value!r}, not numbers", file=source,
                                  line=lineno, fix="write the repetitions as plain numbers")
-            data.append((lineno, region, metric, points[at],
-                         [v for v in reps if v is not None]))
+            opened = opened or lineno
+            data.append((lineno, region, metric, at, [v for v in reps if v is not None]))
             at += 1
+    closed()
     if not data:
         raise InputError("Extra-P input without DATA", file=source, fix=_FIX)
     lower = [p.lower() for p in params]
@@ -108,7 +122,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                          fix="name each parameter once")
     procs = next((i for i, p in enumerate(lower) if p in PROCESSES), None)
     nodes = next((i for i, p in enumerate(lower) if p in NODES), None)
-    notes = ["Extra-P keeps no unit: the values are taken as seconds"]
+    notes = ["Extra-P keeps no unit: the values are taken as seconds", *short]
     if procs is None and nodes is None:
         if len(params) > 1:
             raise InputError(f"no parameter is a process count ({', '.join(params)})",
@@ -116,9 +130,23 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                                               "(or nodes)")
         procs = 0
         notes.append(f"parameter {params[0]} taken as the process count")
+    if procs is None:   # nodes alone: how many processes a node ran is not known
+        notes.append("no process-count parameter: the nodes are counted as processes")
     counted = {i for i in (procs, nodes) if i is not None}
+    for j, point in enumerate(points):
+        for i in counted:
+            if not (math.isfinite(point[i]) and point[i] >= 1 and point[i] == int(point[i])):
+                raise InputError(f"{params[i]} is {point[i]:g} at a point, not a count",
+                                 file=source, line=point_lines[j],
+                                 fix="counts are whole numbers from 1")
+    lo, hi = TIME_RANGE
+    not_times = {met for _, _, met, _, values in data
+                 if any(not lo <= v <= hi for v in values)}
     tables: dict[tuple[str, str, tuple[float, ...]], Table] = {}
-    for lineno, reg, met, point, values in data:
+    for lineno, reg, met, j, values in data:
+        if met in not_times:
+            continue
+        point = points[j]
         setting = tuple(v for i, v in enumerate(point) if i not in counted)
         key = (reg, met, setting)
         if key not in tables:
@@ -133,26 +161,20 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                                 "application", "time",
                                 f"{met or 'the metric'} as Extra-P's input gives it, taken "
                                 "as seconds", attrs=attrs)
-        counts: dict[str, float] = {}
-        extra: dict[str, float] = {}
-        for i, key_name in ((procs, "processes"), (nodes, "nodes")):
-            if i is None:
-                continue
-            c = point[i]
-            if not (math.isfinite(c) and c >= 1 and c == int(c)):
-                raise InputError(f"{params[i]} is {c:g} at a point, not a count", file=source,
-                                 line=lineno, fix="counts are whole numbers from 1")
-            (counts if key_name == "processes" else extra)[key_name] = c
-        if procs is None:   # nodes alone: one process a node is not known; count nodes
-            counts["processes"] = extra["nodes"]
-            notes.append("no process-count parameter: the nodes are counted as processes")
+        counts = {"processes": point[procs if procs is not None else nodes or 0]}
+        extra = {"nodes": point[nodes]} if nodes is not None else {}
         for t in values:
             tables[key].add(lineno, math.nan, t, None, counts, **extra)
+    if not_times:
+        notes.append(f"metrics left out, their values not times of 1 ps to 11.6 days: "
+                     f"{', '.join(sorted(not_times))}")
     out = []
     for table in tables.values():
-        table.notes.extend(dict.fromkeys(notes))
+        table.notes.extend(notes)
         if (built := table.build()) is not None:
             out.append(built)
     if not out:
-        raise InputError("Extra-P input whose values are all 0", file=source, fix=_FIX)
+        raise InputError("Extra-P input with no metric that can be a time"
+                         + (f" ({', '.join(sorted(not_times))})" if not_times else ""),
+                         file=source, fix="perfmodel reads run times: give a METRIC of seconds")
     return tuple(out)
