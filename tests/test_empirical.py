@@ -33,10 +33,14 @@ def test_known_forms_come_back_and_predict_16_times_further(name: str, seed: int
     t = law(COUNTS) * (1 + 0.01 * rng.standard_normal(COUNTS.size))   # 1 % noise
     fit = fit_scaling(COUNTS, t, family)
     assert fit.chosen.fit.form.name == form
-    pred = predict_scaling(fit, [512.0])                   # 16 x the largest count
-    truth = law(np.array([512.0]))[0]
-    assert pred.time[0] == pytest.approx(truth, rel=0.10)
+    truth = law(np.array([512.0]))[0]                      # 16 x the largest count
+    assert fit.chosen.fit.time([512.0])[0] == pytest.approx(truth, rel=0.10)
+    # the prediction averages every form by its cross-validation (on real series that beats
+    # the one chosen form: bench/scaling_corpus.py), so it need not be the law's own; its
+    # range must hold the law, and it must not stray far
+    pred = predict_scaling(fit, [512.0])
     assert pred.lo[0] <= truth <= pred.hi[0]
+    assert pred.time[0] == pytest.approx(truth, rel=0.6)
     assert pred.trust == ("far",)
 
 

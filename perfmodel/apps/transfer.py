@@ -251,10 +251,10 @@ def extrapolated(timed: Runs, counts: FloatArray, level: float
             from None
     form = fit.chosen.fit
     said = (f"not timed on A at {format_counts(counts)} node(s): A's time there is extrapolated "
-            f"from its runs (strong scaling assumed: the same problem at every count) by the "
-            f"form {form.form.name}, T(p) = {form.formula} (chosen by "
-            f"cross-validation; it misses held-out counts by {fit.chosen.score:.1%}), its "
-            f"{level:.0%} interval carried into the range")
+            f"from its runs (strong scaling assumed: the same problem at every count) by every "
+            f"form of T(p) weighted by its cross-validation, as perfmodel scaling does (the "
+            f"runs' form: {form.form.name}, T(p) = {form.formula}), its {level:.0%} range "
+            f"carried into the range")
     return counts, counts * per, pred.time, pred.lo, pred.hi, said
 
 

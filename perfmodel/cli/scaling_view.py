@@ -79,7 +79,8 @@ def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
                            zip(f.form.terms, f.coefficients, _stderr(fit), strict=True)],
                  "cv_error": fit.chosen.score, "residual_scatter": f.noise, "dof": f.dof},
         "candidates": [{"name": c.fit.form.name, "cv_error": c.score,
-                        "formula": c.fit.formula} for c in fit.candidates],
+                        "formula": c.fit.formula, "weight": w}
+                       for c, w in zip(fit.candidates, fit.weights, strict=True)],
         "notes": list(fit.notes) + list(series.notes),
         "level": pred.level,
         "trust_limits": {"near": NEAR, "far": FAR, "refused_beyond": LIMIT},
@@ -125,6 +126,10 @@ def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Ret
     rivals = [c for c in fit.candidates if c is not fit.chosen][:3]
     out.print("other forms, held-out error: " + ", ".join(f"{c.fit.form.name} {100 * c.score:.1f} %"
                                         for c in rivals))
+    heavy = sorted(zip(fit.weights, fit.candidates, strict=True), key=lambda x: -x[0])
+    top = ", ".join(f"{c.fit.form.name} {100 * w:.0f} %" for w, c in heavy[:3])
+    out.print(f"predicted: every {fit.family} form's prediction, averaged in ln t with its "
+              f"cross-validation weight ({top}, {len(heavy) - 3} more)")
     for note in (*fit.notes, *series.notes):
         out.print(f"[yellow]note:[/] {escape(note)}")
     table = Tabular(title=None, box=None, header_style="bold")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from perfmodel.empirical.fit import FormFit, ScalingFit, ScalingPrediction
+from perfmodel.empirical.fit import Candidate, FormFit, ScalingFit, ScalingPrediction
 from perfmodel.empirical.forms import FloatArray
 from perfmodel.machine import Machine
 
@@ -103,9 +103,22 @@ def _split(fit: FormFit, q: FloatArray) -> tuple[FloatArray, NDArray[np.bool_]]:
 
 
 def comm_share(fit: ScalingFit, processes: FloatArray) -> FloatArray:
-    """The share of the predicted time in the communication terms (0 on one process)."""
-    parts, mask = _split(fit.chosen.fit, processes)
-    return np.asarray((parts * mask).sum(axis=-1) / parts.sum(axis=-1), dtype=np.float64)
+    """The share of the predicted time in the communication terms (0 on one process): each
+    form's share, averaged with the forms' weights in the prediction."""
+    share = np.zeros_like(processes, dtype=np.float64)
+    for c, w in _weighted(fit):
+        parts, mask = _split(c.fit, processes)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            one = (parts * mask).sum(axis=-1) / parts.sum(axis=-1)
+        share += w * np.where(np.isfinite(one), one, 0.0)
+    return share
+
+
+def _weighted(fit: ScalingFit, least: float = 1e-4) -> list[tuple[Candidate, float]]:
+    """The forms that carry weight in the prediction (above ``least``), renormalised."""
+    got = [(c, float(w)) for c, w in zip(fit.candidates, fit.weights, strict=True) if w > least]
+    total = sum(w for _, w in got)
+    return [(c, w / total) for c, w in got]
 
 
 def _moved(fit: FormFit, base: Machine, new: Machine, size: float, q: FloatArray
@@ -120,25 +133,30 @@ def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machi
     """``pred`` on ``new`` instead of ``base``, with the communication terms' operations on
     messages of ``size`` bytes.
 
-    The range is the chosen form's, scaled with its time, widened by how far the other
-    credible forms (:attr:`ScalingFit.credible`) move apart on the new network: forms that
-    fit the measured machine alike may put different shares of the time in communication."""
-    f = fit.chosen.fit
+    Each form the prediction averages is moved (its communication terms times their
+    operation's ratio) and the moved forms are averaged with the same weights, in ln t.  The
+    range is the prediction's, moved with its time, widened by how far the forms' moves differ:
+    forms that fit the measured machine alike may put different shares of the time in
+    communication."""
     q = pred.processes
-    parts, moved, ratios = _moved(f, base, new, size, q)
-    _, mask = _split(f, q)
-    time = moved.sum(axis=-1)
-    before, after = np.zeros_like(q), np.zeros_like(q)
-    for c in fit.credible:
-        _, other, _ = _moved(c.fit, base, new, size, q)
+    logs, before, after = [], np.zeros_like(q), np.zeros_like(q)
+    ratios: dict[str, FloatArray] = {}
+    weights = []
+    for c, w in _weighted(fit):
+        parts, moved, r = _moved(c.fit, base, new, size, q)
+        _, mask = _split(c.fit, q)
         with np.errstate(divide="ignore", invalid="ignore"):
-            b = np.abs(np.log(c.fit.time(q) / pred.time))
-            a = np.abs(np.log(other.sum(axis=-1) / time))
-        before = np.maximum(before, np.where(np.isfinite(b), b, 0.0))
-        after = np.maximum(after, np.where(np.isfinite(a), a, 0.0))
+            logs.append(np.log(moved.sum(axis=-1) / parts.sum(axis=-1)))
+            before += w * (parts * mask).sum(axis=-1) / parts.sum(axis=-1)
+            after += w * (moved * mask).sum(axis=-1) / moved.sum(axis=-1)
+        weights.append(w)
+        ratios.update({t: v for t, v in r.items() if t not in COMPUTE})
+    steps = np.stack(logs)
+    wt = np.array(weights)
+    step = wt @ steps
+    spread = np.sqrt(wt @ (steps - step) ** 2)
+    time = pred.time * np.exp(step)
     half = np.log(pred.hi / pred.time)
-    wide = np.sqrt(np.maximum(half**2 - before**2, 0.0) + after**2)
-    return Retarget(q, time, time * np.exp(-wide), time * np.exp(wide),
-                    (parts * mask).sum(axis=-1) / parts.sum(axis=-1),
-                    (moved * mask).sum(axis=-1) / time,
-                    {t: r for t, r in ratios.items() if t not in COMPUTE})
+    wide = np.sqrt(half**2 + spread**2)
+    return Retarget(q, time, time * np.exp(-wide), time * np.exp(wide), before,
+                    after, ratios)
