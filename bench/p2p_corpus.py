@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Issue 33's point-to-point extrapolation and interpolation on real ping-pong series, split by
+source: the method may be chosen on the **tune** part and is reported on the **held-out** part.
+
+Each series is one file's ping-pong table as ``perfmodel calibrate`` reads it (its first
+point-to-point table, single stream), fitted two ways:
+
+- extrapolation: on the sizes up to 64 KiB, scored on the sizes from 256 KiB up;
+- interpolation: on the sizes of even index, scored on those of odd index.
+
+The error at a scored size is |predicted / measured − 1| (the measured time: the median of that
+size's rows).  Methods on the same points: perfmodel (``perfmodel.network.fit.fit``, ``auto``:
+calibrate's own choice, and its ``piecewise`` law alone), Hockney, pycewise (PyPI, BIC mode, in its own environment
+``build/pycewise-venv`` made on first use; ``--no-pycewise`` leaves it out), and a segmented
+fit: straight segments t = a + b·s, breakpoints at measured sizes, 1 to 4 segments chosen by
+BIC on relative residuals, extrapolated along its last segment.
+
+- **tune**: the project's own fixtures (``tests/fixtures/benchmarks``, the public ones
+  included), the alaska outputs (``data/alaska``), this machine's (``data/local``,
+  ``data/mpi4py``) and the cloud study's OSU outputs (``data/pairs/osu``, one latency file per
+  environment);
+- **held-out**: ``data/p2p-corpus`` (gathered 2026-11-27, scored once a method was fixed).
+
+    .venv/bin/python bench/p2p_corpus.py [--part tune|held-out|all] [--series] [--no-pycewise]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+VENV = ROOT / "build" / "pycewise-venv"
+KIB = 1024.0
+SPLITS = ("extrapolation", "interpolation")
+
+
+def series_paths() -> list[tuple[str, str, Path]]:
+    """(part, name, file) of every candidate ping-pong file."""
+    out: list[tuple[str, str, Path]] = []
+    fix = ROOT / "tests" / "fixtures" / "benchmarks"
+    for f in sorted([*fix.glob("*.*"), *(fix / "public").glob("*.*")]):
+        if f.suffix != ".md":
+            out.append(("tune", f"fixture {f.relative_to(fix)}", f))
+    for f in sorted((ROOT / "data" / "alaska").glob("*/omb/Osu_latency/*.out")):
+        out.append(("tune", f"alaska {f.parts[-4]}", f))
+    for f in [*sorted((ROOT / "data" / "local").glob("pingpong*.csv")),
+              ROOT / "data" / "local" / "mpi4py-bench-pingpong-np2.txt",
+              *sorted((ROOT / "data" / "mpi4py").glob("pingpong*.csv"))]:
+        out.append(("tune", f"local {f.name}", f))
+    for env in sorted(d for d in (ROOT / "data" / "pairs" / "osu").iterdir() if d.is_dir()):
+        first = sorted([*env.glob("osu_latency*"), *env.glob("combined*")])
+        if first:
+            out.append(("tune", f"cloud {env.name}", first[0]))
+    for f in sorted((ROOT / "data" / "p2p-corpus").rglob("*.txt")):
+        out.append(("held-out", f"{f.parent.name}/{f.name}", f))
+    return out
+
+
+def load(path: Path) -> Any:
+    """The table perfmodel's law would be fitted to (``perfmodel.inputs.gather``), or None
+    when the file has no ping-pong (a bandwidth-only fixture, a collective …)."""
+    from perfmodel.inputs import gather
+
+    try:
+        data = gather([path])[0]
+    except Exception:   # not a ping-pong file: skipped
+        return None
+    return data if data is not None and len(data.size) else None
+
+
+def split(sizes: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    u = np.unique(sizes)
+    if kind == "extrapolation":
+        return u[u <= 64 * KIB], u[u >= 256 * KIB]
+    return u[0::2], u[1::2]
+
+
+def segmented(x: np.ndarray, y: np.ndarray, q: np.ndarray, most: int = 4) -> np.ndarray:
+    """Straight segments by least squares on relative residuals, breakpoints at measured
+    sizes (each segment two distinct sizes at least), the count chosen by BIC; extrapolated
+    along the end segments."""
+    order = np.argsort(x)
+    x, y = x[order], y[order]
+    u = np.unique(x)
+    n = len(x)
+
+    def line(lo: int, hi: int) -> tuple[np.ndarray, float]:
+        sel = (x >= u[lo]) & (x <= u[hi])
+        a = np.c_[np.ones(sel.sum()), x[sel]] / y[sel, None]
+        coef, *_ = np.linalg.lstsq(a, np.ones(sel.sum()), rcond=None)
+        r = a @ coef - 1
+        return coef, float(r @ r)
+
+    best: tuple[float, list[tuple[int, int, np.ndarray]]] | None = None
+    m = len(u)
+    cache: dict[tuple[int, int], tuple[np.ndarray, float]] = {}
+
+    def seg(lo: int, hi: int) -> tuple[np.ndarray, float]:
+        if (lo, hi) not in cache:
+            cache[(lo, hi)] = line(lo, hi)
+        return cache[(lo, hi)]
+
+    for k in range(1, most + 1):
+        # dynamic programming over segment ends: the least RSS of k segments ending at j
+        inf = (math.inf, [])
+        table: list[list[tuple[float, list[tuple[int, int]]]]] = [[inf] * m for _ in range(k + 1)]
+        for j in range(1, m):
+            table[1][j] = (seg(0, j)[1], [(0, j)])
+        for s in range(2, k + 1):
+            for j in range(1, m):
+                for i in range(1, j):   # the last segment covers u[i] … u[j]
+                    prev = table[s - 1][i - 1]
+                    if not prev[1]:   # the segments before need two sizes each
+                        continue
+                    rss = prev[0] + seg(i, j)[1]
+                    if rss < table[s][j][0]:
+                        table[s][j] = (rss, [*prev[1], (i, j)])
+        rss, segs = table[k][m - 1]
+        if not segs:
+            continue
+        bic = n * math.log(max(rss, 1e-300) / n) + (3 * k - 1) * math.log(n)
+        if best is None or bic < best[0]:
+            best = (bic, [(lo, hi, seg(lo, hi)[0]) for lo, hi in segs])
+    assert best is not None
+    segs = best[1]
+    out = np.empty(len(q))
+    for i, v in enumerate(q):
+        pick = next((c for lo, hi, c in segs if u[lo] <= v <= u[hi]), None)
+        if pick is None:
+            pick = segs[-1][2] if v > u[-1] else segs[0][2] if v < u[0] else \
+                min(segs, key=lambda s: min(abs(v - u[s[0]]), abs(v - u[s[1]])))[2]
+        out[i] = pick[0] + pick[1] * v
+    return out
+
+
+def ensure_pycewise() -> Path:
+    python = VENV / "bin" / "python"
+    if not python.exists():
+        print(f"creating pycewise's venv in {VENV} (pip install pycewise) ...", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "pycewise"], check=True)
+    return python
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", choices=("tune", "held-out", "all"), default="tune")
+    ap.add_argument("--series", action="store_true")
+    ap.add_argument("--no-pycewise", action="store_true")
+    args = ap.parse_args()
+    from perfmodel.network.fit import fit
+
+    rows = []
+    py_in = []
+    for part, name, path in series_paths():
+        if args.part != "all" and part != args.part:
+            continue
+        table = load(path)
+        if table is None:
+            continue
+        sizes, times = np.asarray(table.size, dtype=float), np.asarray(table.time, dtype=float)
+        for kind in SPLITS:
+            on, scored = split(sizes, kind)
+            if len(on) < 4 or len(scored) == 0 or (kind == "extrapolation" and
+                                                   len(np.unique(sizes)) < 12):
+                continue
+            keep = np.isin(sizes, on)
+            measured = np.array([np.median(times[sizes == s]) for s in scored])
+            part_table = table.take(keep)
+            row = {"part": part, "name": name, "split": kind, "q": scored,
+                   "measured": measured}
+            for method in ("auto", "hockney", "piecewise"):
+                try:
+                    model = fit(part_table, method).best.model
+                    row[method] = np.asarray(model.time(scored), dtype=float)
+                    if method == "auto":
+                        row["model"] = model.kind
+                except Exception:   # a subset a law cannot fit: a miss, counted
+                    row[method] = np.full(len(scored), math.nan)
+            row["segmented"] = segmented(sizes[keep], times[keep], scored)
+            rows.append(row)
+            py_in.append({"name": name, "x": sizes[keep].tolist(), "y": times[keep].tolist(),
+                          "predict": scored.tolist()})
+    methods = ["auto", "hockney", "piecewise", "segmented"]
+    if not args.no_pycewise:
+        python = ensure_pycewise()
+        run = subprocess.run([str(python), str(ROOT / "bench" / "pycewise_runner.py")],
+                             input=json.dumps({"series": py_in}), capture_output=True,
+                             text=True, check=True)
+        doc = json.loads(run.stdout)
+        for row, res in zip(rows, doc["results"], strict=True):
+            row["pycewise"] = np.array(res.get("predictions") or [math.nan] * len(row["q"]),
+                                       dtype=float)
+        methods.append("pycewise")
+    head = {"auto": "perfmodel", "hockney": "Hockney", "piecewise": "perfmodel piecewise", "segmented": "segmented BIC",
+            "pycewise": "pycewise (BIC)"}
+    for row in rows:
+        for m in methods:
+            y = row[m]
+            row[m + "_err"] = np.where(np.isfinite(y) & (y > 0), np.abs(y / row["measured"] - 1),
+                                       1.0)
+    if args.series:
+        print("| series | part | split | perfmodel law | " + " | ".join(head[m] for m in methods)
+              + " |")
+        print("|---" * (len(methods) + 4) + "|")
+        for r in rows:
+            print(f"| {r['name']} | {r['part']} | {r['split']} | {r.get('model', '?')} | "
+                  + " | ".join(f"{100 * np.median(r[m + '_err']):.1f}" for m in methods) + " |")
+    parts = ["tune", "held-out"] if args.part == "all" else [args.part]
+    for part in parts:
+        for kind in SPLITS:
+            got = [r for r in rows if r["part"] == part and r["split"] == kind]
+            if not got:
+                continue
+            print(f"\n{part}, {kind}: {len(got)} series, "
+                  f"{sum(len(r['q']) for r in got)} points\n")
+            print("| method | median over points | median of series medians | P90 |")
+            print("|---|---:|---:|---:|")
+            for m in methods:
+                e = np.concatenate([r[m + "_err"] for r in got])
+                per = [float(np.median(r[m + "_err"])) for r in got]
+                print(f"| {head[m]} | {100 * np.median(e):.1f} % | {100 * np.median(per):.1f} % "
+                      f"| {100 * np.percentile(e, 90):.1f} % |")
+
+
+if __name__ == "__main__":
+    main()
