@@ -10,8 +10,9 @@ point-to-point table, single stream), fitted two ways:
 
 The error at a scored size is |predicted / measured − 1| (the measured time: the median of that
 size's rows).  Methods on the same points: perfmodel (``perfmodel.network.fit.fit``, ``auto``:
-calibrate's own choice, and its ``piecewise`` law alone), Hockney, pycewise (PyPI, BIC mode, in its own environment
-``build/pycewise-venv`` made on first use; ``--no-pycewise`` leaves it out), and a segmented
+calibrate's own choice, and its ``piecewise`` law alone), Hockney, pycewise (PyPI, BIC mode,
+in its own environment ``build/pycewise-venv`` made on first use; ``--no-pycewise`` leaves it
+out), and a segmented
 fit: straight segments t = a + b·s, breakpoints at measured sizes, 1 to 4 segments chosen by
 BIC on relative residuals, extrapolated along its last segment.
 
