@@ -202,8 +202,8 @@ def main() -> None:
             row["pycewise"] = np.array(res.get("predictions") or [math.nan] * len(row["q"]),
                                        dtype=float)
         methods.append("pycewise")
-    head = {"auto": "perfmodel", "hockney": "Hockney", "piecewise": "perfmodel piecewise", "segmented": "segmented BIC",
-            "pycewise": "pycewise (BIC)"}
+    head = {"auto": "perfmodel", "hockney": "Hockney", "piecewise": "perfmodel piecewise",
+            "segmented": "segmented BIC", "pycewise": "pycewise (BIC)"}
     for row in rows:
         for m in methods:
             y = row[m]
