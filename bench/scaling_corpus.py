@@ -92,11 +92,31 @@ def specs() -> list[Spec]:
     return out
 
 
-def load(spec: Spec) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+@dataclass(frozen=True)
+class Split:
+    """A series cut for scoring: the runs at its four smallest counts (``p``, ``t``, ``sizes``)
+    and its larger counts ``q`` with the median time ``measured`` at each."""
+
+    p: np.ndarray
+    t: np.ndarray
+    sizes: np.ndarray | None
+    q: np.ndarray
+    measured: np.ndarray
+
+
+def load(spec: Spec) -> Split | None:
+    """The series cut for scoring, or None with fewer than FIT_COUNTS + 1 distinct counts."""
     from perfmodel.empirical.series import load_series
 
     s = load_series(list(spec.paths), dict(spec.where))
-    return s.processes, s.times, s.sizes
+    p, t = s.processes, s.times
+    counts = np.unique(p)
+    if len(counts) < FIT_COUNTS + 1:
+        return None
+    fit = p <= counts[FIT_COUNTS - 1]
+    q = counts[FIT_COUNTS:]
+    return Split(p[fit], t[fit], s.sizes[fit] if s.sizes is not None else None, q,
+                 np.array([np.median(t[p == c]) for c in q]))
 
 
 def perfmodel(p: np.ndarray, t: np.ndarray, sizes: np.ndarray | None,
@@ -122,17 +142,11 @@ def calibrate() -> None:
 
     u = []
     for spec in specs():
-        if spec.part != "tune":
+        got = load(spec) if spec.part == "tune" else None
+        if got is None:
             continue
-        p, t, sizes = load(spec)
-        counts = np.unique(p)
-        if len(counts) < FIT_COUNTS + 1:
-            continue
-        fit = p <= counts[FIT_COUNTS - 1]
-        q = counts[FIT_COUNTS:]
-        measured = np.array([np.median(t[p == c]) for c in q])
-        f = fit_scaling(p[fit], t[fit], "auto", sizes[fit] if sizes is not None else None)
-        u += list(np.abs(np.log(f.time(q) / measured)) / scale(f, q))
+        f = fit_scaling(got.p, got.t, "auto", got.sizes)
+        u += list(np.abs(np.log(f.time(got.q) / got.measured)) / scale(f, got.q))
     print(f"{len(u)} points: " + ", ".join(f"{lv}: {np.quantile(u, lv):.2f}" for lv in LEVELS))
 
 
@@ -156,21 +170,16 @@ def main() -> None:
     for spec in specs():
         if args.part != "all" and spec.part != args.part:
             continue
-        p, t, sizes = load(spec)
-        counts = np.unique(p)
-        if len(counts) < FIT_COUNTS + 1:
+        got = load(spec)
+        if got is None:
             continue
-        fit = p <= counts[FIT_COUNTS - 1]
-        q = counts[FIT_COUNTS:]
-        measured = np.array([np.median(t[p == c]) for c in q])
-        sz = sizes[fit] if sizes is not None else None
-        mine, lo, hi, form = perfmodel(p[fit], t[fit], sz, q)
+        p, t, q, measured = got.p, got.t, got.q, got.measured
+        mine, lo, hi, form = perfmodel(p, t, got.sizes, q)
         rows.append({"spec": spec, "q": q, "measured": measured, "form": form,
                      "perfmodel": mine, "inside": (lo <= measured) & (measured <= hi),
-                     "width": hi / lo,
-                     "amdahl": amdahl(p[fit], t[fit], q), "usl": usl(p[fit], t[fit], q)})
-        xp_in.append({"name": spec.name, "p": [float(c) for c in counts[:FIT_COUNTS]],
-                      "t": [t[p == c].tolist() for c in counts[:FIT_COUNTS]],
+                     "width": hi / lo, "amdahl": amdahl(p, t, q), "usl": usl(p, t, q)})
+        xp_in.append({"name": spec.name, "p": np.unique(p).tolist(),
+                      "t": [t[p == c].tolist() for c in np.unique(p)],
                       "predict": [float(c) for c in q]})
     tools = ["perfmodel", "amdahl", "usl"]
     if not args.no_extrap:
