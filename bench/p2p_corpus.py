@@ -39,6 +39,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 VENV = ROOT / "build" / "pycewise-venv"
 KIB = 1024.0
 SPLITS = ("extrapolation", "interpolation")
@@ -143,15 +144,6 @@ def segmented(x: np.ndarray, y: np.ndarray, q: np.ndarray, most: int = 4) -> np.
     return out
 
 
-def ensure_pycewise() -> Path:
-    python = VENV / "bin" / "python"
-    if not python.exists():
-        print(f"creating pycewise's venv in {VENV} (pip install pycewise) ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "pycewise"], check=True)
-    return python
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=("tune", "held-out", "all"), default="tune")
@@ -193,7 +185,9 @@ def main() -> None:
                           "predict": scored.tolist()})
     methods = ["auto", "hockney", "piecewise", "segmented"]
     if not args.no_pycewise:
-        python = ensure_pycewise()
+        from scaling_accuracy import ensure_venv
+
+        python = ensure_venv(VENV, "pycewise")
         run = subprocess.run([str(python), str(ROOT / "bench" / "pycewise_runner.py")],
                              input=json.dumps({"series": py_in}), capture_output=True,
                              text=True, check=True)

@@ -130,13 +130,20 @@ def usl(p: np.ndarray, t: np.ndarray, q: np.ndarray) -> np.ndarray:
     return baseline_form(("work", "contention", "linear"), p, t, q)
 
 
-def ensure_extrap() -> Path:
-    python = VENV / "bin" / "python"
+def ensure_venv(venv: Path, package: str) -> Path:
+    """The Python of a tool's own virtual environment, made (``pip install package``) when it
+    is missing: a compared tool never runs in perfmodel's environment."""
+    python = venv / "bin" / "python"
     if not python.exists():
-        print(f"creating Extra-P's venv in {VENV} (pip install extrap) ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "extrap"], check=True)
+        print(f"creating {package}'s venv in {venv} (pip install {package}) ...",
+              file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", package], check=True)
     return python
+
+
+def ensure_extrap() -> Path:
+    return ensure_venv(VENV, "extrap")
 
 
 def extrap(python: Path, series: list[dict[str, object]], mode: str) -> dict[str, object]:

@@ -200,8 +200,6 @@ def apply_columns(text: str, columns: Mapping[str, str],
     that hold only numbers and name no role (``MinTime`` beside a mapped ``MaxTime``: another
     figure of each run, not a label); text columns stay labels.
     Every line keeps its number."""
-    from perfmodel.kinds import TIMING_COUNTS
-
     lines = split_lines(text)
     body = [i for i, (_, ln) in enumerate(lines) if ln.strip() and not ln.lstrip().startswith("#")]
     if not body:
@@ -215,7 +213,8 @@ def apply_columns(text: str, columns: Mapping[str, str],
                          file=path, line=head_line,
                          fix="timing CSVs use commas" if other else
                          "drop --columns for benchmark outputs and perflogs")
-    names = [h.strip() for h in next(csv.reader(io.StringIO(header)))]
+    parsed = [next(csv.reader(io.StringIO(lines[k][1]))) for k in body]   # each line once
+    names = [h.strip() for h in parsed[0]]
     lower = [n.lower() for n in names]
     rename: dict[int, str] = {}
     for role, column in columns.items():
@@ -225,13 +224,18 @@ def apply_columns(text: str, columns: Mapping[str, str],
         rename[lower.index(column.lower())] = _TARGET.get(role, role)
     displaced = {i for i, n in enumerate(lower) if i not in rename and
                  any(n in ROLES[r] for r in columns)}
-    rows = [next(csv.reader(io.StringIO(lines[i][1]))) for i in body[1:]]
-    known = {*TIMING_COUNTS, *(a for v in ROLES.values() for a in v)}
+    for k, cells in zip(body[1:], parsed[1:], strict=True):
+        if len(cells) != len(names):
+            raise InputError(f"{len(cells)} cells where the header has {len(names)}",
+                             file=path, line=lines[k][0],
+                             fix="give every column a value (an empty part is allowed)")
+    rows = parsed[1:]
+    known = {a for v in ROLES.values() for a in v}
 
     def numeric(i: int) -> bool:
         """Numbers in every cell that holds anything (an empty or NA cell is a missing
         number, not a label)."""
-        cells = [r[i].strip() for r in rows if len(r) == len(names)]
+        cells = [r[i].strip() for r in rows]
         given = [c for c in cells if c and c.lower() not in ("na", "nan", "n/a", "-")]
         try:
             return bool(given) and all(math.isfinite(float(c)) for c in given)
@@ -242,17 +246,12 @@ def apply_columns(text: str, columns: Mapping[str, str],
     drop = displaced | unused
     keep = [i for i in range(len(names)) if i not in drop]
     out = dict(lines)
-    for k in body:
-        n, ln = lines[k]
-        cells = next(csv.reader(io.StringIO(ln)))
-        if len(cells) != len(names):
-            raise InputError(f"{len(cells)} cells where the header has {len(names)}", file=path,
-                             line=n, fix="give every column a value (an empty part is allowed)")
+    for k, cells in zip(body, parsed, strict=True):
         if k == body[0]:
             cells = [rename.get(i, c) for i, c in enumerate(cells)]
         buf = io.StringIO()
         csv.writer(buf, lineterminator="").writerow([cells[i] for i in keep])
-        out[n] = buf.getvalue()
+        out[lines[k][0]] = buf.getvalue()
     said = ["--columns: " + ", ".join(f"{names[i]} read as {t}" for i, t in rename.items())]
     if drop:
         said.append("columns not used: " + ", ".join(names[i] for i in sorted(drop)) +

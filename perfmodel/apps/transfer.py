@@ -230,25 +230,26 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
 
 def extrapolated(timed: Runs, counts: FloatArray, level: float
                  ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, str]:
-    """A's time at node ``counts`` it was not timed at: the empirical form of T(p) chosen and
-    fitted on its runs (:func:`perfmodel.empirical.fit.fit_scaling`, strong scaling: the same
-    problem at every count), with that fit's ``level`` interval; nodes, processes, time, low,
-    high and a sentence saying so."""
-    from perfmodel.empirical.fit import fit_scaling, predict_scaling
+    """A's time at node ``counts`` it was not timed at: the forms of T(p) fitted on its runs
+    and averaged as ``perfmodel scaling`` does (:func:`perfmodel.empirical.fit.fit_scaling`,
+    strong scaling: the same problem at every count), with that prediction's ``level`` range;
+    nodes, processes, time, low, high and a sentence saying so."""
+    from perfmodel.empirical.fit import LIMIT, fit_scaling, predict_scaling
     from perfmodel.errors import FitError
 
     per = timed.per_node
     try:
         fit = fit_scaling(timed.processes, timed.time, "strong")
-        pred = predict_scaling(fit, counts * per, level)
     except FitError as exc:
         raise InputError(f"no run on A at {format_counts(counts)} node(s), and A's times cannot "
                          f"be extrapolated there: {exc.what}", fix="choose among the counts "
                          f"timed on A ({format_counts(timed.nodes)})") from None
-    except InputError as exc:
+    try:
+        pred = predict_scaling(fit, counts * per, level)
+    except InputError as exc:   # past LIMIT times the largest count timed
         raise InputError(f"no run on A at {format_counts(counts)} node(s): {exc.what}",
-                         fix=f"choose counts up to {fit.measured[1] * 64 / per:g} nodes") \
-            from None
+                         fix=f"choose counts up to {fit.measured[1] * LIMIT / per:g} "
+                             "nodes") from None
     form = fit.chosen.fit
     said = (f"not timed on A at {format_counts(counts)} node(s): A's time there is extrapolated "
             f"from its runs (strong scaling assumed: the same problem at every count) by every "

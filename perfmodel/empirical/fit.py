@@ -26,6 +26,7 @@ weighted spread of their predictions, and their weighted cross-validation error 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -117,11 +118,12 @@ class ScalingFit:
 
     @property
     def credible(self) -> tuple[Candidate, ...]:
-        """The forms that score nearly as well as the chosen one."""
+        """The forms that score nearly as well as the best (within twice its score plus a
+        point): those a range must hold when the machine changes."""
         best = self.candidates[0].score
         return tuple(c for c in self.candidates if c.score <= 2 * best + 0.01)
 
-    @property
+    @functools.cached_property
     def weights(self) -> FloatArray:
         """Each candidate's weight in the prediction (:func:`weights`), in their order."""
         return weights(np.array([c.score for c in self.candidates]))
@@ -151,12 +153,13 @@ def range_k(level: float) -> float:
     return float(np.interp(level, levels, [RANGE_K[x] for x in levels]))
 
 
-def scale(fit: ScalingFit, q: FloatArray) -> FloatArray:
+def scale(fit: ScalingFit, q: FloatArray, logs: FloatArray | None = None) -> FloatArray:
     """The range's scale s at ``q`` (ln t): the forms' own uncertainty, their spread, and their
     cross-validation error growing with each doubling past the runs, in quadrature, each
-    weighted as the forms are."""
+    weighted as the forms are.  ``logs``: :meth:`ScalingFit.log_times` at ``q``, when the
+    caller has them."""
     w = fit.weights
-    logs = fit.log_times(q)
+    logs = fit.log_times(q) if logs is None else logs
     mean = w @ logs
     spread = np.sqrt(w @ (logs - mean) ** 2)
     own = np.stack([np.sqrt(c.fit.rel_var(q) + (c.fit.noise if math.isfinite(c.fit.noise)
@@ -348,8 +351,9 @@ def predict_scaling(fit: ScalingFit, processes: ArrayLike, level: float = 0.95,
                          f"({top:g}); a form fitted there says little {LIMIT:.0f}x further",
                          fix=f"predict up to {LIMIT * top:g}, or say --allow-extrapolation "
                              "to see it flagged")
-    y = fit.time(q)
-    half = range_k(level) * scale(fit, q)
+    logs = fit.log_times(q)
+    y = np.exp(fit.weights @ logs)
+    half = range_k(level) * scale(fit, q, logs)
     ratio = q / fit.measured[1]
     trust: tuple[Trust, ...] = tuple(
         "below" if x < fit.measured[0] else "measured" if r <= 1 else "near" if r <= NEAR

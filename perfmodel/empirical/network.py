@@ -139,7 +139,7 @@ def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machi
     forms that fit the measured machine alike may put different shares of the time in
     communication."""
     q = pred.processes
-    logs, before, after = [], np.zeros_like(q), np.zeros_like(q)
+    logs, after = [], np.zeros_like(q)
     ratios: dict[str, FloatArray] = {}
     weights = []
     for c, w in _weighted(fit):
@@ -147,7 +147,6 @@ def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machi
         _, mask = _split(c.fit, q)
         with np.errstate(divide="ignore", invalid="ignore"):
             logs.append(np.log(moved.sum(axis=-1) / parts.sum(axis=-1)))
-            before += w * (parts * mask).sum(axis=-1) / parts.sum(axis=-1)
             after += w * (moved * mask).sum(axis=-1) / moved.sum(axis=-1)
         weights.append(w)
         ratios.update({t: v for t, v in r.items() if t not in COMPUTE})
@@ -158,5 +157,5 @@ def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machi
     time = pred.time * np.exp(step)
     half = np.log(pred.hi / pred.time)
     wide = np.sqrt(half**2 + spread**2)
-    return Retarget(q, time, time * np.exp(-wide), time * np.exp(wide), before,
+    return Retarget(q, time, time * np.exp(-wide), time * np.exp(wide), comm_share(fit, q),
                     after, ratios)

@@ -78,6 +78,11 @@ def spans(lines: list[int]) -> str:
     return shown + (", …" if len(lines) > SKIPPED_SHOWN else "")
 
 
+def built(tables: Iterable[Table]) -> tuple[Measurements, ...]:
+    """Every table of a file built (:meth:`Table.build`), those left without a row dropped."""
+    return tuple(t for t in (table.build() for table in tables) if t is not None)
+
+
 @dataclass
 class Table:
     """Rows of one benchmark block, gathered while a reader walks its file.

@@ -31,7 +31,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import TIME_RANGE, Table, lines_of, number
+from perfmodel.readers._table import TIME_RANGE, Table, built, lines_of, number
 
 NAME = "extrap"
 DESCRIPTION = "Extra-P text input (regions and metrics at points of its parameters)"
@@ -168,13 +168,11 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     if not_times:
         notes.append(f"metrics left out, their values not times of 1 ps to 11.6 days: "
                      f"{', '.join(sorted(not_times))}")
-    out = []
     for table in tables.values():
         table.notes.extend(notes)
-        if (built := table.build()) is not None:
-            out.append(built)
+    out = built(tables.values())
     if not out:
         raise InputError("Extra-P input with no metric that can be a time"
                          + (f" ({', '.join(sorted(not_times))})" if not_times else ""),
                          file=source, fix="perfmodel reads run times: give a METRIC of seconds")
-    return tuple(out)
+    return out

@@ -21,7 +21,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, integer, lines_of, number
+from perfmodel.readers._table import Table, built, integer, lines_of, number
 
 NAME = "npb"
 DESCRIPTION = "NAS Parallel Benchmarks result blocks (time per run against processes)"
@@ -59,11 +59,11 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             fields[" ".join(f["key"].lower().split())] = (lines[i][0], f["value"].strip())
             i += 1
         _row(source, done["bm"], lineno, fields, version, tables)
-    built = [t for t in (tab.build() for tab in tables.values()) if t is not None]
-    if not built:
+    out = built(tables.values())
+    if not out:
         raise InputError("NPB output without a complete result block", file=source,
                          fix="give the output through the 'Verification =' line")
-    return tuple(built)
+    return out
 
 
 def _row(source: str, bm: str, lineno: int, fields: dict[str, tuple[int, str]],

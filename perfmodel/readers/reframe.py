@@ -29,7 +29,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, lines_of, number, spans
+from perfmodel.readers._table import Table, built, lines_of, number, spans
 
 NAME = "reframe"
 DESCRIPTION = "ReFrame 3.x performance logs: application run times, HPL's Gflops"
@@ -108,19 +108,16 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     if failed:
         said.append(f"{len(failed)} figures ReFrame could not extract (logged as None) left "
                     f"out (lines {spans(failed)})")
-    out = []
     for table in tables.values():
         table.notes.extend(said)
-        built = table.build()
-        if built is not None:
-            out.append(built)
+    out = built(tables.values())
     if not out:
         kinds = ", ".join(sorted(other)) or "no figure"
         raise InputError(f"a ReFrame perflog of {kinds}: no run time and no HPL Gflops to read",
                          file=source, line=min((v[0] for v in other.values()), default=None),
                          fix="give the benchmark's own output (the job's rfm_*_job.out), or the "
                              "perflog of an application or of HPL")
-    return tuple(out)
+    return out
 
 
 def _tags(text: str) -> dict[str, str]:

@@ -31,7 +31,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, integer, lines_of
+from perfmodel.readers._table import Table, built, integer, lines_of, spans
 
 NAME = "sacct"
 DESCRIPTION = "Slurm sacct --parsable2 records (elapsed time against nodes and tasks)"
@@ -126,11 +126,9 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         tables[key].add(lineno, math.nan, max(v for v in seconds if v is not None), None,
                         {"processes": float(tasks)},
                         nodes=float(sum(n for n in nodes if n is not None)))
-    out = []
     for (name, _), table in tables.items():
         table.notes.extend(_said(dropped.get(name, [])))
-        if (built := table.build()) is not None:
-            out.append(built)
+    out = built(tables.values())
     if not out:
         every = [d for v in dropped.values() for d in v]
         why = "; ".join(_said(every)) or "no job records"
@@ -142,7 +140,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                              "give NTasks in --format (and no -X: the steps hold the tasks)"
                              if "ntasks" not in col or any("NTasks" in w for _, w in every)
                              else _FIX)
-    return tuple(out)
+    return out
 
 
 def _runs(source: str, text: str, head_line: int, names: list[str], trailing: bool,
@@ -212,6 +210,5 @@ def _said(dropped: list[tuple[int, str]]) -> list[str]:
     for why in sorted({w for _, w in dropped}):
         lines = [n for n, w in dropped if w == why]
         out.append(f"{len(lines)} run{'s' if len(lines) > 1 else ''} left out: {why} "
-                   f"(line{'s' if len(lines) > 1 else ''} "
-                   f"{', '.join(map(str, lines[:3]))}{', …' if len(lines) > 3 else ''})")
+                   f"(line{'s' if len(lines) > 1 else ''} {spans(lines)})")
     return out
