@@ -304,6 +304,10 @@ class AppModel:
                 shape = np.broadcast_shapes(pp.shape, real.shape)
                 # np.where made a new array: copied only where it must grow to the shape
                 out[key] = real if real.shape == shape else np.broadcast_to(real, shape).copy()
+        k = machine.work_speed if machine is not None else None
+        if k is not None:   # another node: the work timed in seconds moves by its speed
+            for key in self.work_terms & out.keys():
+                out[key] = out[key] / k
         return out
 
     def flop_count(self, p: ArrayLike, n: ArrayLike | None = None,

@@ -134,6 +134,11 @@ class Extrapolation:
                        f"({self.valid.describe(at)}): {self.valid.reason}")
         return out
 
+    def specified_notes(self) -> list[str]:
+        """:func:`specified_note` as a list (empty when it says nothing)."""
+        note = specified_note(self)
+        return [note] if note else []
+
     def beyond(self) -> list[float | None] | None:
         """The smallest message below the calibrated sizes and the largest above them, over
         the rows whose time depends on such a message (None: no row does)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -117,3 +117,17 @@ def progress_bar(total: int) -> Callable[[int, int], None]:
             bar.update(state["task"], completed=done)
 
     return update
+
+
+def machine_entries(named: Sequence[tuple[str, str]], machine: Path
+                    ) -> tuple[tuple[str, Profile | None], ...]:
+    """A machine axis's entries from labelled profile paths: each loaded, and None for the
+    one that is ``machine`` itself (the profile the constants were fitted on)."""
+    from perfmodel.machine.profile import load
+
+    out: list[tuple[str, Profile | None]] = []
+    for label, where in named:
+        path = Path(where)
+        same = path.exists() and machine.exists() and path.resolve() == machine.resolve()
+        out.append((label, None if same else load(path)))
+    return tuple(out)

@@ -49,13 +49,13 @@ def write(path: Path, figure: Any, *, force: bool = False) -> Path:
 def _lines(sweep: Sweep) -> list[tuple[str, np.ndarray]]:
     """The hardware drawn against nodes: the baseline, and each value of each other axis with
     the rest at the baseline (at most :data:`MAX_LINES`)."""
-    from perfmodel.whatif.axes import LABELS, axis_text
+    from perfmodel.whatif.axes import LABELS, namer
 
     coords = sweep.grid.coords()
     nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
     held = analysis.held(sweep)
-    cat = sweep.grid.catalogue
-    base_label = ", ".join(f"{LABELS[k]} {axis_text(k, v, cat)}" for k, (_, v, _) in held.items())
+    text = namer(sweep.grid)
+    base_label = ", ".join(f"{LABELS[k]} {text(k, v)}" for k, (_, v, _) in held.items())
     out = [("baseline" + (f": {base_label}" if base_label else ""), analysis.baseline(sweep))]
     for axis, (j0, _, _) in held.items():
         for j, value in enumerate(sweep.grid.axes[axis]):
@@ -65,7 +65,7 @@ def _lines(sweep: Sweep) -> list[tuple[str, np.ndarray]]:
             for other, (jo, _, _) in held.items():
                 mask &= coords[other] == (j if other == axis else jo)
             idx = np.flatnonzero(mask)
-            out.append((f"{LABELS[axis]} {axis_text(axis, float(value), cat)}",
+            out.append((f"{LABELS[axis]} {text(axis, float(value))}",
                         idx[np.argsort(nodes[idx], kind="stable")]))
     return out
 

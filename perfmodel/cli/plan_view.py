@@ -13,12 +13,12 @@ from perfmodel.cli.whatif_view import _spread_front, extrapolation_warnings, mon
 from perfmodel.plain import jsonable
 from perfmodel.units import format_change, format_number, format_share, format_time
 from perfmodel.whatif import analysis
-from perfmodel.whatif.axes import LABELS, axis_text
+from perfmodel.whatif.axes import LABELS, axis_text, named, namer
 from perfmodel.whatif.catalogue import Catalogue, price_parts
 from perfmodel.whatif.plan import Plan
 from perfmodel.whatif.sweep import Sweep
 
-HARDWARE = ("nodes", "node", "network", "channels")
+HARDWARE = ("nodes", "machine", "node", "network", "channels")
 
 
 def target_text(p: Plan, cat: Catalogue) -> str:
@@ -26,30 +26,43 @@ def target_text(p: Plan, cat: Catalogue) -> str:
     if t.kind == "time":
         return f"time at most {format_time(t.value)}"
     if t.kind == "speedup":
-        return f"speedup at least {t.value:g} over one {safe(cat.reference)} node"
+        of = f"{safe(cat.reference)} node" if not cat.machines else \
+            f"node of {safe(str(namer(p.sweep.grid)('machine', p.sweep.baseline['machine'])))}"
+        return f"speedup at least {t.value:g} over one {of}"
     return f"price at most {money(t.value, cat)}"
 
 
 def configuration(s: Sweep, cat: Catalogue, i: int) -> str:
-    """Configuration ``i`` in words: ``8 × node on network with 2 channels``."""
+    """Configuration ``i`` in words: ``8 × node on network with 2 channels``, or ``8 nodes
+    of machine``."""
     d = analysis.describe(s, i)
+    if "machine" in d:
+        return f"{d['nodes']:g} node{'s' if d['nodes'] != 1 else ''} of " \
+               f"{namer(s.grid)('machine', d['machine'])}"
     return (f"{d['nodes']:g} × {axis_text('node', d['node'], cat)} on "
             f"{axis_text('network', d['network'], cat)} with {d['channels']:g} channel"
             f"{'s' if d['channels'] != 1 else ''}")
 
 
+def _parts(s: Sweep, cat: Catalogue, d: Any) -> dict[str, float]:
+    """A configuration's price by part (a machine offer's: its nodes, its switch, fixed)."""
+    if "machine" in d:
+        offer = cat.machines[cat.machine_index(namer(s.grid)("machine", d["machine"]))]
+        return {"nodes": d["nodes"] * offer.node_price, "switches": offer.switch_price,
+                "fixed": cat.fixed_price}
+    return price_parts(cat, d["nodes"], int(d["node"]), int(d["network"]), d["channels"])
+
+
 def _config(p: Plan, i: int, cat: Catalogue) -> dict[str, Any]:
     s = p.sweep
     d = analysis.describe(s, i)
-    out: dict[str, Any] = {a: axis_text(a, d[a], cat) if a in ("node", "network") else d[a]
-                           for a in HARDWARE if a in d}
+    out: dict[str, Any] = {a: named(s.grid, a, d[a]) for a in HARDWARE if a in d}
     assert s.cost is not None
     lo, hi = float(s.lo[i]), float(s.hi[i])
     banded = p.banded and math.isfinite(lo) and hi > lo
     out.update({
         "price": float(s.cost[i]),
-        "price_parts": price_parts(cat, d["nodes"], int(d["node"]), int(d["network"]),
-                                   d["channels"]),
+        "price_parts": _parts(s, cat, d),
         "time": float(s.time[i]), "time_lo": lo if banded else None,
         "time_hi": hi if banded else None,
         "speedup_over_reference": p.speedup(i) if math.isfinite(p.reference) else None,
@@ -88,6 +101,7 @@ def summary(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float
         "price_front": [_config(p, int(i), cat) for i in analysis.cost_front(s)],
         "reference_time": p.reference if math.isfinite(p.reference) else None,
         "weak": s.weak,
+        "notes": list(s.notes),
     })
 
 
@@ -101,9 +115,10 @@ def _table(p: Plan, idx: list[int] | np.ndarray, title: str, cat: Catalogue) -> 
     t = Tabular(title=title, title_justify="left", box=None, header_style="bold")
     marked = bool(np.any(p.sweep.extrapolated[np.asarray(idx, dtype=int)]))
     goes = {"comm": 1, "range": 2, "speedup": 3, "": 4}
-    for col in ("nodes", "node type", "network", "channels", "price", "time", "range",
+    hardware = ("machine",) if cat.machines else ("node type", "network", "channels")
+    for col in ("nodes", *hardware, "price", "time", "range",
                 "speedup", "comm", "margin", *([""] if marked else [])):
-        t.column(col, justify="left" if col in ("node type", "network") else "right",
+        t.column(col, justify="left" if col in ("node type", "network", "machine") else "right",
                  drop=goes.get(col), name="the extrapolated mark" if not col else None)
     for i in idx:
         c = _config(p, int(i), cat)
@@ -111,8 +126,9 @@ def _table(p: Plan, idx: list[int] | np.ndarray, title: str, cat: Catalogue) -> 
             f"{format_time(c['time_lo'])} – {format_time(c['time_hi'])}"
         sp = c["speedup_over_reference"] if c["speedup_over_reference"] is not None \
             else c["speedup_same_hardware"]
-        t.add_row(format_number(c["nodes"]), safe(c["node"]), safe(c["network"]),
-                  format_number(c["channels"]), money(c["price"], cat), format_time(c["time"]),
+        kit = (safe(c["machine"]),) if cat.machines else \
+            (safe(c["node"]), safe(c["network"]), format_number(c["channels"]))
+        t.add_row(format_number(c["nodes"]), *kit, money(c["price"], cat), format_time(c["time"]),
                   rng, f"{sp:.2f}", format_share(c["comm_share"]),
                   _pct(c["margin"]) if p.target.kind != "budget" else _left(p, c, cat),
                   *(["extrapolated" if c["extrapolated"] else ""] if marked else []))
@@ -154,10 +170,8 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
     else:
         how = "at the estimate only: its band reaches past the target" if p.banded else \
             "at the estimate"
-    out.print(f"[bold green]chosen[/]: {c['nodes']:g} × {safe(c['node'])} on "
-              f"{safe(c['network'])} with {c['channels']:g} channel"
-              f"{'s' if c['channels'] != 1 else ''}, {money(c['price'], cat)}; meets the "
-              f"target {how}")
+    out.print(f"[bold green]chosen[/]: {safe(configuration(s, cat, p.chosen))}, "
+              f"{money(c['price'], cat)}; meets the target {how}")
     pick = np.zeros(n, dtype=bool)
     pick[p.chosen] = True
     for note in s.extrapolation.notes(pick):
@@ -177,8 +191,8 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
                                           if v) + f" = {money(c['price'], cat)}")
     if p.cheaper_unsure is not None:
         u = _config(p, p.cheaper_unsure, cat)
-        out.print(f"  cheaper but unsure: {u['nodes']:g} × {safe(u['node'])} on "
-                  f"{safe(u['network'])} ({money(u['price'], cat)}) meets the target at the "
+        out.print(f"  cheaper but unsure: {safe(configuration(s, cat, p.cheaper_unsure))} "
+                  f"({money(u['price'], cat)}) meets the target at the "
                   f"estimate ({format_time(u['time'])}) but not across its band (to "
                   f"{format_time(u['time_hi'])})")
     out.print(_table(p, [p.chosen, *p.runners_up], "chosen, then the best of each other "
@@ -187,6 +201,8 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
     out.print(_table(p, _spread_front(front), "front of time against price", cat))
     for line in extrapolation_warnings(s):
         out.print(line)
+    for note in s.notes:
+        out.print(f"[dim]note:[/dim] {safe(note)}")
     if cat.notes:
         for note in cat.notes:
             out.print(f"[dim]catalogue note: {safe(note)}[/]")

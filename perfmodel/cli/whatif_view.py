@@ -19,12 +19,12 @@ from perfmodel.units import (
     format_time,
 )
 from perfmodel.whatif import analysis
-from perfmodel.whatif.axes import LABELS, axis_text
+from perfmodel.whatif.axes import LABELS, named, namer
 from perfmodel.whatif.catalogue import Catalogue
 from perfmodel.whatif.decisive import Decisive
-from perfmodel.whatif.sweep import Sweep
+from perfmodel.whatif.sweep import CATEGORICAL, Sweep
 
-AXIS_ORDER = ("nodes", "node", "network", "channels", "link_speed", "latency")
+AXIS_ORDER = ("machine", "nodes", "node", "network", "channels", "link_speed", "latency")
 
 
 def _spread(idx: np.ndarray, nodes: np.ndarray, limit: int = 12) -> np.ndarray:
@@ -51,15 +51,13 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
             ) -> dict[str, Any]:
     nodes = sweep.config.get("nodes", np.ones(len(sweep.time)))
 
-    cat = sweep.grid.catalogue
+    grid = sweep.grid
+    cat = grid.catalogue
     why = sweep.extrapolation
 
     def row(i: int) -> dict[str, Any]:
-        d: dict[str, Any] = dict(analysis.describe(sweep, i))
-        if cat is not None:
-            for a in ("node", "network"):
-                if a in d:
-                    d[a] = axis_text(a, d[a], cat)
+        d: dict[str, Any] = {k: named(grid, k, v) for k, v in
+                             analysis.describe(sweep, i).items()}
         if sweep.cost is not None:
             d["price"] = sweep.cost[i] if math.isfinite(sweep.cost[i]) else None
         return {**d, "time": sweep.time[i],
@@ -73,18 +71,16 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
     return jsonable({
         "configurations": len(sweep.time),
         "seconds": seconds,
-        "axes": {k: [axis_text(k, x, cat) for x in v] if k in ("node", "network") else list(v)
-                 for k, v in sweep.grid.axes.items()},
-        "baseline_hardware": {k: axis_text(k, v, cat) if k in ("node", "network") else v
-                              for k, v in sweep.baseline.items()},
+        "axes": {k: [named(grid, k, x) for x in v] for k, v in grid.axes.items()},
+        "baseline_hardware": {k: named(grid, k, v) for k, v in sweep.baseline.items()},
         "baseline": [row(int(i)) for i in analysis.baseline(sweep)],
         "best": [row(int(i)) for i in analysis.best(sweep, top)],
-        "steps": [{"axis": s.axis, "from": _named(s.axis, s.before, cat),
-                   "to": _named(s.axis, s.after, cat), "worth": worth,
+        "steps": [{"axis": s.axis, "from": named(grid, s.axis, s.before),
+                   "to": named(grid, s.axis, s.after), "worth": worth,
                    "pays_at_nodes": s.pays.tolist(),
                    "gain": dict(zip(s.nodes.tolist(), s.gain.tolist(), strict=True))}
                   for s in analysis.steps(sweep, worth)],
-        "held": {k: {"value": _named(k, v, cat), "profiles_own": own}
+        "held": {k: {"value": named(grid, k, v), "profiles_own": own}
                  for k, (_, v, own) in analysis.held(sweep).items()},
         "weak": sweep.weak,
         "network_not_bottleneck": {"share": share,
@@ -103,11 +99,8 @@ def summary(sweep: Sweep, seconds: float, worth: float, share: float, top: int,
         "extrapolation": why.notes(),
         "unmeasured_hardware": {k: v.tolist() for k, v in sweep.unmeasured.items()},
         "decisive_assumptions": [d.to_dict() for d in decisive],
+        "notes": list(sweep.notes),
     })
-
-
-def _named(axis: str, v: float, cat: Catalogue | None) -> str | float:
-    return axis_text(axis, v, cat) if axis in ("node", "network") and cat is not None else v
 
 
 CSV_ROWS = 65_536
@@ -118,8 +111,8 @@ def csv_rows(sweep: Sweep) -> None:
     """Every configuration, one row each: the axes (catalogue entries by name), the price
     when there is one, then the time and its split.  Formatted a column at a time, a block of
     rows at once."""
-    cat = sweep.grid.catalogue
     names = list(sweep.grid.axes)
+    text = namer(sweep.grid)
     out = sys.stdout
     price = ["price"] if sweep.cost is not None else []
     out.write(",".join([*names, *price, "time_s", "time_lo_s", "time_hi_s", "speedup",
@@ -127,9 +120,8 @@ def csv_rows(sweep: Sweep) -> None:
     cols = [sweep.config[n] for n in names] + ([sweep.cost] if sweep.cost is not None else []) \
         + [sweep.time, sweep.lo, sweep.hi, sweep.speedup, sweep.comm_share, sweep.sync_share,
            sweep.extrapolated.astype(np.float64)]
-    labels = {names.index(k): [str(axis_text(k, float(j), cat))
-                               for j in range(len(cat.nodes if k == "node" else cat.networks))]
-              for k in names if k in ("node", "network") and cat is not None}
+    labels = {names.index(k): [text(k, float(j)) for j in range(int(sweep.config[k].max()) + 1)]
+              for k in names if k in CATEGORICAL}
     for start in range(0, len(sweep.time), CSV_ROWS):
         cells = [_cells(c[start:start + CSV_ROWS], labels.get(j)) for j, c in enumerate(cols)]
         out.write("".join(",".join(row) + "\n" for row in zip(*cells, strict=True)))
@@ -167,6 +159,7 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Tabular:
     t = Tabular(title=title, title_justify="left", box=None, header_style="bold")
     axes = axes_shown(sweep)
     cat = sweep.grid.catalogue
+    text = namer(sweep.grid)
     for a in axes:
         t.column(LABELS[a])
     cols = ("price",) if sweep.cost is not None else ()
@@ -181,7 +174,7 @@ def _table(sweep: Sweep, idx: np.ndarray, title: str) -> Tabular:
             f"{format_time(float(lo))} – {format_time(float(hi))}"
         sp = sweep.speedup[i]
         price = (money(float(sweep.cost[i]), cat),) if sweep.cost is not None else ()
-        t.add_row(*[axis_text(a, d[a], cat) for a in axes], *price,
+        t.add_row(*[text(a, d[a]) for a in axes], *price,
                   format_time(float(sweep.time[i])) if math.isfinite(sweep.time[i]) else "—",
                   rng, f"{sp:.2f}" if math.isfinite(sp) else "—",
                   format_share(float(sweep.comm_share[i])),
@@ -194,18 +187,23 @@ def extrapolation_warnings(sweep: Sweep) -> list[str]:
     """The lines that say which configurations leave what was fitted or calibrated, and why;
     a note when the profile's network was specified (nothing calibrated to leave), and one
     for line rates and latencies nothing measured."""
-    from perfmodel.apps.trust import specified_note, unmeasured_note
+    from perfmodel.apps.trust import unmeasured_note
 
     why = sweep.extrapolation
     out = [f"[yellow]warning:[/] {safe(note)}" for note in why.notes()]
     if out:
         out.append("[dim]extrapolated rows are marked in the tables; a change's gain there is "
                    "extrapolated too[/]")
-    for note in (specified_note(why), unmeasured_note(sweep.unmeasured, sweep.baseline,
+    for note in (*why.specified_notes(), unmeasured_note(sweep.unmeasured, sweep.baseline,
                                                       why.specified)):
         if note:
             out.append(f"[dim]note:[/dim] {safe(note)}")
     return out
+
+
+def _least(axis: str) -> str:
+    """What the baseline holds an axis at when the profile's own value is not swept."""
+    return "first listed" if axis == "machine" else "least swept"
 
 
 def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, share: float,
@@ -219,20 +217,21 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
               f"evaluated in {seconds:.2f} s ({n / max(seconds, 1e-9):,.0f} per second; "
               f"{total:.2f} s with the analysis)")
     cat = sweep.grid.catalogue
-    base = ", ".join(f"{LABELS[k]} {axis_text(k, v, cat)}" for k, v in sweep.baseline.items()
+    text = namer(sweep.grid)
+    base = ", ".join(f"{LABELS[k]} {text(k, v)}" for k, v in sweep.baseline.items()
                      if k != "nodes")
     out.print(f"baseline hardware (the profile's): {safe(base) or 'as calibrated'}")
     for name, (_, value, own) in analysis.held(sweep).items():
         if not own:
             out.print(f"[yellow]note:[/] the profile's {LABELS[name]} is not swept: the baseline "
-                      f"holds it at {axis_text(name, value, cat)}, the least swept")
+                      f"holds it at {text(name, value)}, the {_least(name)}")
     if sweep.cost is not None:
         gone = int(np.sum(~np.isfinite(sweep.cost)))
         if gone:
             out.print(f"{gone:,} configurations the catalogue does not offer (a node type "
                       "not for sale, a channel count a network does not offer, more nodes than "
                       "its ports) are left out of best and the fronts")
-        if cat is not None and "node" not in sweep.grid.axes and \
+        if cat is not None and cat.nodes and "node" not in sweep.grid.axes and \
                 cat.reference_node.price is None:
             out.print(f"[yellow]note:[/] the profile's node ({safe(cat.reference)}, the "
                       "catalogue's reference) is not for sale: vary node=NAME,... to price "
@@ -262,8 +261,8 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         for s, ok, k in zip(st, shown, peaks, strict=True):
             if not ok:
                 continue
-            t.add_row(f"{LABELS[s.axis]} {axis_text(s.axis, s.before, cat)} → "
-                      f"{axis_text(s.axis, s.after, cat)}", f"{s.gain[0]:.3f}",
+            t.add_row(f"{LABELS[s.axis]} {text(s.axis, s.before)} → "
+                      f"{text(s.axis, s.after)}", f"{s.gain[0]:.3f}",
                       f"{s.gain[-1]:.3f}",
                       f"{s.gain[k]:.3f} ({format_number(s.nodes[k])})", format_counts(s.pays))
         out.print(t)
@@ -271,7 +270,7 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     if counts.size:
         groups: dict[str, list[float]] = {}
         for q, r in zip(counts, rates, strict=True):
-            key = axis_text("link_speed", r) if math.isfinite(r) else "none of the speeds swept"
+            key = text("link_speed", r) if math.isfinite(r) else "none of the speeds swept"
             groups.setdefault(key, []).append(float(q))
         lines = [f"{k} at {format_counts(v)} node{'' if v == [1.0] else 's'}"
                  for k, v in groups.items()]
@@ -290,4 +289,6 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
                   "network=NAME,... instead)")
     for line in extrapolation_warnings(sweep):
         out.print(line)
+    for note in sweep.notes:
+        out.print(f"[dim]note:[/dim] {safe(note)}")
     assumption_lines(decisive)

@@ -64,6 +64,10 @@ class Machine:
     overhead: ArrayLike | None = None
     speed: ArrayLike | None = None
     memory_speed: ArrayLike | None = None
+    work_speed: float | None = None
+    """How much faster this machine's node does work timed on another node (the other's
+    flop rate over this one's, inverted): a model's compute and serial terms in fitted
+    seconds are divided by it (None: the node the constants were fitted on)."""
     log: SizeLog | None = field(default=None, compare=False, repr=False)
     """Where the sizes of the messages costed are kept, per configuration (see
     :meth:`watched`); None keeps nothing."""

@@ -13,6 +13,7 @@ internal device no user value reaches.)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,8 +49,8 @@ def require_fabric(profile: Profile, why: str, path: str | Path | None = None,
 def changed(profile: Profile, *, channels: ArrayLike | None = None,
             line_rate: ArrayLike | None = None, latency: ArrayLike | None = None,
             speed: ArrayLike | None = None, memory_speed: ArrayLike | None = None,
-            path: str | Path | None = None, fix: str = FABRIC_FIX,
-            context: str = "") -> Machine:
+            work_speed: float | None = None, path: str | Path | None = None,
+            fix: str = FABRIC_FIX, context: str = "") -> Machine:
     """``profile`` as a :class:`~perfmodel.machine.core.Machine` with its hardware changed:
     ``channels`` per node (whole, at least 1), the ``line_rate`` of each channel (B/s), the
     per-message host ``latency`` (s, replacing the fabric's ``overhead``), and the node's
@@ -91,7 +92,33 @@ def changed(profile: Profile, *, channels: ArrayLike | None = None,
                                  f"{_first(f, ~(np.isfinite(f) & (f > 0)))} is not a positive "
                                  "factor", file=path, fix="give node rates above 0")
     return Machine(profile, channels=channels, line_rate=line_rate, overhead=latency,
-                   speed=speed, memory_speed=memory_speed)
+                   speed=speed, memory_speed=memory_speed, work_speed=work_speed)
+
+
+def node_speed(fitted: Profile, other: Profile) -> tuple[float | None, str]:
+    """How much faster ``other``'s node does the work timed on ``fitted``'s: the ratio of
+    their flop rates (None where they are taken to be the same node), and the sentence that
+    says which."""
+    a, b = fitted.node, other.node
+    if a is None or b is None:
+        return None, (f"the nodes are taken to be the same: {other.name} has no node (HPL or "
+                      f"STREAM), so {fitted.name}'s stands in" if b is None else
+                      f"the nodes are taken to be the same: {fitted.name} has no node (HPL "
+                      "or STREAM), so the work timed there is not moved")
+    fa, fb = float(a.values["flop_rate"]), float(b.values["flop_rate"])
+    if math.isclose(fa, fb, rel_tol=1e-9):
+        return None, ""
+    return fb / fa, (f"{other.name}'s node does the work fitted in seconds {fb / fa:.3g}× as "
+                     f"fast: flop rates {_flops(fb)} against {_flops(fa)} a process (each "
+                     "profile's node); terms that cost their work on the node use its rates")
+
+
+def _flops(rate: float) -> str:
+    """A flop rate on its ladder: 4.5 Mflop/s, 1.2 Gflop/s."""
+    for unit, k in (("Tflop/s", 1e12), ("Gflop/s", 1e9), ("Mflop/s", 1e6)):
+        if rate >= k:
+            return f"{rate / k:.3g} {unit}"
+    return f"{rate:.3g} flop/s"
 
 
 def _first(values: FloatArray, where: NDArray[np.bool_]) -> str:

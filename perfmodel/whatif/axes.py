@@ -4,20 +4,29 @@ takes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from perfmodel.errors import InputError, PerfModelError
 from perfmodel.whatif.catalogue import Catalogue
 
+if TYPE_CHECKING:
+    from perfmodel.whatif.sweep import Grid
+
 LABELS = {"nodes": "nodes", "channels": "channels", "link_speed": "link speed",
-          "latency": "latency", "node": "node type", "network": "network"}
+          "latency": "latency", "node": "node type", "network": "network",
+          "machine": "machine"}
 """Each axis as a sentence names it."""
 
-def axis_text(axis: str, v: float, cat: Catalogue | None = None) -> str:
+def axis_text(axis: str, v: float, cat: Catalogue | None = None,
+              machines: Sequence[str] = ()) -> str:
     """An axis's value as tables and sentences write it: a catalogue's node or network by
-    name, a link speed in bits per second, a latency as a time, a count as a number."""
+    name, a machine by its label, a link speed in bits per second, a latency as a time, a
+    count as a number."""
     from perfmodel.units import format_line_rate, format_number, format_time
 
+    if axis == "machine" and machines:
+        return machines[int(v)]
     if axis == "node" and cat is not None:
         return cat.nodes[int(v)].name
     if axis == "network" and cat is not None:
@@ -29,9 +38,23 @@ def axis_text(axis: str, v: float, cat: Catalogue | None = None) -> str:
     return format_number(v)
 
 
+def namer(grid: Grid) -> Callable[[str, float], str]:
+    """:func:`axis_text` for ``grid``'s axes (its catalogue's entries and machines by name)."""
+    machines = [label for label, _ in grid.machines]
+    return lambda axis, v: axis_text(axis, v, grid.catalogue, machines)
+
+
+def named(grid: Grid, axis: str, v: float) -> str | float:
+    """A value as JSON gives it: an entry of a catalogue or a machine by name, else the
+    number."""
+    from perfmodel.whatif.sweep import CATEGORICAL
+
+    return namer(grid)(axis, v) if axis in CATEGORICAL else v
+
+
 VARY = {"nodes": "nodes", "channels": "channels", "link-speed": "link_speed",
         "link_speed": "link_speed", "latency": "latency", "node": "node",
-        "network": "network"}
+        "network": "network", "machine": "machine"}
 
 
 def parse_vary(items: Sequence[str], cat: Catalogue | None = None) -> dict[str, list[float]]:
@@ -43,11 +66,14 @@ def parse_vary(items: Sequence[str], cat: Catalogue | None = None) -> dict[str, 
         axis = VARY.get(name.lower())
         if not sep or not values or axis is None:
             raise InputError(f"--vary {item!r} is not AXIS=VALUES with a known axis",
-                             fix="axes: nodes, channels, link-speed, latency, and with "
-                                 "--candidates node and network; e.g. --vary nodes=1..64")
+                             fix="axes: nodes, channels, link-speed, latency, machine (profiles), "
+                                 "and with --candidates node and network; e.g. --vary "
+                                 "nodes=1..64")
         if axis in out:
             raise InputError(f"--vary gives {name} twice", fix="give each axis once")
-        if axis in ("node", "network"):
+        if axis == "machine":
+            out[axis] = [float(j) for j in range(len(machine_paths([item])))]
+        elif axis in ("node", "network"):
             out[axis] = entries(axis, values, cat)
         elif axis in ("nodes", "channels"):
             out[axis] = [float(c) for c in parse_counts(values, f"vary {name}")]
@@ -85,3 +111,25 @@ def entries(axis: str, text: str, cat: Catalogue | None) -> list[float]:
     if len(set(out)) != len(out):
         raise InputError(f"--vary {axis} names an entry twice", fix="name each once")
     return out
+
+
+def machine_paths(items: Sequence[str]) -> list[str]:
+    """The profiles ``--vary machine=A.toml,B.toml`` names, in order (none without the
+    axis)."""
+    for item in items:
+        name, _, values = (x.strip() for x in item.partition("="))
+        if VARY.get(name.lower()) == "machine":
+            paths = [x.strip() for x in values.split(",") if x.strip()]
+            if len(set(paths)) != len(paths):
+                raise InputError("--vary machine names a profile twice", fix="name each once")
+            return paths
+    return []
+
+
+def machine_labels(paths: Sequence[str]) -> list[str]:
+    """Each profile as a table names it: its file's stem, or its path where two stems are
+    the same."""
+    from pathlib import Path
+
+    stems = [Path(p).stem for p in paths]
+    return [s if stems.count(s) == 1 else p for s, p in zip(stems, paths, strict=True)]

@@ -27,6 +27,20 @@ A configuration is a node count, a node type, a network option and a channel cou
 price is the law :func:`price`; it is offered only where the network option offers the
 channel count and one switch per channel has a port for every node (:func:`offered`).
 
+A catalogue may instead (or as well) offer whole machines, each a calibrated or specified
+machine profile with its prices: the plan then weighs machines that differ in more than a line
+rate (their own laws, contention and nodes)::
+
+    [machines.alaska-roce]
+    profile = "../../calibration/alaska-roce.toml"   # relative to the catalogue's folder
+    node_price = 9000       # per node, its share of the network included
+    switch_price = 12000    # once (optional)
+    max_nodes = 16          # the most nodes offered (its switch's ports)
+    source = "..."
+
+Such a configuration is a node count and a machine, priced ``fixed + switch price + nodes ×
+node price`` (:func:`machine_price`; NaN beyond its largest size).
+
 A node type changes a model's computation by its speed against the reference node, the ratio
 of their ``flop_rate`` (and of their ``memory_bandwidth`` for memory-bound kernels): a model
 that costs computation on the node (``kernel(...)``) sees its rates scaled, and a model whose
@@ -51,10 +65,11 @@ FloatArray = NDArray[np.float64]
 KIND = "perfmodel hardware catalogue"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 _TOP = {"kind", "schema_version", "name", "description", "currency", "year", "source",
-        "reference", "fixed_price", "fixed_source", "notes", "nodes", "networks"}
+        "reference", "fixed_price", "fixed_source", "notes", "nodes", "networks", "machines"}
 _NODE = {"flop_rate", "memory_bandwidth", "price", "description", "source"}
 _NET = {"link_speed", "latency", "channels", "ports", "nic_price", "switch_price",
         "description", "source"}
+_MACHINE = {"profile", "node_price", "switch_price", "max_nodes", "description", "source"}
 MAX_PORTS = 1_000_000
 MAX_PRICE = 1e12
 """The largest price an entry may have (larger ones would overflow a total)."""
@@ -90,8 +105,22 @@ class NetworkOption:
 
 
 @dataclass(frozen=True)
+class MachineOffer:
+    """A whole machine one could buy: a machine profile (``profile``, its path resolved
+    against the catalogue's folder), its price per node and once, and its largest size."""
+
+    name: str
+    profile: str
+    node_price: float
+    switch_price: float
+    max_nodes: int
+    source: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Catalogue:
-    """Node types and network options with their prices."""
+    """Node types and network options with their prices; or whole machines."""
 
     name: str
     currency: str
@@ -103,6 +132,15 @@ class Catalogue:
     description: str = ""
     path: str = ""
     notes: tuple[str, ...] = ()
+    machines: tuple[MachineOffer, ...] = ()
+
+    def machine_index(self, name: str) -> int:
+        for i, m in enumerate(self.machines):
+            if m.name == name:
+                return i
+        raise InputError(f"catalogue {self.name!r} has no machine {name!r}", file=self.path,
+                         fix=f"its machines: {', '.join(m.name for m in self.machines)}"
+                         if self.machines else "add [machines.NAME] tables")
 
     @property
     def reference_node(self) -> NodeType:
@@ -185,6 +223,22 @@ def price(cat: Catalogue, nodes: ArrayLike, node: ArrayLike, network: ArrayLike,
     return np.asarray(np.where(offered(cat, q, i, j, c), total, np.nan), dtype=np.float64)
 
 
+def machine_price(cat: Catalogue, offers: ArrayLike, nodes: ArrayLike) -> FloatArray:
+    """The price of ``nodes`` nodes of machine offers ``offers`` (indices into
+    ``cat.machines``; −1: not in the catalogue)::
+
+        fixed + switch price + nodes × node price
+
+    (NaN beyond the offer's largest size, or for a machine the catalogue does not offer)."""
+    j = np.asarray(offers, dtype=np.intp)
+    q = np.asarray(nodes, dtype=np.float64)
+    per = np.array([m.node_price for m in cat.machines] + [math.nan])[j]
+    once = np.array([m.switch_price for m in cat.machines] + [math.nan])[j]
+    most = np.array([float(m.max_nodes) for m in cat.machines] + [0.0])[j]
+    total = cat.fixed_price + once + q * per
+    return np.asarray(np.where(q <= most, total, np.nan), dtype=np.float64)
+
+
 def price_parts(cat: Catalogue, nodes: float, node: int, network: int, channels: float
                 ) -> dict[str, float]:
     """One configuration's price by part: nodes, NICs, switches, fixed."""
@@ -227,8 +281,29 @@ def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
     currency = _text(doc, "currency", fail, None, required=True)
     nodes_doc = doc.get("nodes")
     nets_doc = doc.get("networks")
+    machines_doc = doc.get("machines")
+    if machines_doc is not None and (not isinstance(machines_doc, dict) or not machines_doc):
+        raise fail("machines is not a set of [machines.NAME] tables",
+                   "write [machines.NAME] with profile, node_price, max_nodes and source",
+                   "machines")
+    machines = tuple(_machine(k, v, fail, path) for k, v in (machines_doc or {}).items())
+    if machines and nodes_doc is None and nets_doc is None:
+        fixed = _number(doc, "fixed_price", fail, None, default=0.0)
+        if fixed and not _text(doc, "fixed_source", fail, None):
+            raise fail("fixed_price has no fixed_source", "say where the fixed price comes "
+                                                          "from", "fixed_price")
+        return Catalogue(name=name, currency=currency, reference="", nodes=(), networks=(),
+                         fixed_price=fixed,
+                         source=_text(doc, "source", fail, None, required=True),
+                         description=_text(doc, "description", fail, None), path=path,
+                         notes=_notes(doc, fail), machines=machines)
+    if machines:
+        raise fail("the catalogue offers both whole machines and node types or networks",
+                   "offer either [machines.NAME] or [nodes.NAME] with [networks.NAME], in "
+                   "two catalogues", "machines")
     if not isinstance(nodes_doc, dict) or not nodes_doc:
-        raise fail("no [nodes.NAME] tables", "give at least one node type")
+        raise fail("no [nodes.NAME] tables", "give at least one node type, or offer whole "
+                                             "machines as [machines.NAME]")
     if not isinstance(nets_doc, dict) or not nets_doc:
         raise fail("no [networks.NAME] tables", "give at least one network option")
     nodes = tuple(_node(k, v, fail) for k, v in nodes_doc.items())
@@ -251,14 +326,36 @@ def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
     if fixed and not _text(doc, "fixed_source", fail, None):
         raise fail("fixed_price has no fixed_source", "say where the fixed price comes from",
                    "fixed_price")
-    notes = doc.get("notes", [])
-    if not isinstance(notes, list) or not all(isinstance(x, str) for x in notes):
-        raise fail("notes must be a list of text", 'write notes = ["...", "..."]', "notes")
     return Catalogue(name=name, currency=currency, reference=reference, nodes=nodes,
                      networks=networks, fixed_price=fixed,
                      source=_text(doc, "source", fail, None, required=True),
                      description=_text(doc, "description", fail, None), path=path,
-                     notes=tuple(notes))
+                     notes=_notes(doc, fail), machines=machines)
+
+
+def _notes(doc: Mapping[str, Any], fail: Any) -> tuple[str, ...]:
+    notes = doc.get("notes", [])
+    if not isinstance(notes, list) or not all(isinstance(x, str) for x in notes):
+        raise fail("notes must be a list of text", 'write notes = ["...", "..."]', "notes")
+    return tuple(notes)
+
+
+def _machine(key: str, doc: Any, fail: Any, path: str) -> MachineOffer:
+    table = _entry("machines", key, doc, _MACHINE, fail)
+    where = _text(doc, "profile", fail, table, required=True)
+    most = doc.get("max_nodes")
+    if not (isinstance(most, int) and not isinstance(most, bool) and 1 <= most <= MAX_PORTS):
+        raise fail(f"[{table}] max_nodes is {most!r}",
+                   "give the most nodes the machine is offered with, a whole number: "
+                   "max_nodes = 16", _at(table, "max_nodes"))
+    if "node_price" not in doc:
+        raise fail(f"[{table}] has no node_price", "give the price of one node, its share "
+                                                   "of the network included", table)
+    return MachineOffer(key, str(Path(path).parent / where),
+                        _number(doc, "node_price", fail, table),
+                        _number(doc, "switch_price", fail, table, default=0.0), most,
+                        _text(doc, "source", fail, table, required=True),
+                        _text(doc, "description", fail, table))
 
 
 def _entry(group: str, key: str, doc: Any, allowed: set[str], fail: Any) -> str:

@@ -44,17 +44,21 @@ class Decisive:
     value: float
     source: str
     what: str
+    machine: str = ""
+    """The machine whose assumption it is, in a sweep across machines ("": the one)."""
 
     def sentence(self) -> str:
+        of = f"{self.machine}'s " if self.machine else ""
         if not self.part:   # not tried
-            return f"assumed {self.name}: {self.what}"
+            return f"assumed {of}{self.name}: {self.what}"
         unit = _param(self.part, self.name).unit
-        return (f"{self.what} if {self.name} were {_show(self.value, unit)} (assumed "
+        return (f"{self.what} if {of}{self.name} were {_show(self.value, unit)} (assumed "
                 f"{_show(self.held, unit)}: {self.source or 'no source'})")
 
     def to_dict(self) -> dict[str, Any]:
         return {"part": self.part or None, "parameter": self.name, "assumed": self.held,
                 "tried": self.value, "source": self.source, "changes": self.what,
+                "machine": self.machine or None,
                 "sentence": self.sentence()}   # JSON writes NaN and inf as null
 
 
@@ -187,6 +191,41 @@ def whatif(profile: Profile, base: Any, rerun: Callable[[Profile], Any], worth: 
         return time_moves(base.time[rows], new.time[rows], nodes[rows], worth)
 
     return search(profile, differs)
+
+
+def across(profile: Profile, base: Any, sweep_on: Callable[[Profile, Any], Any],
+           worth: float, text: Callable[[str, float], str]) -> list[Decisive]:
+    """:func:`whatif` for a sweep with a machine axis or without: ``sweep_on(profile, grid)``
+    sweeps a grid on a profile.  Across machines, each machine's assumptions are tried on its
+    own entry of the grid, each named by its machine
+    (:func:`~perfmodel.whatif.machines.each_machine`)."""
+    from dataclasses import replace as named
+
+    from perfmodel.whatif.machines import each_machine
+
+    out = []
+    for label, own, on in each_machine(profile, base.grid):
+        def rerun(other: Profile, on: Any = on) -> Any:
+            return sweep_on(*on(other))
+        out += [named(d, machine=label) for d in whatif(own, base, rerun, worth, text)]
+    return out
+
+
+def plan_across(profile: Profile, grid: Any, chosen: int | None,
+                replan: Callable[[Profile, Any], int | None], text: Callable[[int], str]
+                ) -> list[Decisive]:
+    """:func:`plan` for a plan's grid with a machine axis or without: ``replan(profile,
+    grid)`` plans again and gives the index chosen."""
+    from dataclasses import replace as named
+
+    from perfmodel.whatif.machines import each_machine
+
+    out = []
+    for label, own, on in each_machine(profile, grid):
+        def rerun(other: Profile, on: Any = on) -> int | None:
+            return replan(*on(other))
+        out += [named(d, machine=label) for d in plan(own, chosen, rerun, text, grid.size)]
+    return out
 
 
 def _untried(profile: Profile, size: int) -> list[Decisive]:

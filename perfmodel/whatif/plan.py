@@ -32,7 +32,7 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
 BoolArray = NDArray[np.bool_]
 Kind = Literal["time", "speedup", "budget"]
-HARDWARE = ("node", "network", "channels")
+HARDWARE = ("machine", "node", "network", "channels")
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,9 @@ def reference_time(sweep: Sweep) -> float:
     fastest one; NaN when the sweep has no one-node run of the reference type."""
     cfg = sweep.config
     mask = (cfg["nodes"] == 1.0) & np.isfinite(sweep.time)
-    if "node" in cfg and "node" in sweep.baseline:
-        mask &= np.isclose(cfg["node"], sweep.baseline["node"])
+    for axis in ("node", "machine"):
+        if axis in cfg:   # the reference node type, or the fitted-on machine: that one
+            mask &= np.isclose(cfg[axis], sweep.baseline.get(axis, math.nan))
     for axis in ("network", "channels"):
         if axis in cfg and axis in sweep.baseline:
             own = mask & np.isclose(cfg[axis], sweep.baseline[axis])
@@ -124,6 +125,11 @@ def plan(sweep: Sweep, target: Target, runners: int = 4) -> Plan:
     hi = np.where(np.isfinite(s.hi), s.hi, s.time) if banded else s.time
     ref = reference_time(s)
     if target.kind == "speedup" and not math.isfinite(ref):
+        if "machine" in s.config:
+            raise InputError("the sweep has no one-node run of the machine the constants "
+                             "were fitted on, which speedups count from",
+                             fix="offer that machine in the catalogue and consider 1 node, or "
+                                 "give --target-time or --budget")
         raise InputError("the sweep has no one-node run of the reference node type, which "
                          "speedups count from", fix="consider 1 node (--nodes 1..N)")
     scale = s.config["nodes"] if s.weak else np.ones(len(s.time))

@@ -49,10 +49,12 @@ AXES: dict[str, str] = {
     "node": "node type, an index into the catalogue's node types",
     "network": "network option, an index into the catalogue's networks (its line rate and "
                "latency)",
+    "machine": "machine profile, an index into the grid's machines (each evaluated on its own "
+               "laws, node and fabric)",
 }
 """The axes a sweep can vary, in the order configurations are laid out."""
-CATEGORICAL = ("node", "network")
-"""Axes whose values index a catalogue's entries."""
+CATEGORICAL = ("node", "network", "machine")
+"""Axes whose values index entries: a catalogue's, or the grid's machines."""
 TERMS = ("compute", "serial", "communication", "synchronisation")
 CHUNK = 65_536
 """Configurations evaluated at once (memory: a few dozen arrays of this length, half a MiB
@@ -72,8 +74,19 @@ class Grid:
     cap: int = MAX_CONFIGS
     """The most configurations (the product of the axes' lengths) the grid may have."""
     what: str = "a sweep"
+    machines: tuple[tuple[str, Profile | None], ...] = ()
+    """The machine axis's entries: a label and a profile (None: the profile the sweep is
+    given, the one its constants were fitted on).  The machine axis comes first: each
+    machine's configurations are a run of the flat order."""
+    work_speed: float | None = None
+    """How much faster the swept profile's node does the work fitted on another's (None:
+    the same node); see :func:`~perfmodel.machine.hardware.node_speed`."""
 
     def __post_init__(self) -> None:
+        if "machine" in self.axes and next(iter(self.axes)) != "machine":
+            object.__setattr__(self, "axes", {"machine": self.axes["machine"],
+                                              **{k: v for k, v in self.axes.items()
+                                                 if k != "machine"}})
         for name, values in self.axes.items():
             if name not in AXES:
                 raise InputError(f"no axis {name!r}", fix=f"axes: {', '.join(AXES)}")
@@ -96,6 +109,9 @@ class Grid:
                              fix="give fewer values, or coarser ranges")
 
     def _check_entries(self, name: str, values: FloatArray) -> None:
+        if name == "machine":
+            self._check_machines(values)
+            return
         cat = self.catalogue
         if cat is None:
             raise InputError(f"--vary {name} needs a hardware catalogue",
@@ -109,6 +125,17 @@ class Grid:
                 len(np.unique(v)) != len(v):
             raise InputError(f"--vary {name}: entries must be distinct entries of the "
                              "catalogue", fix=f"name them from catalogue {cat.name!r}")
+
+    def _check_machines(self, values: FloatArray) -> None:
+        if {"node", "network"} & set(self.axes):
+            raise InputError("--vary machine sets the node and the network",
+                             fix="vary either machine or the catalogue's node and network")
+        v = np.asarray(values)
+        count = len(self.machines)
+        if len(v) == 0 or np.any(v != np.round(v)) or np.any((v < 0) | (v >= count)) or \
+                len(np.unique(v)) != len(v):
+            raise InputError("--vary machine: entries must be distinct machine profiles",
+                             fix="e.g. --vary machine=calibration/a.toml,calibration/b.toml")
 
     @property
     def size(self) -> int:
@@ -185,6 +212,11 @@ class Sweep:
     outside: Extrapolation | None = None
     """Which configurations leave the node counts or problem sizes fitted on, or the message
     sizes the profile was calibrated on (None: nothing was fitted or calibrated)."""
+    notes: tuple[str, ...] = ()
+    """What the sweep assumed that changes its answer (a node taken to be another's)."""
+    parts: tuple[Sweep, ...] = ()
+    """Across machines (a ``machine`` axis), each machine's own sweep of the other axes, in
+    the axis's order: these arrays are theirs laid end to end."""
 
     @functools.cached_property
     def extrapolation(self) -> Extrapolation:
@@ -207,7 +239,12 @@ class Sweep:
     def unmeasured(self) -> dict[str, FloatArray]:
         """The line rates and host latencies swept (as themselves, or as a catalogue's network
         options) other than the profile's own: no measurement was made there, the fabric's
-        laws carry its calibrated costs to them."""
+        laws carry its calibrated costs to them.  Across machines, each judged against its
+        own."""
+        if self.parts:
+            from perfmodel.whatif.machines import unmeasured as each
+
+            return each(self.parts)
         rate, lat = self.config.get("link_speed"), self.config.get("latency")
         cat = self.grid.catalogue
         if cat is not None and "network" in self.config:
@@ -243,7 +280,7 @@ def baseline_values(profile: Profile, catalogue: Catalogue | None = None) -> dic
     if fab is not None:
         out["channels"] = float(fab.channels)
     out.update(own(profile))   # link_speed and latency, as a changed machine compares them
-    if catalogue is not None:
+    if catalogue is not None and catalogue.nodes:   # (a catalogue of whole machines: none)
         out["node"] = float(catalogue.node_index(catalogue.reference))
         for j, net in enumerate(catalogue.networks):
             if fab is not None and np.isclose(net.link_speed, out["link_speed"], rtol=1e-9) \
@@ -254,8 +291,8 @@ def baseline_values(profile: Profile, catalogue: Catalogue | None = None) -> dic
     return out
 
 
-def _machine(profile: Profile, cfg: Mapping[str, FloatArray],
-             catalogue: Catalogue | None = None) -> Machine:
+def _machine(profile: Profile, cfg: Mapping[str, FloatArray], grid: Grid) -> Machine:
+    catalogue = grid.catalogue
     rate, latency = cfg.get("link_speed"), cfg.get("latency")
     speed = memory = None
     if catalogue is not None and "network" in cfg:
@@ -266,7 +303,7 @@ def _machine(profile: Profile, cfg: Mapping[str, FloatArray],
     if catalogue is not None and "node" in cfg:
         speed, memory = catalogue.speed(cfg["node"])
     return changed(profile, channels=cfg.get("channels"), line_rate=rate, latency=latency,
-                   speed=speed, memory_speed=memory)
+                   speed=speed, memory_speed=memory, work_speed=grid.work_speed)
 
 
 def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = None,
@@ -277,6 +314,11 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
     ``band``, each time's band from the fitted constants (one more pass per constant, which
     reads the network's costs from the first wherever the constant does not move them).
     ``workers``: threads the chunks run on (default: the machine's cores)."""
+    if "machine" in grid.axes:
+        from perfmodel.whatif.machines import across
+
+        return across(fit, profile, grid, size=size, weak=weak, level=level, band=band,
+                      progress=progress, workers=workers)
     if set(grid.axes) - {"nodes", "node"}:
         require_fabric(profile, "only nodes and node types can vary")
     model = fit.model
@@ -387,7 +429,7 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
                    for i, k in enumerate(names)}
             p = cfg.get("nodes", np.ones((1,) * d))
             n = n1 * p if weak else np.full_like(p, n1)
-            watched = _machine(profile, cfg, grid.catalogue).watched().remembering()
+            watched = _machine(profile, cfg, grid).watched().remembering()
             split = _split(model, fit.values, watched, p, n)
             # the band's passes send the same messages: they read the network's costs kept
             # by this pass wherever a constant does not move a call's arguments
@@ -403,7 +445,7 @@ def _passes(fit: AppFit, profile: Profile, grid: Grid, cfg_all: Mapping[str, Flo
                 r = rows.reshape(-1)
                 return _total(model, fit.values, _machine(profile, {k: v[r] for k, v in
                                                                     flat.items()},
-                                                          grid.catalogue).probing(),
+                                                          grid).probing(),
                               pf[r], n1 * pf[r] if weak else np.full(int(r.sum()), n1))
             seen = message_span(watched, box, t, again)
             sent[0][start:stop], sent[1][start:stop] = seen.lo.reshape(-1), seen.hi.reshape(-1)
@@ -450,10 +492,10 @@ def _one_node_times(fit: AppFit, profile: Profile, grid: Grid, n1: float
     the other axes (a node count changes nothing on one node), read per box of the grid (an
     array with the node counts' dimension of length one, broadcast along it)."""
     others = {k: v for k, v in grid.axes.items() if k != "nodes"}
-    hardware = Grid(others, grid.catalogue) if others else None
+    hardware = Grid(others, grid.catalogue, work_speed=grid.work_speed) if others else None
     cfg = hardware.flat() if hardware is not None else {}
     m = hardware.size if hardware is not None else 1
-    on = _machine(profile, cfg, grid.catalogue)
+    on = _machine(profile, cfg, grid)
     t1 = _total(fit.model, fit.values, on, np.ones(m), np.full(m, n1))
     t1 = t1.reshape([1 if k == "nodes" else len(v) for k, v in grid.axes.items()])
 
@@ -496,6 +538,16 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
     rows = np.asarray(rows, dtype=np.intp)
     if rows.size == 0:
         return np.empty(0)
+    if sweep.parts:   # across machines: each machine's rows on its own profile
+        from perfmodel.whatif.machines import entry, rows_by_machine
+
+        out = np.empty(len(rows))
+        picks = sweep.grid.axes["machine"]
+        for k, at, own_rows in rows_by_machine(sweep, rows):
+            if at.size:
+                on = entry(sweep.grid, int(picks[k]), profile)
+                out[at] = wire_share(fit, on, sweep.parts[k], own_rows, size, weak)
+        return out
     key = _without(sweep.grid, "link_speed")(rows)
     # one row for each key (any: they differ only in the line rate the free wire replaces)
     one = np.full(int(key.max()) + 1, -1, dtype=np.intp)
@@ -511,7 +563,7 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
         cfg = {k: v[part] for k, v in sweep.config.items()}
         p = cfg.get("nodes", np.ones(len(part)))
         n = n1 * p if weak else np.full_like(p, n1)
-        free = replace(_machine(profile, cfg, sweep.grid.catalogue),
+        free = replace(_machine(profile, cfg, sweep.grid),
                        line_rate=np.full(len(part), IDEAL_RATE))
         with np.errstate(all="ignore"):
             ideal[start:start + len(part)] = _total(model, fit.values, free, p, n)

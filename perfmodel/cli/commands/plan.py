@@ -10,6 +10,7 @@ import typer
 from perfmodel.cli import options
 from perfmodel.cli.common import (
     emit_json,
+    machine_entries,
     model_on,
     timed_sweep,
 )
@@ -30,9 +31,10 @@ def plan(
     app_model: options.App,
     machine: Annotated[Path, options.machine(
         "The machine profile measured on the catalogue's reference node (its fabric is what "
-        "the networks retune).")],
+        "the networks retune), or the one --fit's times were measured on.")],
     candidates: Annotated[Path, options.candidates(
-        "The hardware catalogue (TOML): node types, networks, prices.")],
+        "The hardware catalogue (TOML): node types and networks, or whole machines (their "
+        "profiles), with prices.")],
     target_time: Annotated[str | None, typer.Option(
         "--target-time", metavar="TIME", help="The cheapest configuration that runs in at most "
                                               "this time: 60s.")] = None,
@@ -88,32 +90,39 @@ def plan(
         target = Target("budget", budget)
     cat = load_catalogue(candidates)
     model, prof, on = model_on(app_model, machine)
-    most = max(n.ports for n in cat.networks)
+    most = max(n.max_nodes for n in cat.machines) if cat.machines else \
+        max(n.ports for n in cat.networks)
     counts = list(nodes) if nodes else list(range(1, min(most, 4096) + 1))
+    offers = machine_entries([(m.name, m.profile) for m in cat.machines], machine)
     from perfmodel.apps.run import constants
 
     fit, size = constants(model, on, timings, where, set_values, saved, size, weak,
                           columns=options.columns(columns))
-    axes = {"nodes": np.asarray(counts, dtype=np.float64),
-            "node": np.asarray([i for i, n in enumerate(cat.nodes) if n.price is not None],
-                               dtype=np.float64),
-            "network": np.arange(len(cat.networks), dtype=np.float64),
-            "channels": np.asarray(sorted({c for n in cat.networks for c in n.channels}),
-                                   dtype=np.float64)}
-    ref = cat.node_index(cat.reference)
-    if target.kind == "speedup" and ref not in axes["node"]:
-        axes["node"] = np.sort(np.append(axes["node"], ref))
-    grid = Grid(axes, cat)
+    if cat.machines:
+        axes = {"machine": np.arange(len(cat.machines), dtype=np.float64),
+                "nodes": np.asarray(counts, dtype=np.float64)}
+    else:
+        axes = {"nodes": np.asarray(counts, dtype=np.float64),
+                "node": np.asarray([i for i, n in enumerate(cat.nodes)
+                                    if n.price is not None], dtype=np.float64),
+                "network": np.arange(len(cat.networks), dtype=np.float64),
+                "channels": np.asarray(sorted({c for n in cat.networks for c in n.channels}),
+                                       dtype=np.float64)}
+        ref = cat.node_index(cat.reference)
+        if target.kind == "speedup" and ref not in axes["node"]:
+            axes["node"] = np.sort(np.append(axes["node"], ref))
+    grid = Grid(axes, cat, machines=offers)
     result, seconds = timed_sweep(fit, prof, grid, size, weak, level, bar=not json_out)
     answer = make_plan(result, target, runners)
     from perfmodel.cli import plan_view
     from perfmodel.whatif import decisive
     from perfmodel.whatif.sweep import sweep
 
-    said = decisive.plan(prof, answer.chosen,
-                         lambda other: make_plan(sweep(fit, other, grid, size=size, weak=weak,
-                                                       level=level), target, runners).chosen,
-                         lambda i: plan_view.configuration(answer.sweep, cat, i), grid.size)
+    said = decisive.plan_across(
+        prof, grid, answer.chosen,
+        lambda other, on_grid: make_plan(sweep(fit, other, on_grid, size=size, weak=weak,
+                                               level=level), target, runners).chosen,
+        lambda i: plan_view.configuration(answer.sweep, cat, i))
     if json_out:
         emit_json({**plan_view.summary(answer, cat, model.name, str(machine), seconds),
                    "decisive_assumptions": [d.to_dict() for d in said]})
@@ -124,3 +133,4 @@ def plan(
         assumption_lines(said)
     if answer.chosen is None:
         raise typer.Exit(1)
+

@@ -108,11 +108,17 @@ def predict(
                           mapping)
     if node_note:
         fit = replace(fit, notes=(node_note, *fit.notes))
+    speed = None
     if other is not None:   # fitted on A as measured; costed on B, with the hardware changes
+        from perfmodel.machine.hardware import node_speed
+
         b = load(other)
+        speed, node_said = node_speed(prof, b)
         prof = b if b.node is not None else replace(b, node=prof.node)   # no node: A's
-        on = changed(prof, channels=channels, line_rate=link_speed, path=other,
-                     fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
+        on = changed(prof, channels=channels, line_rate=link_speed, work_speed=speed,
+                     path=other, fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
+        if node_said:
+            fit = replace(fit, notes=(*fit.notes, node_said))
         machine = other   # what the view names and the assumptions' search reruns
     result = scaling(fit, list(nodes), level, on, size, weak)
     said = []
@@ -121,7 +127,8 @@ def predict(
         from perfmodel.whatif import decisive
 
         def rerun(other: Profile) -> str | None:
-            moved = changed(other, channels=channels, line_rate=link_speed, path=machine)
+            moved = changed(other, channels=channels, line_rate=link_speed, work_speed=speed,
+                            path=machine)
             return decisive.time_moves(result.time, scaling(fit, list(nodes), level, moved,
                                                             size, weak).time, nodes,
                                        DECISIVE_SHARE)

@@ -10,6 +10,7 @@ import typer
 from perfmodel.cli import options
 from perfmodel.cli.common import (
     emit_json,
+    machine_entries,
     model_on,
     timed_sweep,
 )
@@ -22,6 +23,9 @@ EXAMPLES = [
     "perfmodel whatif nbody --machine calibration/beowulf-1995.toml --candidates "
     "data/catalogues/beowulf-1995.toml --fit data/seeds/beowulf-1995-apps.csv --where "
     "code=nbody --vary nodes=1..16 --vary network=all --json",
+    "perfmodel whatif ppm --machine calibration/beowulf-1995.toml --fit "
+    "data/seeds/beowulf-1995-apps.csv --where code=ppm --where use=fit --vary nodes=1..16 "
+    "--vary machine=calibration/beowulf-ii.toml,calibration/sci-cluster.toml",
 ]
 """Run by tests/test_help.py: each must work from the repository's root."""
 
@@ -33,7 +37,9 @@ def whatif(
     vary: Annotated[list[str] | None, typer.Option(
         "--vary", metavar="AXIS=VALUES",
         help="An axis and its values: nodes=1..1024, channels=1,2,3, "
-             "link-speed=10Mbps,100Mbps,1GbE, latency=10us,100us; with --candidates "
+             "link-speed=10Mbps,100Mbps,1GbE, latency=10us,100us, "
+             "machine=A.toml,B.toml (profiles; the constants stay --machine's); with "
+             "--candidates "
              "node=NAME,... and network=NAME,... (or =all) (repeatable).")] = None,
     timings: options.Fit = None,
     where: options.Where = None,
@@ -55,7 +61,8 @@ def whatif(
     level: options.Level = 0.95,
     candidates: Annotated[Path | None, options.candidates(
         "A hardware catalogue (TOML): node types and networks to vary by name (--vary "
-        "node=..., --vary network=...), with prices.")] = None,
+        "node=..., --vary network=...), or whole machines (--vary machine=NAME,... or =all), "
+        "with prices.")] = None,
     plot: Annotated[Path | None, typer.Option(
         "--plot", metavar="FILE", help="Also draw the sweep: time against nodes, and against "
                                        "price with a catalogue (SVG or PNG, by the name's "
@@ -90,11 +97,24 @@ def whatif(
 
     axes = parse_vary(vary or [], cat)
     model, prof, on = model_on(app_model, machine)
+    from perfmodel.whatif.axes import machine_labels, machine_paths
+
+    paths = machine_paths(vary or [])
+    if cat is not None and cat.machines and paths:   # the catalogue's offers, by name
+        offers = [cat.machines[cat.machine_index(n)] for n in paths] if paths != ["all"] \
+            else list(cat.machines)
+        named = [(m.name, m.profile) for m in offers]
+    else:
+        named = list(zip(machine_labels(paths), paths, strict=True))
+    machines = machine_entries(named, machine)
+    if named:
+        axes["machine"] = [float(j) for j in range(len(named))]
     from perfmodel.apps.run import constants
 
     fit, size = constants(model, on, timings, where, set_values, saved, size, weak,
                           columns=options.columns(columns))
-    grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()}, cat)
+    grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()}, cat,
+                machines=machines)
     start = time.perf_counter()
     result, seconds = timed_sweep(fit, prof, grid, size, weak, level,
                                    bar=not (json_out or csv_out))
@@ -113,15 +133,15 @@ def whatif(
     rows = link_rows(result)
     wire = wire_share(fit, prof, result, rows, size, weak)
     from perfmodel.whatif import decisive
-    from perfmodel.whatif.axes import axis_text
+    from perfmodel.whatif.axes import namer
     from perfmodel.whatif.sweep import sweep
 
-    said = decisive.whatif(prof, result, lambda other: sweep(fit, other, grid, size=size,
-                                                              weak=weak, band=False),
-                           worth, lambda axis, v: axis_text(axis, v, cat))
+    said = decisive.across(prof, result, lambda other, on_grid: sweep(
+        fit, other, on_grid, size=size, weak=weak, band=False), worth, namer(grid))
     total = time.perf_counter() - start
     if json_out:
         emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire, said))
     else:
         whatif_view.render(result, model.name, str(machine), seconds, worth, share, top, rows,
                            wire, total, said)
+
