@@ -144,13 +144,59 @@ def segmented(x: np.ndarray, y: np.ndarray, q: np.ndarray, most: int = 4) -> np.
     return out
 
 
+SPLIT_AT = (16 * KIB, 64 * KIB, 256 * KIB, 1024 * KIB)
+"""Where :func:`calibrate` cuts each series: fitted up to the cut, scored from twice it."""
+LEVELS = (0.5, 0.68, 0.8, 0.9, 0.95, 0.99)
+
+
+def calibrate() -> None:
+    """The tune part's quantiles of z = |ln(measured / predicted)| / √(doublings past the
+    largest size fitted), √log2(m / largest): what
+    :data:`perfmodel.network.predict.EXTRAPOLATION_K` holds.  Each series is cut at every size
+    of :data:`SPLIT_AT` it reaches with 8 sizes fitted, and scored from twice the cut up.  (The
+    95th percentile of |ln e| grows far slower than the doublings, 1.1 at one, 1.4–1.5 at five
+    to eight: divided by their square root it stays within 0.5–1.0, by the doublings
+    themselves it falls from 0.85 to 0.19.)"""
+    from perfmodel.network.fit import fit
+
+    z: list[np.ndarray] = []
+    for part, _name, path in series_paths():
+        table = load(path) if part == "tune" else None
+        if table is None:
+            continue
+        sizes, times = np.asarray(table.size, dtype=float), np.asarray(table.time, dtype=float)
+        u = np.unique(sizes)
+        for cut in SPLIT_AT:
+            on, scored = u[u <= cut], u[u >= 2 * cut]
+            if len(on) < 8 or len(scored) == 0:
+                continue
+            try:
+                model = fit(table.take(np.isin(sizes, on)), "auto").best.model
+            except Exception:   # a subset no law fits: nothing to learn from
+                continue
+            measured = np.array([np.median(times[sizes == s]) for s in scored])
+            z.append(np.abs(np.log(measured / model.time(scored)))
+                     / np.sqrt(np.log2(scored / on[-1])))
+    every = np.concatenate(z)
+    print(f"tune: {len(z)} cuts, {len(every)} points; quantiles of |ln e| / √(doublings past "
+          "the largest size fitted)")
+    print("EXTRAPOLATION_K = {" + ", ".join(f"{q:g}: {np.quantile(every, q):.3f}"
+                                             for q in LEVELS) + "}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=("tune", "held-out", "all"), default="tune")
     ap.add_argument("--series", action="store_true")
     ap.add_argument("--no-pycewise", action="store_true")
+    ap.add_argument("--calibrate", action="store_true",
+                    help="print the extrapolation range's table from the tune part, and stop")
     args = ap.parse_args()
+    if args.calibrate:
+        calibrate()
+        return
     from perfmodel.network.fit import fit
+    from perfmodel.network.predict import predict
 
     rows = []
     py_in = []
@@ -177,8 +223,14 @@ def main() -> None:
                     row[method] = np.asarray(model.time(scored), dtype=float)
                     if method == "auto":
                         row["model"] = model.kind
+                        pred = predict(model, scored, 0.95)
+                        row["inside"] = (pred.time_lo <= measured) & (measured <= pred.time_hi)
+                        row["width"] = pred.time_hi / pred.time_lo
                 except Exception:   # a subset a law cannot fit: a miss, counted
                     row[method] = np.full(len(scored), math.nan)
+                    if method == "auto":
+                        row["inside"] = np.zeros(len(scored), dtype=bool)
+                        row["width"] = np.full(len(scored), math.nan)
             row["segmented"] = segmented(sizes[keep], times[keep], scored)
             rows.append(row)
             py_in.append({"name": name, "x": sizes[keep].tolist(), "y": times[keep].tolist(),
@@ -225,6 +277,10 @@ def main() -> None:
                 per = [float(np.median(r[m + "_err"])) for r in got]
                 print(f"| {head[m]} | {100 * np.median(e):.1f} % | {100 * np.median(per):.1f} % "
                       f"| {100 * np.percentile(e, 90):.1f} % |")
+            inside = np.concatenate([r["inside"] for r in got])
+            width = np.concatenate([r["width"] for r in got])
+            print(f"\nperfmodel's 95 % range holds {np.mean(inside):.0%} of the points "
+                  f"(median width ×{np.nanmedian(width):.2f})")
 
 
 if __name__ == "__main__":

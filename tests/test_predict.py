@@ -72,3 +72,41 @@ def test_interval_uses_student_t_at_the_fit_dof() -> None:
     g = np.array([1.0, -1e4 / model.values["beta"] ** 2]) / pred.time[0]
     h = stats.t.ppf(0.975, 3) * np.sqrt(g @ model.covariance @ g + model.noise**2)
     assert pred.time_hi[0] == pytest.approx(pred.time[0] * np.exp(h), rel=1e-4)
+
+
+def test_past_the_largest_size_calibrated_the_range_widens_by_the_stated_law() -> None:
+    """Inside the calibrated sizes the interval is the fit's own; past them its ln half-width
+    is √(own² + (K·√log2(m / largest))²), K from EXTRAPOLATION_K at the level."""
+    from perfmodel.network import models as registry
+    from perfmodel.network.predict import EXTRAPOLATION_K, extrapolation_half, log_interval
+
+    model = fit_model(synthetic("hockney", TRUTH, 4, sizes=np.geomspace(8.0, 65536.0, 14)),
+                      "hockney").model
+    sizes = np.array([1024.0, 65536.0, 4 * 65536.0, 16 * 65536.0])
+    pred = predict(model, sizes, 0.95)
+    own_lo, own_hi = log_interval(lambda v: registry.evaluate("hockney", sizes, v),
+                                  model.values, model.fitted_names, model.covariance,
+                                  model.dof, model.noise, 0.95)
+    largest = model.size_range[1]
+    assert pred.time_lo[:2] == pytest.approx(own_lo[:2], rel=1e-12)
+    own = np.log(own_hi / pred.time)
+    want = np.sqrt(own**2 + (EXTRAPOLATION_K[0.95] * np.sqrt(np.log2(sizes / largest)
+                                                            .clip(0)))**2)
+    assert np.log(pred.time_hi / pred.time) == pytest.approx(want, rel=1e-9)
+    assert extrapolation_half(np.array([16.0]), 1.0, 0.95)[0] == pytest.approx(
+        2 * EXTRAPOLATION_K[0.95], rel=1e-12)
+    halves = [extrapolation_half(np.array([8.0]), 1.0, q)[0] for q in (0.3, 0.5, 0.9, 0.95,
+                                                                          0.99, 0.999)]
+    assert halves == sorted(halves) and halves[0] > 0
+    assert any("past the largest size calibrated" in n for n in pred.notes)
+
+
+def test_a_line_rate_holds_the_lower_end() -> None:
+    model = fit_model(synthetic("hockney", TRUTH, 5, sizes=np.geomspace(8.0, 65536.0, 14)),
+                      "hockney").model
+    sizes = np.array([1e6, 1e8])
+    free, capped = predict(model, sizes, 0.95), predict(model, sizes, 0.95, ceiling=1.05e9)
+    assert np.all(free.time_lo < sizes / 1.05e9)   # without it, faster than the wire
+    assert capped.time_lo == pytest.approx(sizes / 1.05e9, rel=1e-12)
+    assert capped.time_hi == pytest.approx(free.time_hi, rel=1e-12)
+    assert any("line rate" in n for n in capped.notes)

@@ -204,6 +204,8 @@ def prediction(profile: Profile, pred: Prediction, path: str) -> None:
         why = why_no_interval(net.dof, net.noise, net.covariance) or (
             "the band would pass the range of floating point (a parameter the data barely bound)")
         out.print(f"[dim]note:[/dim] no interval where none can be given: {escape(why)}")
+    for note in pred.notes:
+        out.print(f"[dim]note:[/dim] {escape(note)}")
 
 
 # --- inspect -----------------------------------------------------------------------------------

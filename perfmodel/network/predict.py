@@ -38,6 +38,9 @@ class Prediction:
     time_hi: FloatArray
     extrapolated: NDArray[np.bool_]
     level: float
+    notes: tuple[str, ...] = ()
+    """How the interval was made where the fit's own would not do (past the calibrated sizes,
+    under a line rate)."""
 
     @property
     def bandwidth(self) -> FloatArray:
@@ -47,7 +50,8 @@ class Prediction:
         """One row per size (SI units), with the level of its intervals."""
         from perfmodel.plain import rows
 
-        return {"level": self.level, "units": {"size": "B", "time": "s", "bandwidth": "B/s"},
+        return {"level": self.level, "notes": list(self.notes),
+                "units": {"size": "B", "time": "s", "bandwidth": "B/s"},
                 "rows": rows({"size": self.size, "time": self.time, "time_lo": self.time_lo,
                               "time_hi": self.time_hi, "bandwidth": self.bandwidth,
                               "bandwidth_lo": self.bandwidth_lo,
@@ -165,8 +169,44 @@ def _half_width(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[s
                       dtype=np.float64)
 
 
-def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95) -> Prediction:
-    """Predict the one-way time at ``sizes`` (bytes) with a ``level`` prediction interval."""
+EXTRAPOLATION_K = {0.5: 0.210, 0.68: 0.379, 0.8: 0.537, 0.9: 0.638, 0.95: 0.691, 0.99: 0.976}
+"""Past the largest size a law was fitted on, its error grows with the distance: quantiles, by
+level, of |ln(measured / predicted)| / √(doublings past that size), over real ping-pong series
+each fitted up to 16 KiB, 64 KiB, 256 KiB or 1 MiB and scored from twice the cut up (the tune
+part of ``bench/p2p_corpus.py``: 99 cuts, 847 points; ``--calibrate`` prints this table and
+says why the square root).  The fit's own interval covered 24 % (cut at 16 KiB) to 74 % (1 MiB)
+of those points at 95 %: its parameters' uncertainty says nothing of a protocol or a bandwidth
+the data never reached."""
+
+
+def extrapolation_half(size: FloatArray, largest: float, level: float) -> FloatArray:
+    """The half-width in ln T that reaching past ``largest`` (the largest size fitted) adds
+    at ``level``: K(level) × √log2(size / largest) above it, 0 at or below it.  K between the
+    levels of :data:`EXTRAPOLATION_K` is interpolated on the normal quantile; past 0.99 it grows
+    with the normal quantile from there."""
+    from statistics import NormalDist
+
+    normal = NormalDist()
+    levels = sorted(EXTRAPOLATION_K)
+    zs = [normal.inv_cdf(0.5 + q / 2) for q in levels]
+    z = normal.inv_cdf(0.5 + level / 2)
+    k = float(np.interp(z, zs, [EXTRAPOLATION_K[q] for q in levels]))
+    if z > zs[-1]:
+        k = EXTRAPOLATION_K[levels[-1]] * z / zs[-1]
+    elif z < zs[0]:
+        k = EXTRAPOLATION_K[levels[0]] * z / zs[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        past = np.log2(np.asarray(size, dtype=np.float64) / largest)
+    return np.asarray(k * np.sqrt(np.where(past > 0, past, 0.0)), dtype=np.float64)
+
+
+def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95,
+            ceiling: float | None = None) -> Prediction:
+    """Predict the one-way time at ``sizes`` (bytes) with a ``level`` prediction interval; past
+    the largest size calibrated, widened by :func:`extrapolation_half` (below the smallest,
+    flagged but not widened: a message's time does not fall below the start-up cost).
+    ``ceiling``: a bandwidth no message exceeds (the line rate a profile's fabric was given or
+    fitted), which bounds the interval's lower end at size / ceiling."""
     if not 0 < level < 1:
         raise ValueError("level must lie between 0 and 1")
     m = np.atleast_1d(np.asarray(sizes, dtype=np.float64))
@@ -175,4 +215,40 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95) -> Predi
                           model.fitted_names, model.covariance, model.dof, model.noise, level)
     lo_size, hi_size = model.size_range
     extrapolated = (m < lo_size) | (m > hi_size)
-    return Prediction(m, t, lo, hi, extrapolated, level)
+    wider = extrapolation_half(m, hi_size, level)
+    notes = []
+    if np.any(wider > 0) and np.any(np.isfinite(hi)):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            half = np.sqrt(np.log(hi / t) ** 2 + wider**2)
+            lo, hi = np.where(wider > 0, t * np.exp(-half), lo), \
+                np.where(wider > 0, t * np.exp(half), hi)
+        one, four = (float(extrapolation_half(np.array([r]), 1.0, level)[0]) for r in (2, 16))
+        notes.append(f"past the largest size calibrated ({_size(hi_size)}) the range widens, "
+                     f"×{math.exp(one):.2f} each way at twice it, ×{math.exp(four):.2f} at 16 "
+                     "times: how far real ping-pong series strayed from a law fitted below "
+                     "them (bench/p2p_corpus.py)")
+    if ceiling is not None and ceiling > 0:
+        capped = np.isfinite(lo) & (lo < np.minimum(m / ceiling, t))
+        lo = np.where(capped, np.minimum(m / ceiling, t), lo)
+        if np.any(capped):
+            notes.append(f"the range's lower end is held at the line rate, "
+                         f"{ceiling * 8 / 1e9:.3g} Gb/s: no message goes faster")
+    return Prediction(m, t, lo, hi, extrapolated, level, tuple(notes))
+
+
+def _size(nbytes: float) -> str:
+    from perfmodel.units import format_size
+
+    return format_size(nbytes)
+
+
+def line_ceiling(profile: Any) -> float | None:
+    """The bandwidth a profile's fabric allows one message at most: its line rate times its
+    channels, where the rate was given or fitted (None: no fabric, or an assumed rate)."""
+    fab = getattr(profile, "fabric", None)
+    if fab is None:
+        return None
+    rate = next((p for p in fab.params if p.name == "line_rate"), None)
+    if rate is None or rate.status == "assumed":
+        return None
+    return float(rate.value) * float(fab.channels)
