@@ -52,6 +52,8 @@ calibration: $(STAMP)
 	$(PM) calibrate data/pairs/osu/azure-aks --name cloud-azure-aks --force --quiet
 	$(PM) calibrate data/pairs/osu/google-compute-engine --name cloud-google-compute-engine --force --quiet
 	$(PM) calibrate data/pairs/osu/google-gke --name cloud-google-gke --force --quiet
+	for e in bare-metal bare-metal-with-usernetes container container-with-usernetes usernetes; do \
+		$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/$$e --name flux-$$e --force --quiet || exit 1; done
 	$(PM) calibrate --spec data/seeds/beowulf-ii.spec.toml --name beowulf-ii --force --quiet
 	$(PM) calibrate --spec data/seeds/cray-t3d.spec.toml --name cray-t3d --force --quiet
 	$(PM) calibrate data/local/pingpong-np2.csv --name local-mpich --force --quiet

@@ -27,6 +27,14 @@ directed pair is scored in both directions, per code; the medians are over every
 **Blind**: written and first run on 2026-11-27 after perfmodel's method was fixed on alaska
 (``bench/other_machine.py``); nothing in ``perfmodel/`` was changed after seeing these numbers.
 
+A second set, gathered blind the same day and scored once with the method unchanged: LAMMPS
+ReaxFF HNS at 4 … 32 nodes of AWS hpc7g.4xlarge (EFA) in five software environments of one
+cluster — bare metal (Flux), bare metal beside Usernetes, a container, a container beside
+Usernetes, and Usernetes (rootless Kubernetes) — with 20 osu_latency outputs in each
+(converged-computing/flux-usernetes, MIT, snapshot 83103061;
+``data/pairs-fresh/converged-computing-flux-usernetes``; profiles
+``calibration/flux-<env>.toml``).  Every ordered pair of environments is scored.
+
     .venv/bin/python bench/cloud_pairs.py [--markdown]
 """
 
@@ -47,6 +55,10 @@ INSTANCES = {
     "Google c2d, TCP": ("google-compute-engine", "google-gke"),
 }
 CODES = ("lammps-reaxff", "kripke")
+FLUX = ROOT / "data" / "pairs-fresh" / "converged-computing-flux-usernetes"
+FLUX_PROFILE = ROOT / "calibration" / "flux-{}.toml"
+FLUX_ENVS = ("bare-metal", "bare-metal-with-usernetes", "container", "container-with-usernetes",
+             "usernetes")
 PERFMODEL = "perfmodel"
 NAMES = ("B = A", "A × (1 − f + f·r)", PERFMODEL)
 LATENCY_SIZE = 8.0
@@ -54,13 +66,13 @@ LATENCY_SIZE = 8.0
 sys.path.insert(0, str(ROOT))
 
 
-def latency(env: str) -> float:
+def latency(env: str, folder: Path = PAIRS / "osu") -> float:
     """One-way seconds of an 8-byte message: the median over every osu_latency table of the
     environment's outputs."""
     from perfmodel.readers import read
 
     seen = []
-    for path in sorted((PAIRS / "osu" / env).glob("*.out")):
+    for path in sorted((folder / env).glob("*.out")):
         for t in read(path):
             if t.quantity == "one_way" and "latency" in t.benchmark:
                 seen.append(float(np.interp(LATENCY_SIZE, t.size, t.time)))
@@ -122,6 +134,58 @@ def main() -> None:
                       + " | ".join(f"{np.median(errs[k]):.1%}" for k in NAMES)
                       + f" | {sum(cover)}/{len(cover)} | ×{np.median(width):.2f} |")
     print(f"| all | | | {len(every[NAMES[0]])} | "
+          + " | ".join(f"{np.median(every[k]):.1%}" for k in NAMES)
+          + f" | {np.mean(inside):.0%} | ×{np.median(widths):.2f} |")
+    environments(args.markdown)
+
+
+def environments(markdown: bool) -> None:
+    """The second set: one code, five software environments of one EFA cluster, every
+    ordered pair."""
+    from perfmodel.apps.transfer import move, read_runs
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load
+
+    missing = [e for e in FLUX_ENVS if not Path(str(FLUX_PROFILE).format(e)).is_file()]
+    if missing:
+        print(f"skipped: no profile for flux-{', flux-'.join(missing)} (run `make calibration`)")
+        return
+    machines = {e: Machine(load(Path(str(FLUX_PROFILE).format(e)))) for e in FLUX_ENVS}
+    lat = {e: latency(e, FLUX / "osu") for e in FLUX_ENVS}
+    timed = {e: read_runs(FLUX / "apps" / e / "lammps-reaxff.csv") for e in FLUX_ENVS}
+    print(f"\n{'### ' if markdown else ''}One EFA cluster, five software environments "
+          "(LAMMPS ReaxFF, 4–32 nodes)\n")
+    print("one-way latency at 8 B (median of the OSU files): "
+          + ", ".join(f"{e} {v * 1e6:.2f} µs" for e, v in lat.items()) + "\n")
+    print("| A → B | points | " + " | ".join(NAMES) + " | 95 % range covers | median width |")
+    print("|---" * (len(NAMES) + 4) + "|")
+    every: dict[str, list[float]] = {k: [] for k in NAMES}
+    inside: list[bool] = []
+    widths: list[float] = []
+    for src in FLUX_ENVS:
+        for dst in FLUX_ENVS:
+            if src == dst:
+                continue
+            r = lat[dst] / lat[src]
+            ra, rb = timed[src], timed[dst]
+            a = {int(n): float(t) for n, t in zip(ra.nodes, ra.time, strict=True)}
+            b = {int(n): float(t) for n, t in zip(rb.nodes, rb.time, strict=True)}
+            counts = sorted(n for n in set(a) & set(b) if n > min(a))
+            moved = move(ra, machines[src], machines[dst], 0.95, counts)
+            errs: dict[str, list[float]] = {k: [] for k in NAMES}
+            cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in
+                     zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
+            for n, mine in zip(counts, moved.time, strict=True):
+                for k, p in {**rule(a, n, r), PERFMODEL: float(mine)}.items():
+                    errs[k].append(abs(p / b[n] - 1))
+            for k in NAMES:
+                every[k] += errs[k]
+            inside += cover
+            widths += list(moved.time_hi / moved.time_lo)
+            print(f"| {src} → {dst} (r {r:.2f}) | {len(counts)} | "
+                  + " | ".join(f"{np.median(errs[k]):.1%}" for k in NAMES)
+                  + f" | {sum(cover)}/{len(cover)} | ×{np.median(moved.time_hi / moved.time_lo):.2f} |")
+    print(f"| all | {len(every[NAMES[0]])} | "
           + " | ".join(f"{np.median(every[k]):.1%}" for k in NAMES)
           + f" | {np.mean(inside):.0%} | ×{np.median(widths):.2f} |")
 

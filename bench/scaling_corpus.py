@@ -24,7 +24,12 @@ the median and P90 of |predicted / measured − 1| over every scored point, the 
 per-series medians, negative or missing predictions (a 100 % miss each), and the share of
 points inside perfmodel's 95 % range.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|held-out|all] [--no-extrap]
+- **fresh** (``data/corpus-fresh``: lanl/benchmarks, HECBioSim/benchmark-results,
+  mikerenfro/md-scaling-study), gathered after the held-out part had been seen and scored once
+  with the method as it stood; its source table is printed because one source holds most of
+  its series.
+
+    .venv/bin/python bench/scaling_corpus.py [--part tune|held-out|fresh|all] [--no-extrap]
         [--series] [--markdown]
 """
 
@@ -44,6 +49,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 FIT_COUNTS = 4
 HELD_OUT = ("UoB-HPC-benchmarks", "E3SM-Project-perf-data", "ARCHER2-HPC-performance_ofi-ucx")
+FRESH = ("lanl-benchmarks", "HECBioSim-benchmark-results", "mikerenfro-md-scaling-study")
+"""The second held-out part (``data/corpus-fresh``, gathered once the first had been seen):
+scored once, with the method as it stood, in aggregate only."""
+PARTS = ("tune", "held-out", "fresh")
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
 LEVEL = 0.95
@@ -58,6 +67,8 @@ class Spec:
 
     @property
     def part(self) -> str:
+        if self.source in FRESH:
+            return "fresh"
         return "held-out" if self.source in HELD_OUT else "tune"
 
 
@@ -80,6 +91,10 @@ def specs() -> list[Spec]:
         if d.is_dir() and d.name != "performance-study":
             source = "hpc-uk/archer-benchmarks" if d.name == "archer-benchmarks" else d.name
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
+    fresh = ROOT / "data" / "corpus-fresh"
+    for d in sorted(fresh.iterdir()) if fresh.is_dir() else []:
+        if d.is_dir():
+            out += [Spec(f"{d.name}/{f.stem}", d.name, (f,)) for f in sorted(d.glob("*.csv"))]
     apps = ROOT / "data" / "alaska-apps"
     figures = {"cp2k": "cp2k_time", "gromacs": "wall_t", "openfoam": "ClockTime"}
     for part in sorted(p for p in apps.iterdir() if p.is_dir()) if apps.is_dir() else []:
@@ -152,7 +167,7 @@ def calibrate() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=("tune", "held-out", "all"), default="tune")
+    ap.add_argument("--part", choices=(*PARTS, "all"), default="tune")
     ap.add_argument("--no-extrap", action="store_true")
     ap.add_argument("--series", action="store_true", help="a row per series")
     ap.add_argument("--markdown", action="store_true")
@@ -198,7 +213,7 @@ def main() -> None:
             bad = ~np.isfinite(y) | (y <= 0)
             row[k + "_err"] = np.where(bad, 1.0, np.abs(y / row["measured"] - 1))
             row[k + "_bad"] = int(bad.sum())
-    parts = ["tune", "held-out"] if args.part == "all" else [args.part]
+    parts = list(PARTS) if args.part == "all" else [args.part]
     md = args.markdown
     if args.series:
         print("| series | source | counts fitted → scored | perfmodel form | "
@@ -232,6 +247,19 @@ def main() -> None:
         width = np.concatenate([r["width"] for r in got])
         print(f"\nperfmodel's {LEVEL:.0%} range holds {inside.mean():.0%} of the points "
               f"({int(inside.sum())} of {len(inside)}); median width ×{np.nanmedian(width):.2f}")
+        if len(sources) > 1:
+            print("\n| source | series | points | " + " | ".join(
+                f"{head[k]} median / P90" for k in tools) + " | range holds |")
+            print("|---" * (len(tools) + 4) + "|")
+            for src in sources:
+                mine = [r for r in got if r["spec"].source == src]
+                cells = []
+                for k in tools:
+                    e = np.concatenate([r[k + "_err"] for r in mine])
+                    cells.append(f"{100 * np.median(e):.1f} / {100 * np.percentile(e, 90):.1f}")
+                held = np.concatenate([r["inside"] for r in mine])
+                print(f"| {src} | {len(mine)} | {len(held)} | " + " | ".join(cells)
+                      + f" | {held.mean():.0%} |")
 
 
 if __name__ == "__main__":
