@@ -52,8 +52,11 @@ calibration: $(STAMP)
 	$(PM) calibrate data/pairs/osu/azure-aks --name cloud-azure-aks --force --quiet
 	$(PM) calibrate data/pairs/osu/google-compute-engine --name cloud-google-compute-engine --force --quiet
 	$(PM) calibrate data/pairs/osu/google-gke --name cloud-google-gke --force --quiet
-	for e in bare-metal bare-metal-with-usernetes container container-with-usernetes usernetes; do \
-		$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/$$e --name flux-$$e --force --quiet || exit 1; done
+	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/bare-metal --name flux-bare-metal --force --quiet
+	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/bare-metal-with-usernetes --name flux-bare-metal-with-usernetes --force --quiet
+	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/container --name flux-container --force --quiet
+	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/container-with-usernetes --name flux-container-with-usernetes --force --quiet
+	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/usernetes --name flux-usernetes --force --quiet
 	$(PM) calibrate --spec data/seeds/beowulf-ii.spec.toml --name beowulf-ii --force --quiet
 	$(PM) calibrate --spec data/seeds/cray-t3d.spec.toml --name cray-t3d --force --quiet
 	$(PM) calibrate data/local/pingpong-np2.csv --name local-mpich --force --quiet
