@@ -181,10 +181,11 @@ def environments(markdown: bool) -> None:
             for k in NAMES:
                 every[k] += errs[k]
             inside += cover
-            widths += list(moved.time_hi / moved.time_lo)
+            width = moved.time_hi / moved.time_lo
+            widths += list(width)
             print(f"| {src} → {dst} (r {r:.2f}) | {len(counts)} | "
                   + " | ".join(f"{np.median(errs[k]):.1%}" for k in NAMES)
-                  + f" | {sum(cover)}/{len(cover)} | ×{np.median(moved.time_hi / moved.time_lo):.2f} |")
+                  + f" | {sum(cover)}/{len(cover)} | ×{np.median(width):.2f} |")
     print(f"| all | {len(every[NAMES[0]])} | "
           + " | ".join(f"{np.median(every[k]):.1%}" for k in NAMES)
           + f" | {np.mean(inside):.0%} | ×{np.median(widths):.2f} |")

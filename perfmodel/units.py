@@ -422,6 +422,18 @@ def format_value(value: float, unit: str) -> str:
     return f"{value:.4g} {unit}".strip()
 
 
+def format_flop_rate(rate: float) -> str:
+    """A flop rate on its ladder, to three digits.
+
+    >>> format_flop_rate(4.5e6), format_flop_rate(1.2e9), format_flop_rate(800.0)
+    ('4.5 Mflop/s', '1.2 Gflop/s', '800 flop/s')
+    """
+    for unit, k in (("Pflop/s", 1e15), ("Tflop/s", 1e12), ("Gflop/s", 1e9), ("Mflop/s", 1e6)):
+        if rate >= k:
+            return f"{rate / k:.3g} {unit}"
+    return f"{rate:.3g} flop/s"
+
+
 def format_line_rate(bytes_per_s: float) -> str:
     """A link's line rate in bits per second, the unit links are sold in: ``1.25e7`` ->
     ``'100 Mb/s'``, ``1.25e8`` -> ``'1 Gb/s'``."""

@@ -237,3 +237,32 @@ def test_an_offer_whose_profile_is_missing_is_named(tmp_path: Path) -> None:
     cat = _offers(tmp_path, second=str(tmp_path / "gone.toml"))
     r = runner.invoke(app, ["plan", *PPM, "--candidates", str(cat), "--budget", "20000"])
     assert r.exit_code == 2 and "gone.toml" in r.output and "Traceback" not in r.output
+
+
+def test_without_the_fitted_on_machine_the_baseline_is_the_first_machines_own() -> None:
+    got = _json(["whatif", *PPM, "--vary", f"machine={MYRINET}", "--vary", "channels=1,2",
+                 "--vary", "nodes=1,4", "--json"])
+    assert got["baseline_hardware"]["channels"] == 1.0   # myrinet's, not beowulf-1995's 2
+    assert got["held"]["channels"] == {"value": 1.0, "profiles_own": True}
+    assert {r["channels"] for r in got["baseline"]} == {1.0}
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--candidates", str(ROOT / "data" / "catalogues" / "beowulf-1995.toml"), "--vary",
+      f"machine={BEOWULF_II}"], "prices node types and networks, not these machines"),
+    (["--vary", "machine=all"], "machine=all names a catalogue's machines"),
+])
+def test_a_machine_axis_the_catalogue_cannot_price_is_refused(args: list[str], said: str
+                                                              ) -> None:
+    r = runner.invoke(app, ["whatif", *PPM, *args])
+    assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output
+
+
+def test_a_machine_catalogue_refuses_node_axes_and_counts_past_its_machines(tmp_path: Path
+                                                                           ) -> None:
+    cat = str(_offers(tmp_path))
+    r = runner.invoke(app, ["whatif", *PPM, "--candidates", cat, "--vary", "node=x"])
+    assert r.exit_code == 2 and "offers whole machines" in r.output
+    r = runner.invoke(app, ["plan", *PPM, "--candidates", cat, "--budget", "1e5",
+                            "--nodes", "32..64"])
+    assert r.exit_code == 2 and "offers at most 16 nodes" in r.output

@@ -152,7 +152,7 @@ def render(p: Plan, cat: Catalogue, app: str, machine: str, seconds: float) -> N
               f"{offered:,} offered by the catalogue, evaluated in {seconds:.2f} s; "
               f"{int(np.sum(p.meets)):,} meet the target"
               + (f", {int(np.sum(p.sure_mask)):,} across their 95 % band" if p.banded else ""))
-    if not p.banded:
+    if not p.banded and offered:
         out.print("[yellow]note:[/] no band: the model's constants are given or exactly "
                   "determined, so the margin is the only allowance for error")
     if p.chosen is None:

@@ -194,10 +194,17 @@ def extrapolation_warnings(sweep: Sweep) -> list[str]:
     if out:
         out.append("[dim]extrapolated rows are marked in the tables; a change's gain there is "
                    "extrapolated too[/]")
-    for note in (*why.specified_notes(), unmeasured_note(sweep.unmeasured, sweep.baseline,
-                                                      why.specified)):
-        if note:
-            out.append(f"[dim]note:[/dim] {safe(note)}")
+    if sweep.parts:   # across machines: each machine's line rates against its own
+        text = namer(sweep.grid)
+        unmeasured = [f"{text('machine', j)}: {n}" for j, part in
+                      zip(sweep.grid.axes["machine"].tolist(), sweep.parts, strict=True)
+                      if (n := unmeasured_note(part.unmeasured, part.baseline,
+                                               part.extrapolation.specified))]
+    else:
+        unmeasured = [n for n in [unmeasured_note(sweep.unmeasured, sweep.baseline,
+                                                  why.specified)] if n]
+    for note in (*why.specified_notes(), *unmeasured):
+        out.append(f"[dim]note:[/dim] {safe(note)}")
     return out
 
 
@@ -220,7 +227,9 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     text = namer(sweep.grid)
     base = ", ".join(f"{LABELS[k]} {text(k, v)}" for k, v in sweep.baseline.items()
                      if k != "nodes")
-    out.print(f"baseline hardware (the profile's): {safe(base) or 'as calibrated'}")
+    whose = "the first machine's" if "machine" in sweep.grid.axes and \
+        "machine" not in sweep.baseline else "the profile's"
+    out.print(f"baseline hardware ({whose}): {safe(base) or 'as calibrated'}")
     for name, (_, value, own) in analysis.held(sweep).items():
         if not own:
             out.print(f"[yellow]note:[/] the profile's {LABELS[name]} is not swept: the baseline "
@@ -228,9 +237,11 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
     if sweep.cost is not None:
         gone = int(np.sum(~np.isfinite(sweep.cost)))
         if gone:
-            out.print(f"{gone:,} configurations the catalogue does not offer (a node type "
-                      "not for sale, a channel count a network does not offer, more nodes than "
-                      "its ports) are left out of best and the fronts")
+            why_not = "a machine beyond its max_nodes" if cat is not None and cat.machines \
+                else ("a node type not for sale, a channel count a network does not offer, more "
+                      "nodes than its ports")
+            out.print(f"{gone:,} configurations the catalogue does not offer ({why_not}) are "
+                      "left out of best and the fronts")
         if cat is not None and cat.nodes and "node" not in sweep.grid.axes and \
                 cat.reference_node.price is None:
             out.print(f"[yellow]note:[/] the profile's node ({safe(cat.reference)}, the "
@@ -283,6 +294,9 @@ def render(sweep: Sweep, app: str, machine: str, seconds: float, worth: float, s
         cf = analysis.cost_front(sweep)
         out.print(_table(sweep, _spread_front(cf), "front of time against price (each buys "
                                                    "time over every cheaper configuration)"))
+    elif cat is not None and cat.machines:
+        out.print("[yellow]note:[/] no prices: the catalogue prices its machines as offered "
+                  "(vary machine=NAME,... or =all, without channels, link speed or latency)")
     elif cat is not None:
         out.print("[yellow]note:[/] no prices: a link speed or latency swept freely, or a "
                   "profile's network the catalogue does not list, has no price (vary "

@@ -108,17 +108,17 @@ def node_speed(fitted: Profile, other: Profile) -> tuple[float | None, str]:
     fa, fb = float(a.values["flop_rate"]), float(b.values["flop_rate"])
     if math.isclose(fa, fb, rel_tol=1e-9):
         return None, ""
+    from perfmodel.units import format_flop_rate as _flops
+
+    assumed = [p.name for p in (fitted, other) if p.node is not None and any(
+        e.name == "flop_rate" and e.status == "assumed" for e in p.node.params)]
+    rests = f"; {' and '.join(assumed)}'s flop rate is assumed, and the ratio with it" \
+        if assumed else ""
     return fb / fa, (f"{other.name}'s node does the work fitted in seconds {fb / fa:.3g}× as "
                      f"fast: flop rates {_flops(fb)} against {_flops(fa)} a process (each "
-                     "profile's node); terms that cost their work on the node use its rates")
+                     f"profile's node{rests}); terms that cost their work on the node use its "
+                     "rates")
 
-
-def _flops(rate: float) -> str:
-    """A flop rate on its ladder: 4.5 Mflop/s, 1.2 Gflop/s."""
-    for unit, k in (("Tflop/s", 1e12), ("Gflop/s", 1e9), ("Mflop/s", 1e6)):
-        if rate >= k:
-            return f"{rate / k:.3g} {unit}"
-    return f"{rate:.3g} flop/s"
 
 
 def _first(values: FloatArray, where: NDArray[np.bool_]) -> str:

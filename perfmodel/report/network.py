@@ -251,9 +251,9 @@ def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
 
 
 def _prediction(prof: Any, sizes: Sequence[float]) -> list[Block]:
-    from perfmodel.network.predict import predict
+    from perfmodel.network.predict import line_ceiling, predict
 
-    pred = predict(prof.network, np.asarray(sizes, dtype=np.float64))
+    pred = predict(prof.network, np.asarray(sizes, dtype=np.float64), 0.95, line_ceiling(prof))
     rows = []
     for i, m in enumerate(pred.size):
         band = "—" if not math.isfinite(pred.time_lo[i]) else \
@@ -261,10 +261,14 @@ def _prediction(prof: Any, sizes: Sequence[float]) -> list[Block]:
         rows.append([format_size(m), format_time(pred.time[i]), band,
                      format_rate(m / pred.time[i]) if m > 0 else "—",
                      "yes" if pred.extrapolated[i] else ""])
-    return [f"**Predicted** one-way time and bandwidth ({100 * pred.level:g} % prediction "
-            "interval where the fit leaves degrees of freedom):",
-            table(["size", "time", "interval", "bandwidth", "outside the measured sizes"],
-                  rows, right=(1, 2, 3))]
+    out: list[Block] = [
+        f"**Predicted** one-way time and bandwidth ({100 * pred.level:g} % prediction interval "
+        "where the fit leaves degrees of freedom):",
+        table(["size", "time", "interval", "bandwidth", "outside the measured sizes"], rows,
+              right=(1, 2, 3))]
+    if pred.notes:
+        out.append(bullets([f"{n[0].upper()}{n[1:]}." for n in pred.notes]))
+    return out
 
 
 def _fabric(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:

@@ -101,6 +101,9 @@ def entries(axis: str, text: str, cat: Catalogue | None) -> list[float]:
     if cat is None:
         raise InputError(f"--vary {axis}={text} names catalogue entries",
                          fix="give the catalogue with --candidates FILE")
+    if not cat.nodes:
+        raise InputError(f"--vary {axis}={text}: catalogue {cat.name!r} offers whole machines, "
+                         "no node types or networks", fix="vary machine=NAME,... (or =all)")
     names = [x.strip() for x in text.split(",") if x.strip()]
     if names == ["all"]:
         if axis == "node":
@@ -124,6 +127,21 @@ def machine_paths(items: Sequence[str]) -> list[str]:
                 raise InputError("--vary machine names a profile twice", fix="name each once")
             return paths
     return []
+
+
+def machine_offers(items: Sequence[str], cat: Catalogue | None) -> list[tuple[str, str]]:
+    """The machine axis's entries as (label, profile path): a catalogue's offers by name (or
+    ``all``) when it offers machines, else the profiles given, labelled by their stems."""
+    paths = machine_paths(items)
+    if cat is not None and cat.machines and paths:
+        offers = list(cat.machines) if paths == ["all"] else \
+            [cat.machines[cat.machine_index(n)] for n in paths]
+        return [(m.name, m.profile) for m in offers]
+    if paths == ["all"]:
+        raise InputError("--vary machine=all names a catalogue's machines",
+                         fix="give --candidates CATALOGUE with [machines.NAME] offers, or name "
+                             "the profiles: --vary machine=a.toml,b.toml")
+    return list(zip(machine_labels(paths), paths, strict=True))
 
 
 def machine_labels(paths: Sequence[str]) -> list[str]:

@@ -117,20 +117,19 @@ def across(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = No
                            size=size, weak=weak, level=level, band=band, progress=moved,
                            workers=workers))
         done += sub.size
-    # the fitted-on profile's own hardware only where an axis is swept: across machines
-    # each has its own channels, line rate and latency
-    base = {k: v for k, v in baseline_values(profile).items() if k == "nodes" or k in sub.axes}
+    # the baseline machine's own hardware, only where an axis is swept (across machines each
+    # has its own channels, line rate and latency): the fitted-on profile's where it is
+    # swept, else the first listed, which the baseline then holds
     at = home(grid)
+    held = profile if at is not None else entry(grid, picks[0], profile)
+    base = {k: v for k, v in baseline_values(held).items() if k == "nodes" or k in sub.axes}
     if at is not None:
         base["machine"] = float(grid.axes["machine"][at])
     cfg = grid.flat()
-    cost = offered_price(grid, cfg)
-    if cost is None and all(p.cost is not None for p in parts):
-        cost = np.concatenate([p.cost for p in parts if p.cost is not None])
     return Sweep(grid, cfg, _joined([p.time for p in parts]),
                  _joined([p.lo for p in parts]), _joined([p.hi for p in parts]),
                  {k: _joined([p.terms[k] for p in parts]) for k in TERMS},
-                 _joined([p.speedup for p in parts]), base, weak, cost,
+                 _joined([p.speedup for p in parts]), base, weak, offered_price(grid, cfg),
                  Joined.of([p.extrapolation for p in parts]), tuple(notes), tuple(parts))
 
 
@@ -211,12 +210,23 @@ def rows_by_machine(sweep: Sweep, rows: NDArray[np.intp]
                     ) -> list[tuple[int, NDArray[np.intp], NDArray[np.intp]]]:
     """``rows`` of a sweep across machines grouped by machine: for each part, its index, the
     positions in ``rows``, and the rows as the part's own indices."""
-    per = len(sweep.time) // max(len(sweep.parts), 1)
-    which = rows // per
-    return [(k, np.flatnonzero(which == k), rows[which == k] - k * per)
+    ends = np.cumsum([0, *(len(p.time) for p in sweep.parts)])
+    which = np.searchsorted(ends, rows, side="right") - 1
+    return [(k, np.flatnonzero(which == k), rows[which == k] - ends[k])
             for k in range(len(sweep.parts))]
 
 
-def labels(grid: Grid) -> Mapping[int, str]:
-    """The machine axis's entries by index, as tables and sentences name them."""
-    return {j: label for j, (label, _) in enumerate(grid.machines)}
+def wire_shares(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.intp],
+                size: float | None = None, weak: bool = False) -> FloatArray:
+    """:func:`~perfmodel.whatif.sweep.wire_share` across machines: each machine's rows on
+    its own profile and its own sweep."""
+    from perfmodel.whatif.sweep import wire_share
+
+    out = np.empty(len(rows))
+    picks = sweep.grid.axes["machine"]
+    for k, at, own_rows in rows_by_machine(sweep, rows):
+        if at.size:
+            on = entry(sweep.grid, int(picks[k]), profile)
+            out[at] = wire_share(fit, on, sweep.parts[k], own_rows, size, weak)
+    return out
+

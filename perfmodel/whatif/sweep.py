@@ -130,6 +130,11 @@ class Grid:
         if {"node", "network"} & set(self.axes):
             raise InputError("--vary machine sets the node and the network",
                              fix="vary either machine or the catalogue's node and network")
+        if self.catalogue is not None and not self.catalogue.machines:
+            raise InputError(f"--vary machine with catalogue {self.catalogue.name!r}: it prices "
+                             "node types and networks, not these machines",
+                             fix="drop --candidates, or give a catalogue of [machines.NAME] "
+                                 "offers")
         v = np.asarray(values)
         count = len(self.machines)
         if len(v) == 0 or np.any(v != np.round(v)) or np.any((v < 0) | (v >= count)) or \
@@ -539,15 +544,9 @@ def wire_share(fit: AppFit, profile: Profile, sweep: Sweep, rows: NDArray[np.int
     if rows.size == 0:
         return np.empty(0)
     if sweep.parts:   # across machines: each machine's rows on its own profile
-        from perfmodel.whatif.machines import entry, rows_by_machine
+        from perfmodel.whatif.machines import wire_shares
 
-        out = np.empty(len(rows))
-        picks = sweep.grid.axes["machine"]
-        for k, at, own_rows in rows_by_machine(sweep, rows):
-            if at.size:
-                on = entry(sweep.grid, int(picks[k]), profile)
-                out[at] = wire_share(fit, on, sweep.parts[k], own_rows, size, weak)
-        return out
+        return wire_shares(fit, profile, sweep, rows, size, weak)
     key = _without(sweep.grid, "link_speed")(rows)
     # one row for each key (any: they differ only in the line rate the free wire replaces)
     one = np.full(int(key.max()) + 1, -1, dtype=np.intp)

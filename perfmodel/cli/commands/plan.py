@@ -40,7 +40,8 @@ def plan(
                                               "this time: 60s.")] = None,
     target_speedup: Annotated[float | None, options.option(
         "--target-speedup", parse=options.number(0, above=True, example="8"), metavar="X",
-        help="The cheapest configuration this much faster than one reference node.")] = None,
+        help="The cheapest configuration this much faster than one reference node (with a "
+             "catalogue of machines, one node of --machine).")] = None,
     budget: Annotated[float | None, options.option(
         "--budget", parse=options.number(0, above=True, example="20000"), metavar="PRICE",
         help="The fastest configuration at most this price (the catalogue's currency).")
@@ -93,6 +94,9 @@ def plan(
     most = max(n.max_nodes for n in cat.machines) if cat.machines else \
         max(n.ports for n in cat.networks)
     counts = list(nodes) if nodes else list(range(1, min(most, 4096) + 1))
+    if min(counts) > most:
+        raise InputError(f"--nodes from {min(counts):g}: the catalogue offers at most {most} "
+                         "nodes", fix=f"consider counts up to {most}: --nodes 1..{most}")
     offers = machine_entries([(m.name, m.profile) for m in cat.machines], machine)
     from perfmodel.apps.run import constants
 

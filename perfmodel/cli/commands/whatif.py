@@ -72,9 +72,10 @@ def whatif(
     csv_out: Annotated[bool, typer.Option(
         "--csv", help="Print every configuration as CSV (SI units) instead of tables.")] = False,
 ) -> None:
-    """Sweep node count, node type, network, channels, link speed and latency in one pass: the
-    baseline, the best configurations, where each change stops paying, the front of time
-    against nodes, and with a catalogue's prices the front of time against price."""
+    """Sweep node count, node type, network, channels, link speed and latency in one pass (one
+    per machine across machine profiles): the baseline, the best configurations, where each
+    change stops paying, the front of time against nodes, and with a catalogue's prices the
+    front of time against price."""
     weak = scaling_mode == "weak"
     if json_out and csv_out:
         raise InputError("--json and --csv both given", fix="choose one")
@@ -97,15 +98,9 @@ def whatif(
 
     axes = parse_vary(vary or [], cat)
     model, prof, on = model_on(app_model, machine)
-    from perfmodel.whatif.axes import machine_labels, machine_paths
+    from perfmodel.whatif.axes import machine_offers
 
-    paths = machine_paths(vary or [])
-    if cat is not None and cat.machines and paths:   # the catalogue's offers, by name
-        offers = [cat.machines[cat.machine_index(n)] for n in paths] if paths != ["all"] \
-            else list(cat.machines)
-        named = [(m.name, m.profile) for m in offers]
-    else:
-        named = list(zip(machine_labels(paths), paths, strict=True))
+    named = machine_offers(vary or [], cat)
     machines = machine_entries(named, machine)
     if named:
         axes["machine"] = [float(j) for j in range(len(named))]
