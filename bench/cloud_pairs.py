@@ -85,11 +85,55 @@ def rule(a: dict[int, float], n: int, r: float) -> dict[str, float]:
     return {"B = A": a[n], "A × (1 − f + f·r)": a[n] * (1.0 - f + f * r)}
 
 
+def score(ra: object, rb: object, a_machine: object, b_machine: object, r: float
+          ) -> tuple[int, dict[str, list[float]], list[bool], list[float]]:
+    """One directed pair: A's runs ``ra`` moved onto B and scored against B's ``rb`` at the
+    counts both ran beyond A's smallest, beside the two baselines: the points, each method's
+    errors, whether B's time lay in perfmodel's range, and the range's widths."""
+    from perfmodel.apps.transfer import move
+
+    a = {int(n): float(t) for n, t in zip(ra.nodes, ra.time, strict=True)}   # type: ignore[attr-defined]
+    b = {int(n): float(t) for n, t in zip(rb.nodes, rb.time, strict=True)}   # type: ignore[attr-defined]
+    counts = sorted(n for n in set(a) & set(b) if n > min(a))
+    moved = move(ra, a_machine, b_machine, 0.95, counts)   # type: ignore[arg-type]
+    errs: dict[str, list[float]] = {k: [] for k in NAMES}
+    for n, mine in zip(counts, moved.time, strict=True):
+        for k, p in {**rule(a, n, r), PERFMODEL: float(mine)}.items():
+            errs[k].append(abs(p / b[n] - 1))
+    cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in
+             zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
+    return len(counts), errs, cover, list(moved.time_hi / moved.time_lo)
+
+
+class Tally:
+    """Every directed pair's scores, kept for the table's last row."""
+
+    def __init__(self) -> None:
+        self.errs: dict[str, list[float]] = {k: [] for k in NAMES}
+        self.inside: list[bool] = []
+        self.widths: list[float] = []
+
+    def row(self, got: tuple[int, dict[str, list[float]], list[bool], list[float]]) -> str:
+        """Keep one pair's scores (from :func:`score`); its cells, from the points on."""
+        points, errs, cover, width = got
+        for k in NAMES:
+            self.errs[k] += errs[k]
+        self.inside += cover
+        self.widths += width
+        return (f"{points} | " + " | ".join(f"{np.median(errs[k]):.1%}" for k in NAMES)
+                + f" | {sum(cover)}/{len(cover)} | ×{np.median(width):.2f} |")
+
+    def total(self) -> str:
+        return (f"{len(self.errs[NAMES[0]])} | "
+                + " | ".join(f"{np.median(self.errs[k]):.1%}" for k in NAMES)
+                + f" | {np.mean(self.inside):.0%} | ×{np.median(self.widths):.2f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
-    from perfmodel.apps.transfer import move, read_runs
+    from perfmodel.apps.transfer import read_runs
     from perfmodel.machine import Machine
     from perfmodel.machine.profile import load
 
@@ -103,9 +147,7 @@ def main() -> None:
     timed = {(c, e): read_runs(PAIRS / f"{c}-{e}.csv") for c in CODES for e in envs}
     print("one-way latency at 8 B (median of the OSU files): "
           + ", ".join(f"{e} {v * 1e6:.2f} µs" for e, v in lat.items()))
-    every: dict[str, list[float]] = {k: [] for k in NAMES}
-    inside: list[bool] = []
-    widths: list[float] = []
+    tally = Tally()
     print(f"\n{'### ' if args.markdown else ''}Same instance type, other environment\n")
     print("| instance | A → B | code | points | " + " | ".join(NAMES)
           + " | 95 % range covers | median width |")
@@ -114,35 +156,17 @@ def main() -> None:
         for src, dst in (pair, pair[::-1]):
             r = lat[dst] / lat[src]
             for code in CODES:
-                ra, rb = timed[(code, src)], timed[(code, dst)]
-                a = {int(n): float(t) for n, t in zip(ra.nodes, ra.time, strict=True)}
-                b = {int(n): float(t) for n, t in zip(rb.nodes, rb.time, strict=True)}
-                counts = sorted(n for n in set(a) & set(b) if n > min(a))
-                moved = move(ra, machines[src], machines[dst], 0.95, counts)
-                errs: dict[str, list[float]] = {k: [] for k in NAMES}
-                cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in
-                         zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
-                width = list(moved.time_hi / moved.time_lo)
-                for n, mine in zip(counts, moved.time, strict=True):
-                    for k, p in {**rule(a, n, r), PERFMODEL: float(mine)}.items():
-                        errs[k].append(abs(p / b[n] - 1))
-                for k in NAMES:
-                    every[k] += errs[k]
-                inside += cover
-                widths += width
-                print(f"| {instance} | {src} → {dst} (r {r:.2f}) | {code} | {len(counts)} | "
-                      + " | ".join(f"{np.median(errs[k]):.1%}" for k in NAMES)
-                      + f" | {sum(cover)}/{len(cover)} | ×{np.median(width):.2f} |")
-    print(f"| all | | | {len(every[NAMES[0]])} | "
-          + " | ".join(f"{np.median(every[k]):.1%}" for k in NAMES)
-          + f" | {np.mean(inside):.0%} | ×{np.median(widths):.2f} |")
+                cells = tally.row(score(timed[(code, src)], timed[(code, dst)],
+                                        machines[src], machines[dst], r))
+                print(f"| {instance} | {src} → {dst} (r {r:.2f}) | {code} | {cells}")
+    print(f"| all | | | {tally.total()}")
     environments(args.markdown)
 
 
 def environments(markdown: bool) -> None:
     """The second set: one code, five software environments of one EFA cluster, every
     ordered pair."""
-    from perfmodel.apps.transfer import move, read_runs
+    from perfmodel.apps.transfer import read_runs
     from perfmodel.machine import Machine
     from perfmodel.machine.profile import load
 
@@ -159,36 +183,15 @@ def environments(markdown: bool) -> None:
           + ", ".join(f"{e} {v * 1e6:.2f} µs" for e, v in lat.items()) + "\n")
     print("| A → B | points | " + " | ".join(NAMES) + " | 95 % range covers | median width |")
     print("|---" * (len(NAMES) + 4) + "|")
-    every: dict[str, list[float]] = {k: [] for k in NAMES}
-    inside: list[bool] = []
-    widths: list[float] = []
+    tally = Tally()
     for src in FLUX_ENVS:
         for dst in FLUX_ENVS:
             if src == dst:
                 continue
             r = lat[dst] / lat[src]
-            ra, rb = timed[src], timed[dst]
-            a = {int(n): float(t) for n, t in zip(ra.nodes, ra.time, strict=True)}
-            b = {int(n): float(t) for n, t in zip(rb.nodes, rb.time, strict=True)}
-            counts = sorted(n for n in set(a) & set(b) if n > min(a))
-            moved = move(ra, machines[src], machines[dst], 0.95, counts)
-            errs: dict[str, list[float]] = {k: [] for k in NAMES}
-            cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in
-                     zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
-            for n, mine in zip(counts, moved.time, strict=True):
-                for k, p in {**rule(a, n, r), PERFMODEL: float(mine)}.items():
-                    errs[k].append(abs(p / b[n] - 1))
-            for k in NAMES:
-                every[k] += errs[k]
-            inside += cover
-            width = moved.time_hi / moved.time_lo
-            widths += list(width)
-            print(f"| {src} → {dst} (r {r:.2f}) | {len(counts)} | "
-                  + " | ".join(f"{np.median(errs[k]):.1%}" for k in NAMES)
-                  + f" | {sum(cover)}/{len(cover)} | ×{np.median(width):.2f} |")
-    print(f"| all | {len(every[NAMES[0]])} | "
-          + " | ".join(f"{np.median(every[k]):.1%}" for k in NAMES)
-          + f" | {np.mean(inside):.0%} | ×{np.median(widths):.2f} |")
+            cells = tally.row(score(timed[src], timed[dst], machines[src], machines[dst], r))
+            print(f"| {src} → {dst} (r {r:.2f}) | {cells}")
+    print(f"| all | {tally.total()}")
 
 
 if __name__ == "__main__":
