@@ -266,3 +266,61 @@ def test_a_machine_catalogue_refuses_node_axes_and_counts_past_its_machines(tmp_
     r = runner.invoke(app, ["plan", *PPM, "--candidates", cat, "--budget", "1e5",
                             "--nodes", "32..64"])
     assert r.exit_code == 2 and "offers at most 16 nodes" in r.output
+
+
+ALASKA = ["--fit", str(ROOT / "data" / "alaska-apps" / "ib-gcc9-openmpi4-ucx" / "cp2k"),
+          "--where", "figure=cp2k_time", "--machine", str(CAL / "alaska-edr.toml")]
+ROCE = str(CAL / "alaska-roce.toml")
+
+
+def test_without_a_model_each_machine_answers_what_predict_on_it_answers() -> None:
+    """whatif with timings and no APP moves them to every machine: each machine's rows are
+    ``predict --fit … --on`` that machine's, counts A never ran (32) included."""
+    rows = _csv(["whatif", *ALASKA, "--vary", f"machine={CAL / 'alaska-edr.toml'},{ROCE}",
+                 "--vary", "nodes=1,2,4,8,16,32"])
+    got = _json(["predict", *ALASKA, "--on", ROCE, "--nodes", "1,2,4,8,16,32", "--json"])
+    want = {r["nodes"]: r for r in got["rows"]}
+    mine = [r for r in rows if r["machine"] == "alaska-roce"]
+    assert [float(r["nodes"]) for r in mine] == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+    for r in mine:
+        w = want[int(float(r["nodes"]))]
+        for col, key in (("time_s", "time"), ("time_lo_s", "time_lo"), ("time_hi_s", "time_hi")):
+            assert float(r[col]) == pytest.approx(w[key], rel=1e-9)
+        assert (r["extrapolated"] == "1") == (not w["measured_on_a"])
+    edr = [r for r in rows if r["machine"] == "alaska-edr"]
+    assert float(edr[3]["speedup"]) == pytest.approx(float(edr[0]["time_s"])
+                                                     / float(edr[3]["time_s"]), rel=1e-9)
+
+
+def test_without_a_model_plan_chooses_among_machine_offers(tmp_path: Path) -> None:
+    cat = tmp_path / "alaska.toml"
+    cat.write_text('kind = "perfmodel hardware catalogue"\nschema_version = 1\n'
+                   'name = "two"\ncurrency = "USD"\nsource = "test: constructed prices"\n'
+                   f'[machines.edr]\nprofile = "{CAL / "alaska-edr.toml"}"\nnode_price = 12000\n'
+                   'switch_price = 20000\nmax_nodes = 16\nsource = "test"\n'
+                   f'[machines.roce]\nprofile = "{ROCE}"\nnode_price = 10000\n'
+                   'max_nodes = 16\nsource = "test"\n')
+    got = _json(["plan", *ALASKA, "--candidates", str(cat), "--target-time", "200s", "--json"])
+    rows = _csv(["whatif", *ALASKA, "--candidates", str(cat), "--vary", "machine=all",
+                 "--vary", "nodes=1..16"])
+    sure = min((float(r["price"]), r["machine"], float(r["nodes"])) for r in rows
+               if r["price"] and float(r["time_hi_s"]) <= 200.0)
+    c = got["chosen"]
+    assert (c["price"], c["machine"], c["nodes"]) == sure
+    assert any("without a model" in n for n in got["notes"])
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["whatif", "--machine", str(CAL / "alaska-edr.toml"), "--vary", f"machine={ROCE}"],
+     "no APP"),
+    (["whatif", *ALASKA, "--vary", "nodes=1,2"], "moves timings to machines"),
+    (["whatif", *ALASKA, "--vary", f"machine={ROCE}", "--vary", "channels=1,2"],
+     "varies machines and node counts only"),
+    (["whatif", *ALASKA, "--vary", f"machine={ROCE}", "--set", "x=1"], "give a model's"),
+    (["plan", *ALASKA, "--candidates", str(ROOT / "data" / "catalogues" / "beowulf-1995.toml"),
+      "--budget", "1e5"], "to a catalogue's machines"),
+])
+def test_without_a_model_what_needs_one_is_refused(args: list[str], said: str) -> None:
+    r = runner.invoke(app, args)
+    assert r.exit_code == 2, r.output
+    assert said in r.output and "Traceback" not in r.output

@@ -131,3 +131,24 @@ def machine_entries(named: Sequence[tuple[str, str]], machine: Path
         same = path.exists() and machine.exists() and path.resolve() == machine.resolve()
         out.append((label, None if same else load(path)))
     return tuple(out)
+
+
+def moved_timings(timings: Path | None, where: list[str] | None, columns: str | None,
+                  machine: Path, grid: Grid, level: float) -> tuple[Sweep, float, str]:
+    """whatif and plan without APP: the code's timings on --machine moved to every machine
+    of ``grid`` (:func:`perfmodel.whatif.timed.across_timings`), the seconds it took, and the
+    code's name (its timings' file)."""
+    import time
+
+    if timings is None:
+        raise InputError("no APP: without a model the code's timings are moved to other "
+                         "machines", fix="give APP, or --fit TIMINGS")
+    from perfmodel.apps.run import parse_where
+    from perfmodel.apps.transfer import read_runs
+    from perfmodel.machine.profile import load
+    from perfmodel.whatif.timed import across_timings
+
+    runs = read_runs(timings, parse_where(where or []), options.columns(columns))
+    start = time.perf_counter()
+    result = across_timings(runs, load(machine), grid, level)
+    return result, time.perf_counter() - start, timings.name

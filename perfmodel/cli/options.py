@@ -335,6 +335,15 @@ OptionalApp = Annotated[str | None, typer.Argument(
     metavar="[APP]", help="A built-in application model (ppm, nbody, physical-optics …; "
                           "perfmodel models lists them) or a model file; without one, "
                           "--on moves the timings themselves.")]
+OptionalWhatifApp = Annotated[str | None, typer.Argument(
+    metavar="[APP]", help="A built-in application model (ppm, nbody, physical-optics …; "
+                          "perfmodel models lists them) or a model file; without one, --fit's "
+                          "timings are moved to each machine of --vary machine=… (or a "
+                          "catalogue's machines).")]
+OptionalPlanApp = Annotated[str | None, typer.Argument(
+    metavar="[APP]", help="A built-in application model (ppm, nbody, physical-optics …; "
+                          "perfmodel models lists them) or a model file; without one, --fit's "
+                          "timings are moved to each machine a catalogue of machines offers.")]
 Fit = Annotated[Path | None, typer.Option(
     "--fit", metavar="CSV",
     help="Measured run times (CSV: nodes, time_s, optional part and labels) to fit the model's "

@@ -12,6 +12,7 @@ from perfmodel.cli.common import (
     emit_json,
     machine_entries,
     model_on,
+    moved_timings,
     timed_sweep,
 )
 from perfmodel.errors import InputError
@@ -28,13 +29,13 @@ EXAMPLES = [
 
 
 def plan(
-    app_model: options.App,
     machine: Annotated[Path, options.machine(
         "The machine profile measured on the catalogue's reference node (its fabric is what "
         "the networks retune), or the one --fit's times were measured on.")],
     candidates: Annotated[Path, options.candidates(
         "The hardware catalogue (TOML): node types and networks, or whole machines (their "
         "profiles), with prices.")],
+    app_model: options.OptionalPlanApp = None,
     target_time: Annotated[str | None, typer.Option(
         "--target-time", metavar="TIME", help="The cheapest configuration that runs in at most "
                                               "this time: 60s.")] = None,
@@ -90,7 +91,13 @@ def plan(
         assert budget is not None
         target = Target("budget", budget)
     cat = load_catalogue(candidates)
-    model, prof, on = model_on(app_model, machine)
+    if app_model is None and not cat.machines:
+        raise InputError("no APP: without a model plan moves the code's timings to a "
+                         "catalogue's machines", fix="give APP, or a catalogue of "
+                                                     "[machines.NAME] offers")
+    if app_model is None and (set_values or saved is not None or size is not None or weak):
+        raise InputError("--set, --from, --size and --scaling weak give a model's constants",
+                         fix="give APP, or drop them to move the timings themselves")
     most = max(n.max_nodes for n in cat.machines) if cat.machines else \
         max(n.ports for n in cat.networks)
     counts = list(nodes) if nodes else list(range(1, min(most, 4096) + 1))
@@ -98,10 +105,6 @@ def plan(
         raise InputError(f"--nodes from {min(counts):g}: the catalogue offers at most {most} "
                          "nodes", fix=f"consider counts up to {most}: --nodes 1..{most}")
     offers = machine_entries([(m.name, m.profile) for m in cat.machines], machine)
-    from perfmodel.apps.run import constants
-
-    fit, size = constants(model, on, timings, where, set_values, saved, size, weak,
-                          columns=options.columns(columns))
     if cat.machines:
         axes = {"machine": np.arange(len(cat.machines), dtype=np.float64),
                 "nodes": np.asarray(counts, dtype=np.float64)}
@@ -116,22 +119,33 @@ def plan(
         if target.kind == "speedup" and ref not in axes["node"]:
             axes["node"] = np.sort(np.append(axes["node"], ref))
     grid = Grid(axes, cat, machines=offers)
-    result, seconds = timed_sweep(fit, prof, grid, size, weak, level, bar=not json_out)
-    answer = make_plan(result, target, runners)
     from perfmodel.cli import plan_view
-    from perfmodel.whatif import decisive
-    from perfmodel.whatif.sweep import sweep
 
-    said = decisive.plan_across(
-        prof, grid, answer.chosen,
-        lambda other, on_grid: make_plan(sweep(fit, other, on_grid, size=size, weak=weak,
-                                               level=level), target, runners).chosen,
-        lambda i: plan_view.configuration(answer.sweep, cat, i))
+    if app_model is None:
+        result, seconds, name = moved_timings(timings, where, columns, machine, grid, level)
+        answer = make_plan(result, target, runners)
+        said = []
+    else:
+        from perfmodel.apps.run import constants
+        from perfmodel.whatif import decisive
+        from perfmodel.whatif.sweep import sweep
+
+        model, prof, on = model_on(app_model, machine)
+        fit, size = constants(model, on, timings, where, set_values, saved, size, weak,
+                              columns=options.columns(columns))
+        result, seconds = timed_sweep(fit, prof, grid, size, weak, level, bar=not json_out)
+        answer = make_plan(result, target, runners)
+        name = model.name
+        said = decisive.plan_across(
+            prof, grid, answer.chosen,
+            lambda other, on_grid: make_plan(sweep(fit, other, on_grid, size=size, weak=weak,
+                                                   level=level), target, runners).chosen,
+            lambda i: plan_view.configuration(answer.sweep, cat, i))
     if json_out:
-        emit_json({**plan_view.summary(answer, cat, model.name, str(machine), seconds),
+        emit_json({**plan_view.summary(answer, cat, name, str(machine), seconds),
                    "decisive_assumptions": [d.to_dict() for d in said]})
     else:
-        plan_view.render(answer, cat, model.name, str(machine), seconds)
+        plan_view.render(answer, cat, name, str(machine), seconds)
         from perfmodel.cli.tables import decisive as assumption_lines
 
         assumption_lines(said)

@@ -12,6 +12,7 @@ from perfmodel.cli.common import (
     emit_json,
     machine_entries,
     model_on,
+    moved_timings,
     timed_sweep,
 )
 from perfmodel.errors import InputError
@@ -23,17 +24,18 @@ EXAMPLES = [
     "perfmodel whatif nbody --machine calibration/beowulf-1995.toml --candidates "
     "data/catalogues/beowulf-1995.toml --fit data/seeds/beowulf-1995-apps.csv --where "
     "code=nbody --vary nodes=1..16 --vary network=all --json",
-    "perfmodel whatif ppm --machine calibration/beowulf-1995.toml --fit "
-    "data/seeds/beowulf-1995-apps.csv --where code=ppm --where use=fit --vary nodes=1..16 "
-    "--vary machine=calibration/beowulf-ii.toml,calibration/sci-cluster.toml",
+    "perfmodel whatif --fit data/alaska-apps/ib-gcc9-openmpi4-ucx/cp2k --where "
+    "figure=cp2k_time --machine calibration/alaska-edr.toml --vary "
+    "machine=calibration/alaska-roce.toml --vary nodes=1,2,4,8,16",
 ]
 """Run by tests/test_help.py: each must work from the repository's root."""
 
 
 def whatif(
-    app_model: options.App,
     machine: Annotated[Path, options.machine(
-        "The machine profile the sweep starts from (its fabric).")],
+        "The machine profile the sweep starts from (its fabric), the one --fit's times were "
+        "measured on.")],
+    app_model: options.OptionalWhatifApp = None,
     vary: Annotated[list[str] | None, typer.Option(
         "--vary", metavar="AXIS=VALUES",
         help="An axis and its values: nodes=1..1024, channels=1,2,3, "
@@ -97,46 +99,54 @@ def whatif(
     from perfmodel.whatif.axes import parse_vary
 
     axes = parse_vary(vary or [], cat)
-    model, prof, on = model_on(app_model, machine)
     from perfmodel.whatif.axes import machine_offers
 
     named = machine_offers(vary or [], cat)
     machines = machine_entries(named, machine)
     if named:
         axes["machine"] = [float(j) for j in range(len(named))]
-    from perfmodel.apps.run import constants
-
-    fit, size = constants(model, on, timings, where, set_values, saved, size, weak,
-                          columns=options.columns(columns))
     grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()}, cat,
                 machines=machines)
     start = time.perf_counter()
-    result, seconds = timed_sweep(fit, prof, grid, size, weak, level,
-                                   bar=not (json_out or csv_out))
+    if app_model is None:
+        if set_values or saved is not None or size is not None or weak:
+            raise InputError("--set, --from, --size and --scaling weak give a model's constants",
+                             fix="give APP, or drop them to move the timings themselves")
+        result, seconds, name = moved_timings(timings, where, columns, machine, grid, level)
+        rows, wire, said = np.empty(0, dtype=np.intp), np.empty(0), []
+    else:
+        model, prof, on = model_on(app_model, machine)
+        from perfmodel.apps.run import constants
+
+        fit, size = constants(model, on, timings, where, set_values, saved, size, weak,
+                              columns=options.columns(columns))
+        start = time.perf_counter()
+        result, seconds = timed_sweep(fit, prof, grid, size, weak, level,
+                                       bar=not (json_out or csv_out))
+        name = model.name
     from perfmodel.cli import whatif_view
 
     if plot is not None:
         from perfmodel.cli import figures
 
-        figures.write(plot, figures.sweep_figure(result, model.name, machine.stem), force=force)
+        figures.write(plot, figures.sweep_figure(result, name, machine.stem), force=force)
     if csv_out:
         whatif_view.csv_rows(result)
         return
-    from perfmodel.whatif.analysis import link_rows
-    from perfmodel.whatif.sweep import wire_share
+    if app_model is not None:
+        from perfmodel.whatif import decisive
+        from perfmodel.whatif.analysis import link_rows
+        from perfmodel.whatif.axes import namer
+        from perfmodel.whatif.sweep import sweep, wire_share
 
-    rows = link_rows(result)
-    wire = wire_share(fit, prof, result, rows, size, weak)
-    from perfmodel.whatif import decisive
-    from perfmodel.whatif.axes import namer
-    from perfmodel.whatif.sweep import sweep
-
-    said = decisive.across(prof, result, lambda other, on_grid: sweep(
-        fit, other, on_grid, size=size, weak=weak, band=False), worth, namer(grid))
+        rows = link_rows(result)
+        wire = wire_share(fit, prof, result, rows, size, weak)
+        said = decisive.across(prof, result, lambda other, on_grid: sweep(
+            fit, other, on_grid, size=size, weak=weak, band=False), worth, namer(grid))
     total = time.perf_counter() - start
     if json_out:
         emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire, said))
     else:
-        whatif_view.render(result, model.name, str(machine), seconds, worth, share, top, rows,
+        whatif_view.render(result, name, str(machine), seconds, worth, share, top, rows,
                            wire, total, said)
 
