@@ -105,27 +105,56 @@ def score(ra: object, rb: object, a_machine: object, b_machine: object, r: float
     return len(counts), errs, cover, list(moved.time_hi / moved.time_lo)
 
 
+WITH_B = ("B = A", "A × T_B(n*) / T_A(n*)", PERFMODEL)
+"""The methods given B's own run at the smallest count both ran, n*: no change, A's times
+scaled by B's over A's at n*, and perfmodel with ``--on-fit`` (B's run sets its nodes' work)."""
+
+
+def score_with_b(ra: object, rb: object, a_machine: object, b_machine: object
+                 ) -> tuple[int, dict[str, list[float]], list[bool], list[float]]:
+    """As :func:`score`, with B's run at n* given (``predict --on-fit``), scored at the
+    counts beyond n*."""
+    from perfmodel.apps.transfer import move, runs
+
+    a = {int(n): float(t) for n, t in zip(ra.nodes, ra.time, strict=True)}   # type: ignore[attr-defined]
+    b = {int(n): float(t) for n, t in zip(rb.nodes, rb.time, strict=True)}   # type: ignore[attr-defined]
+    first = min(set(a) & set(b))
+    counts = sorted(n for n in set(a) & set(b) if n > first)
+    per = rb.per_node   # type: ignore[attr-defined]
+    only = runs([first], [first * per], [b[first]])
+    moved = move(ra, a_machine, b_machine, 0.95, counts, on_b=only)   # type: ignore[arg-type]
+    errs: dict[str, list[float]] = {k: [] for k in WITH_B}
+    for n, mine in zip(counts, moved.time, strict=True):
+        for k, p in {"B = A": a[n], "A × T_B(n*) / T_A(n*)": a[n] * b[first] / a[first],
+                     PERFMODEL: float(mine)}.items():
+            errs[k].append(abs(p / b[n] - 1))
+    cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in
+             zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
+    return len(counts), errs, cover, list(moved.time_hi / moved.time_lo)
+
+
 class Tally:
     """Every directed pair's scores, kept for the table's last row."""
 
-    def __init__(self) -> None:
-        self.errs: dict[str, list[float]] = {k: [] for k in NAMES}
+    def __init__(self, names: tuple[str, ...] = NAMES) -> None:
+        self.names = names
+        self.errs: dict[str, list[float]] = {k: [] for k in names}
         self.inside: list[bool] = []
         self.widths: list[float] = []
 
     def row(self, got: tuple[int, dict[str, list[float]], list[bool], list[float]]) -> str:
         """Keep one pair's scores (from :func:`score`); its cells, from the points on."""
         points, errs, cover, width = got
-        for k in NAMES:
+        for k in self.names:
             self.errs[k] += errs[k]
         self.inside += cover
         self.widths += width
-        return (f"{points} | " + " | ".join(f"{np.median(errs[k]):.1%}" for k in NAMES)
+        return (f"{points} | " + " | ".join(f"{np.median(errs[k]):.1%}" for k in self.names)
                 + f" | {sum(cover)}/{len(cover)} | ×{np.median(width):.2f} |")
 
     def total(self) -> str:
-        return (f"{len(self.errs[NAMES[0]])} | "
-                + " | ".join(f"{np.median(self.errs[k]):.1%}" for k in NAMES)
+        return (f"{len(self.errs[self.names[0]])} | "
+                + " | ".join(f"{np.median(self.errs[k]):.1%}" for k in self.names)
                 + f" | {np.mean(self.inside):.0%} | ×{np.median(self.widths):.2f} |")
 
 
@@ -160,6 +189,18 @@ def main() -> None:
                                         machines[src], machines[dst], r))
                 print(f"| {instance} | {src} → {dst} (r {r:.2f}) | {code} | {cells}")
     print(f"| all | | | {tally.total()}")
+    print(f"\n{'### ' if args.markdown else ''}Given B's own run at the smallest count both ran "
+          "(`predict --on-fit`)\n")
+    print("| A → B | runs | " + " | ".join(WITH_B) + " | 95 % range covers | median width |")
+    print("|---" * (len(WITH_B) + 4) + "|")
+    given = Tally(WITH_B)
+    for pair in INSTANCES.values():
+        for src, dst in (pair, pair[::-1]):
+            for code in CODES:
+                cells = given.row(score_with_b(timed[(code, src)], timed[(code, dst)],
+                                               machines[src], machines[dst]))
+                print(f"| {src} → {dst} | {code} | {cells}")
+    print(f"| all | | {given.total()}")
     environments(args.markdown)
 
 
@@ -192,6 +233,13 @@ def environments(markdown: bool) -> None:
             cells = tally.row(score(timed[src], timed[dst], machines[src], machines[dst], r))
             print(f"| {src} → {dst} (r {r:.2f}) | {cells}")
     print(f"| all | {tally.total()}")
+    given = Tally(WITH_B)
+    for src in FLUX_ENVS:
+        for dst in FLUX_ENVS:
+            if src != dst:
+                given.row(score_with_b(timed[src], timed[dst], machines[src], machines[dst]))
+    print("\ngiven B's own run at 4 nodes (`predict --on-fit`), every ordered pair: | "
+          + " | ".join(WITH_B) + " | range | width |\n| all | " + given.total())
 
 
 if __name__ == "__main__":

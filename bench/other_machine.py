@@ -139,6 +139,18 @@ def main() -> None:
     for src, dst in (("IB", "RoCE"), ("RoCE", "IB")):
         untimed(every_run[src], every_run[dst], machines[src], machines[dst],
                 lat[dst] / lat[src], f"{src} → {dst}", args.markdown)
+    from cloud_pairs import WITH_B, Tally, score_with_b
+
+    print(f"\n{'### ' if args.markdown else ''}Given B's own one-node run (`predict "
+          "--on-fit`)\n")
+    print("| A → B | points | " + " | ".join(WITH_B) + " | 95 % range covers | median width |")
+    print("|---" * (len(WITH_B) + 4) + "|")
+    for src, dst in (("IB", "RoCE"), ("RoCE", "IB")):
+        given = Tally(WITH_B)
+        for app in sorted(set(every_run[src]) & set(every_run[dst])):
+            given.row(score_with_b(every_run[src][app], every_run[dst][app], machines[src],
+                                   machines[dst]))
+        print(f"| {src} → {dst} | {given.total()}")
 
 
 def untimed(a_runs: dict[str, object], b_runs: dict[str, object], a: object, b: object,

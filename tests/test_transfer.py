@@ -147,3 +147,50 @@ def test_bad_requests_are_one_line_and_exit_2(args, said) -> None:
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 2, res.output
     assert said in res.output and "Traceback" not in res.output
+
+
+def test_b_own_runs_set_how_its_nodes_do_the_work(machines) -> None:
+    """A code whose work takes 1.5 times as long on B's nodes, its overhead latency-bound:
+    from A's runs and B's at the smallest count alone (1 node, or 2 where A's overhead there
+    is moved by the network first), B's times at every count come back exactly."""
+    a, b = machines
+    n = np.array([1.0, 2, 4, 8, 16])
+    on_a = _synthetic(a, n, 100.0, 2e6)
+    on_b = 1.5 * 100.0 / n + 2e6 * float(b.message(8.0)) * np.log2(n)
+    timed = runs(n, 32 * n, on_a)
+    for first in (0, 1):
+        got = move(timed, a, b, on_b=runs(n[first:first + 1], 32 * n[first:first + 1],
+                                           on_b[first:first + 1]))
+        assert got.time == pytest.approx(on_b, rel=1e-9)
+        assert got.node_ratio == pytest.approx(1.5, rel=1e-9)
+        assert any("B's own run at" in s for s in got.notes)
+    plain = move(timed, a, b)
+    assert plain.node_ratio == 1.0 and plain.time[0] == pytest.approx(on_a[0], rel=1e-12)
+
+
+@pytest.mark.parametrize(("b_nodes", "per", "said"), [
+    ([32.0], 32, "share no node count"),
+    ([1.0], 16, "processes a node"),
+])
+def test_b_runs_that_cannot_set_the_work_are_refused(machines, b_nodes, per, said) -> None:
+    a, b = machines
+    n = np.array([1.0, 2, 4])
+    bn = np.array(b_nodes)
+    with pytest.raises(InputError, match=said):
+        move(runs(n, 32 * n, 100.0 / n), a, b, on_b=runs(bn, per * bn, np.ones(len(bn))))
+
+
+def test_on_fit_from_the_command_line(tmp_path: Path) -> None:
+    b_runs = tmp_path / "b.csv"
+    b_runs.write_text("nodes,processes,time_s,figure\n1,32,700,cp2k_time\n")
+    r = CliRunner().invoke(app, ["predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"),
+                                 "--where", "figure=cp2k_time", "--machine", str(EDR), "--on",
+                                 str(ROCE), "--on-fit", str(b_runs), "--nodes", "1,16",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["rows"][0]["time"] == pytest.approx(700.0, rel=1e-9)   # B's own run, back
+    assert any("B's own run at 1 node" in s for s in doc["notes"])
+    r = CliRunner().invoke(app, ["predict", "ppm", "--fit", str(b_runs), "--machine", str(EDR),
+                                 "--on", str(ROCE), "--on-fit", str(b_runs)])
+    assert r.exit_code == 2 and "without APP" in r.output

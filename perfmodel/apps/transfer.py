@@ -167,11 +167,42 @@ def node_ratio(a: Machine, b: Machine) -> tuple[float, str]:
                      f"{fb / 1e9:.3g} Gflop/s a process (each profile's node)")
 
 
+def on_b_ratio(timed: Runs, on_b: Runs, r: float) -> tuple[float, str]:
+    """How B's nodes do the work, from the code's own runs on B: at the smallest count both ran,
+    n*, B's time is the work moved by k plus A's overhead there moved by ``r``, so
+    k = (T_B(n*) − r · overhead_A(n*)) / work_A(n*) (at A's smallest count, the whole time's
+    ratio); and the sentence that says so."""
+    common = np.intersect1d(timed.nodes, on_b.nodes)
+    if on_b.per_node != timed.per_node:
+        raise InputError(f"B's runs place {on_b.per_node:g} processes a node, A's "
+                         f"{timed.per_node:g}", fix="give B's runs of the same placement")
+    if common.size == 0:
+        raise InputError(f"B's runs ({format_counts(on_b.nodes)} nodes) share no node count "
+                         f"with A's ({format_counts(timed.nodes)})",
+                         fix="run the code on B at a count A ran, the smallest one best")
+    ns = float(common[0])
+    n0, t0 = float(timed.nodes.min()), float(timed.time[np.argmin(timed.nodes)])
+    work = t0 * n0 / ns
+    t_a = float(timed.time[timed.nodes == ns][0])
+    t_b = float(on_b.time[on_b.nodes == ns][0])
+    k = (t_b - r * max(t_a - work, 0.0)) / work
+    if not k > 0:
+        raise InputError(f"B's run at {ns:g} nodes ({t_b:.3g} s) is faster than A's overhead "
+                         f"there moved to B alone", fix="check that B's runs are the same "
+                                                        "code and input as A's")
+    return k, (f"B's own run at {ns:g} node{'s' if ns != 1 else ''} ({t_b:.3g} s, A: "
+                     f"{t_a:.3g} s) sets how B's nodes do the work: ×{k:.3g} (its time less "
+                     "A's overhead there moved to B, over A's work there)")
+
+
 def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
-         nodes: Sequence[float] | None = None, size_hi: float = SIZE_HI) -> Moved:
+         nodes: Sequence[float] | None = None, size_hi: float = SIZE_HI,
+         on_b: Runs | None = None) -> Moved:
     """The times of ``timed`` (measured on ``a``) on ``b``, at the node counts ``nodes`` (every
     count measured when None).  A count not timed on A is extrapolated there first
-    (:func:`extrapolated`), its interval carried into the range, and said."""
+    (:func:`extrapolated`), its interval carried into the range, and said.  ``on_b``: runs of
+    the same code on B, which set how B's nodes do the work (:func:`on_b_ratio`) in place of
+    the profiles' flop rates."""
     if not 0.5 <= level < 1:
         raise InputError(f"level {level:g} is not a coverage", fix="e.g. 0.95")
     order = np.argsort(timed.nodes)
@@ -198,18 +229,20 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     r = float(message_ratio(a, b, SMALL)[()])
     span = message_ratio(a, b, np.geomspace(SMALL, size_hi, SIZES))
     lo_r, hi_r = min(1.0, float(span.min())), max(1.0, float(span.max()))
-    k, said_node = node_ratio(a, b)
+    k, said_node = node_ratio(a, b) if on_b is None else on_b_ratio(timed, on_b, r)
     work_b = work * k
     z = NormalDist().inv_cdf(0.5 + level / 2)
-    widen = math.exp(z * timed.scatter)
+    scatter = timed.scatter if on_b is None else math.hypot(timed.scatter, on_b.scatter)
+    widen = math.exp(z * scatter)
     notes = [*timed.notes, said_node,
              f"the overhead beyond the smallest run's work shared perfectly moves by B's "
              f"time for a message of {format_size(SMALL)} over A's: {r:.3g}",
              f"the range: none to all of the overhead is the network, its messages of "
              f"{format_size(SMALL)} to {format_size(size_hi)} (assumed; B/A from "
              f"{lo_r:.3g} to {hi_r:.3g}), "
-             f"widened by {z:.2f} × the run-to-run scatter {timed.scatter:.1%} "
-             f"({timed.scatter_source})"]
+             f"widened by {z:.2f} × the run-to-run scatter {scatter:.1%} "
+             f"({timed.scatter_source}"
+             + ("" if on_b is None else f"; with B's runs' {on_b.scatter:.1%}") + ")"]
     if n0 > 1:
         notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
                      "as work, which does not move (a lower bound on what moves)")
@@ -224,7 +257,7 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
                      f"{every[i]:.3g} s on B if all of it is messages of "
                      f"{format_size(size_hi)})")
     return Moved(n, p, t, work, overhead, time, low / widen, high * widen, work_b,
-                 overhead * r, r, (lo_r, hi_r), k, level, timed.scatter, tuple(notes),
+                 overhead * r, r, (lo_r, hi_r), k, level, scatter, tuple(notes),
                  measured)
 
 

@@ -37,6 +37,11 @@ def predict(
         "--on", metavar="PROFILE",
         help="Predict on this machine profile the code --fit timed on --machine (without "
              "APP: no model, the timings' overhead moved by the network).")] = None,
+    on_fit: Annotated[Path | None, typer.Option(
+        "--on-fit", metavar="TIMINGS",
+        help="Runs of the same code on B (without APP): at the smallest count both ran, "
+             "they set how B's nodes do its work, in place of the profiles' flop rates "
+             "(read with the same --where and --columns).")] = None,
     nodes: Annotated[options.Counts | None, options.nodes(
         "Node (process) counts to predict: 1,2,4,8,16 or 1..64 (without APP: those the "
         "timings have, by default all of them).")] = None,
@@ -62,7 +67,10 @@ def predict(
     mapping = options.columns(columns)
     if app_model is None:
         return elsewhere(timings, where, machine, other, channels, link_speed, level, json_out,
-                         nodes, mapping)
+                         nodes, mapping, on_fit)
+    if on_fit is not None:
+        raise InputError("--on-fit moves a code's own timings (without APP)",
+                         fix="drop APP to move the timings, or drop --on-fit")
     nodes = nodes if nodes is not None else NODES
     if saved is not None and (timings is not None or set_values):
         raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
@@ -157,7 +165,7 @@ def predict(
 def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | None,
               other: Path | None, channels: int | None, link_speed: float | None,
               level: float, json_out: bool, nodes: options.Counts | None,
-              columns: dict[str, str] | None = None) -> None:
+              columns: dict[str, str] | None = None, on_fit: Path | None = None) -> None:
     """``predict --fit T --machine A --on B`` without a model: the code's times moved from A
     to B (:mod:`perfmodel.apps.transfer`)."""
     if timings is None or machine is None:
@@ -178,7 +186,10 @@ def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | Non
     target = other if other is not None else machine
     b = changed(load(target), channels=channels, line_rate=link_speed, path=target,
                 fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
-    result = move(runs, a, b, level, nodes)
+    if on_fit is not None and other is None:
+        raise InputError("--on-fit gives runs on B", fix="give --on B too")
+    on_b = read_runs(on_fit, parse_where(where or []), columns) if on_fit is not None else None
+    result = move(runs, a, b, level, nodes, on_b=on_b)
     if json_out:
         emit_json({"timings": str(timings), "machine": str(machine), "on": str(target),
                    **result.to_dict()})
