@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from perfmodel.apps.transfer import SCATTER, move, read_runs, runs
+from perfmodel.apps.transfer import ELSEWHERE, SCATTER, move, read_runs, runs
 from perfmodel.cli.app import app
 from perfmodel.errors import InputError
 from perfmodel.machine import Machine
@@ -52,6 +52,9 @@ def test_the_same_machine_leaves_every_time_as_measured(machines) -> None:
     got = move(runs(n, 16 * n, t), a, a)
     assert got.time == pytest.approx(t, rel=1e-12)
     assert np.all(got.time_lo < t) and np.all(t < got.time_hi)
+    # the same machine (its link speed changed, say): only the scatter widens the range
+    assert got.time_lo == pytest.approx(t / math.exp(1.959964 * SCATTER), rel=1e-5)
+    assert not any("what else differs" in s for s in got.notes)
 
 
 def test_the_range_brackets_the_network_share_and_is_never_far_below_the_point(machines) -> None:
@@ -59,9 +62,12 @@ def test_the_range_brackets_the_network_share_and_is_never_far_below_the_point(m
     n = np.array([1.0, 2, 4, 8])
     t = np.array([100.0, 60.0, 40.0, 35.0])
     got = move(runs(n, 32 * n, t), a, b)
-    widen = math.exp(1.959964 * SCATTER)
+    # two machines: the scatter (assumed, no count run twice) and what else differs between
+    # them (assumed), in quadrature
+    widen = math.exp(1.959964 * math.hypot(SCATTER, ELSEWHERE))
     # none of the overhead is the network: A's own time, less the scatter
     assert got.time_lo == pytest.approx(t / widen, rel=1e-5)
+    assert any("what else differs between the two machines" in s for s in got.notes)
     assert np.all(got.time_hi > got.time) and np.all(got.time_lo >= got.time / 10)
     assert got.ratio_span[0] == 1.0 and got.ratio_span[1] > got.ratio
 

@@ -53,6 +53,10 @@ SIZE_HI = 65536.0
 """The largest message size the range allows the overhead to be made of (assumed)."""
 SIZES = 16
 """Message sizes the range's ratio is searched over, spaced evenly in log size."""
+ELSEWHERE = 0.05
+"""What else differs between two machines — their software stack, placement, the day of the
+runs — as a relative standard deviation of the time, assumed: no ping-pong measures it (the
+same "few per cent" as :data:`SCATTER`); said beside every range it widens."""
 SCATTER = 0.05
 """Run-to-run scatter assumed where no count was run twice (a few per cent is what repeated
 runs of one code on one machine typically show; said beside the answer)."""
@@ -233,7 +237,8 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     work_b = work * k
     z = NormalDist().inv_cdf(0.5 + level / 2)
     scatter = timed.scatter if on_b is None else math.hypot(timed.scatter, on_b.scatter)
-    widen = math.exp(z * scatter)
+    elsewhere = a.profile.name != b.profile.name
+    widen = math.exp(z * math.hypot(scatter, ELSEWHERE if elsewhere else 0.0))
     notes = [*timed.notes, said_node,
              f"the overhead beyond the smallest run's work shared perfectly moves by B's "
              f"time for a message of {format_size(SMALL)} over A's: {r:.3g}",
@@ -242,7 +247,10 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
              f"{lo_r:.3g} to {hi_r:.3g}), "
              f"widened by {z:.2f} × the run-to-run scatter {scatter:.1%} "
              f"({timed.scatter_source}"
-             + ("" if on_b is None else f"; with B's runs' {on_b.scatter:.1%}") + ")"]
+             + ("" if on_b is None else f"; with B's runs' {on_b.scatter:.1%}") + ")"
+             + (f" and what else differs between the two machines, {ELSEWHERE:.0%} (assumed: "
+                "their software, placement and day, which no ping-pong measures)"
+                if elsewhere else "")]
     if n0 > 1:
         notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
                      "as work, which does not move (a lower bound on what moves)")
