@@ -104,12 +104,17 @@ def sweep_figure(sweep: Sweep, app: str, machine: str) -> Any:
     left.set_yscale("log")
     plain(left, "y")
     left.set_ylabel(what)
-    left.set_title(f"{app} on {machine}: the model" + (", shaded: 95 % band of the fit"
-                                                      if banded else
-                                                      " (constants exact: no band)"))
+    if sweep.moved:
+        left.set_title(f"{app} from {machine}: its timings moved, shaded: 95 % range")
+        share.set_ylabel("overhead share of the time (%)")
+        share.set_title("overhead: communication and synchronisation")
+    else:
+        left.set_title(f"{app} on {machine}: the model" + (", shaded: 95 % band of the fit"
+                                                          if banded else
+                                                          " (constants exact: no band)"))
+        share.set_ylabel("communication share of the time (%)")
+        share.set_title("communication share (model)")
     left.legend(fontsize=7)
-    share.set_ylabel("communication share of the time (%)")
-    share.set_title("communication share (model)")
     if sweep.cost is not None:
         right = axes[2]
         cat = sweep.grid.catalogue

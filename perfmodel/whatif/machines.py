@@ -130,7 +130,7 @@ def across(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = No
                  _joined([p.lo for p in parts]), _joined([p.hi for p in parts]),
                  {k: _joined([p.terms[k] for p in parts]) for k in TERMS},
                  _joined([p.speedup for p in parts]), base, weak, offered_price(grid, cfg),
-                 Joined.of([p.extrapolation for p in parts]), tuple(notes), tuple(parts))
+                 Joined.of([p.extrapolation for p in parts]), tuple(notes), parts=tuple(parts))
 
 
 def offered_price(grid: Grid, cfg: Mapping[str, FloatArray]) -> FloatArray | None:

@@ -219,6 +219,9 @@ class Sweep:
     sizes the profile was calibrated on (None: nothing was fitted or calibrated)."""
     notes: tuple[str, ...] = ()
     """What the sweep assumed that changes its answer (a node taken to be another's)."""
+    moved: bool = False
+    """Timings moved to each machine, no model: the band is the move's range, and the
+    communication term is the whole overhead (:mod:`perfmodel.whatif.timed`)."""
     parts: tuple[Sweep, ...] = ()
     """Across machines (a ``machine`` axis), each machine's own sweep of the other axes, in
     the axis's order: these arrays are theirs laid end to end."""

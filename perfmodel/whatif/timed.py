@@ -76,7 +76,7 @@ def across_timings(timed: Runs, profile: Profile, grid: Grid, level: float = 0.9
     outside = Extrapolation(cfg["nodes"], span, np.full(grid.size, math.nan), (0.0, math.inf),
                             profile=profile.name)
     return Sweep(grid, cfg, time, lo, hi, terms, speed, base, False, offered_price(grid, cfg),
-                 outside, tuple(notes))
+                 outside, tuple(notes), moved=True)
 
 
 def _first(per_machine: list[list[str]], note: str) -> int:
