@@ -85,24 +85,38 @@ def rule(a: dict[int, float], n: int, r: float) -> dict[str, float]:
     return {"B = A": a[n], "A × (1 − f + f·r)": a[n] * (1.0 - f + f * r)}
 
 
-def score(ra: object, rb: object, a_machine: object, b_machine: object, r: float
-          ) -> tuple[int, dict[str, list[float]], list[bool], list[float]]:
+Scores = tuple[int, dict[str, list[float]], list[bool], list[float]]
+"""One directed pair's points, each method's errors, whether B's time lay in perfmodel's
+range, and the range's widths."""
+
+
+def least(r: object) -> dict[int, float]:
+    """A code's least time at each node count (a :class:`perfmodel.apps.transfer.Runs`)."""
+    return {int(n): float(t) for n, t in zip(r.nodes, r.time, strict=True)}   # type: ignore[attr-defined]
+
+
+def _scored(moved: object, b: dict[int, float], guesses: dict[int, dict[str, float]]
+            ) -> Scores:
+    """perfmodel's ``moved`` and the baselines' ``guesses`` (by count) against B's times."""
+    counts = sorted(guesses)
+    errs: dict[str, list[float]] = {}
+    for n, mine in zip(counts, moved.time, strict=True):   # type: ignore[attr-defined]
+        for k, p in {**guesses[n], PERFMODEL: float(mine)}.items():
+            errs.setdefault(k, []).append(abs(p / b[n] - 1))
+    cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in   # type: ignore[attr-defined]
+             zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]   # type: ignore[attr-defined]
+    return len(counts), errs, cover, list(moved.time_hi / moved.time_lo)   # type: ignore[attr-defined]
+
+
+def score(ra: object, rb: object, a_machine: object, b_machine: object, r: float) -> Scores:
     """One directed pair: A's runs ``ra`` moved onto B and scored against B's ``rb`` at the
-    counts both ran beyond A's smallest, beside the two baselines: the points, each method's
-    errors, whether B's time lay in perfmodel's range, and the range's widths."""
+    counts both ran beyond A's smallest, beside the two baselines (:func:`rule`)."""
     from perfmodel.apps.transfer import move
 
-    a = {int(n): float(t) for n, t in zip(ra.nodes, ra.time, strict=True)}   # type: ignore[attr-defined]
-    b = {int(n): float(t) for n, t in zip(rb.nodes, rb.time, strict=True)}   # type: ignore[attr-defined]
+    a, b = least(ra), least(rb)
     counts = sorted(n for n in set(a) & set(b) if n > min(a))
     moved = move(ra, a_machine, b_machine, 0.95, counts)   # type: ignore[arg-type]
-    errs: dict[str, list[float]] = {k: [] for k in NAMES}
-    for n, mine in zip(counts, moved.time, strict=True):
-        for k, p in {**rule(a, n, r), PERFMODEL: float(mine)}.items():
-            errs[k].append(abs(p / b[n] - 1))
-    cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in
-             zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
-    return len(counts), errs, cover, list(moved.time_hi / moved.time_lo)
+    return _scored(moved, b, {n: rule(a, n, r) for n in counts})
 
 
 WITH_B = ("B = A", "A × T_B(n*) / T_A(n*)", PERFMODEL)
@@ -110,27 +124,19 @@ WITH_B = ("B = A", "A × T_B(n*) / T_A(n*)", PERFMODEL)
 scaled by B's over A's at n*, and perfmodel with ``--on-fit`` (B's run sets its nodes' work)."""
 
 
-def score_with_b(ra: object, rb: object, a_machine: object, b_machine: object
-                 ) -> tuple[int, dict[str, list[float]], list[bool], list[float]]:
+def score_with_b(ra: object, rb: object, a_machine: object, b_machine: object) -> Scores:
     """As :func:`score`, with B's run at n* given (``predict --on-fit``), scored at the
     counts beyond n*."""
     from perfmodel.apps.transfer import move, runs
 
-    a = {int(n): float(t) for n, t in zip(ra.nodes, ra.time, strict=True)}   # type: ignore[attr-defined]
-    b = {int(n): float(t) for n, t in zip(rb.nodes, rb.time, strict=True)}   # type: ignore[attr-defined]
+    a, b = least(ra), least(rb)
     first = min(set(a) & set(b))
     counts = sorted(n for n in set(a) & set(b) if n > first)
     per = rb.per_node   # type: ignore[attr-defined]
-    only = runs([first], [first * per], [b[first]])
-    moved = move(ra, a_machine, b_machine, 0.95, counts, on_b=only)   # type: ignore[arg-type]
-    errs: dict[str, list[float]] = {k: [] for k in WITH_B}
-    for n, mine in zip(counts, moved.time, strict=True):
-        for k, p in {"B = A": a[n], "A × T_B(n*) / T_A(n*)": a[n] * b[first] / a[first],
-                     PERFMODEL: float(mine)}.items():
-            errs[k].append(abs(p / b[n] - 1))
-    cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in
-             zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
-    return len(counts), errs, cover, list(moved.time_hi / moved.time_lo)
+    moved = move(ra, a_machine, b_machine, 0.95, counts,   # type: ignore[arg-type]
+                 on_b=runs([first], [first * per], [b[first]]))
+    return _scored(moved, b, {n: {"B = A": a[n], WITH_B[1]: a[n] * b[first] / a[first]}
+                              for n in counts})
 
 
 class Tally:
@@ -142,7 +148,7 @@ class Tally:
         self.inside: list[bool] = []
         self.widths: list[float] = []
 
-    def row(self, got: tuple[int, dict[str, list[float]], list[bool], list[float]]) -> str:
+    def row(self, got: Scores) -> str:
         """Keep one pair's scores (from :func:`score`); its cells, from the points on."""
         points, errs, cover, width = got
         for k in self.names:

@@ -69,11 +69,6 @@ def runs(partition: str) -> dict[str, object]:
     return out
 
 
-def least(r) -> dict[int, float]:
-    """A code's least time at each node count (a :class:`perfmodel.apps.transfer.Runs`)."""
-    return {int(n): float(t) for n, t in zip(r.nodes, r.time, strict=True)}
-
-
 def latency(partition: str) -> float:
     """One-way seconds of an 8-byte message, as osu_latency measured it there."""
     from perfmodel.readers import read
@@ -83,11 +78,6 @@ def latency(partition: str) -> float:
     return float(np.interp(LATENCY_SIZE, t.size, t.time))
 
 
-def predict(a: dict[int, float], n: int, r: float) -> dict[str, float]:
-    f = float(np.clip(1.0 - a[1] / (n * a[n]), 0.0, 1.0)) if 1 in a else 0.0
-    return {"B = A": a[n], "A × (1 − f + f·r)": a[n] * (1.0 - f + f * r)}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true")
@@ -95,52 +85,31 @@ def main() -> None:
     if not DATA.is_dir():
         print(f"skipped: no alaska data at {DATA} (the project's ../shared/datasets)")
         return
-    from perfmodel.apps.transfer import move
     from perfmodel.machine import Machine
     from perfmodel.machine.profile import load
 
     every_run = {net: runs(part) for net, part in NETWORKS.items()}
-    times = {net: {code: least(r) for code, r in got.items()} for net, got in every_run.items()}
     machines = {net: Machine(load(path)) for net, path in PROFILES.items()}
     lat = {net: latency(part) for net, part in NETWORKS.items()}
     print(f"one-way latency at {LATENCY_SIZE:g} B: "
           + ", ".join(f"{net} {v * 1e6:.2f} µs" for net, v in lat.items()))
+    from cloud_pairs import NAMES, WITH_B, Tally, score, score_with_b
+
     for src, dst in (("IB", "RoCE"), ("RoCE", "IB")):
         r = lat[dst] / lat[src]
         print(f"\n{'### ' if args.markdown else ''}{src} → {dst} (latency ratio r = {r:.2f})\n")
-        names = ("B = A", "A × (1 − f + f·r)", PERFMODEL)
-        print("| series | points | " + " | ".join(names) + " | 95 % range covers | "
+        print("| series | points | " + " | ".join(NAMES) + " | 95 % range covers | "
               "median width |")
-        print("|---" * (len(names) + 4) + "|")
-        every: dict[str, list[float]] = {k: [] for k in names}
-        inside: list[bool] = []
-        widths: list[float] = []
-        for app in sorted(set(times[src]) & set(times[dst])):
-            a, b = times[src][app], times[dst][app]
-            counts = sorted(n for n in set(a) & set(b) if n > 1)
-            errs: dict[str, list[float]] = {k: [] for k in names}
-            moved = move(every_run[src][app], machines[src], machines[dst], 0.95, counts)
-            cover = [bool(lo <= b[int(n)] <= hi) for n, lo, hi in
-                     zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
-            width = list(moved.time_hi / moved.time_lo)
-            for n, mine in zip(counts, moved.time, strict=True):
-                for k, p in {**predict(a, n, r), PERFMODEL: float(mine)}.items():
-                    errs[k].append(abs(p / b[n] - 1))
-            for k in names:
-                every[k] += errs[k]
-            inside += cover
-            widths += width
-            print(f"| {app} | {len(counts)} | "
-                  + " | ".join(f"{np.median(errs[k]):.1%}" for k in names)
-                  + f" | {sum(cover)}/{len(cover)} | ×{np.median(width):.2f} |")
-        print(f"| all | {len(every[names[0]])} | "
-              + " | ".join(f"{np.median(every[k]):.1%}" for k in names)
-              + f" | {np.mean(inside):.0%} | ×{np.median(widths):.2f} |")
+        print("|---" * (len(NAMES) + 4) + "|")
+        tally = Tally()
+        for app in sorted(set(every_run[src]) & set(every_run[dst])):
+            cells = tally.row(score(every_run[src][app], every_run[dst][app], machines[src],
+                                    machines[dst], r))
+            print(f"| {app} | {cells}")
+        print(f"| all | {tally.total()}")
     for src, dst in (("IB", "RoCE"), ("RoCE", "IB")):
         untimed(every_run[src], every_run[dst], machines[src], machines[dst],
                 lat[dst] / lat[src], f"{src} → {dst}", args.markdown)
-    from cloud_pairs import WITH_B, Tally, score_with_b
-
     print(f"\n{'### ' if args.markdown else ''}Given B's own one-node run (`predict "
           "--on-fit`)\n")
     print("| A → B | points | " + " | ".join(WITH_B) + " | 95 % range covers | median width |")

@@ -146,6 +146,16 @@ def ensure_extrap() -> Path:
     return ensure_venv(VENV, "extrap")
 
 
+EXTRAP_MODES = (("default", "extrap"), ("time_x_p", "extrap_tp"))
+"""Extra-P's two modes as the benches run it, and the key each one's predictions go under."""
+
+
+def extrap_modes(series: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Extra-P on ``series`` in each of :data:`EXTRAP_MODES`, in its own environment."""
+    python = ensure_extrap()
+    return [extrap(python, series, mode) for mode, _ in EXTRAP_MODES]
+
+
 def extrap(python: Path, series: list[dict[str, object]], mode: str) -> dict[str, object]:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     start = time.perf_counter()
@@ -211,9 +221,7 @@ def main() -> None:
                       "predict": targets})
     tools = ["perfmodel", "amdahl", "usl"]
     if not args.no_extrap:
-        python = ensure_extrap()
-        for mode, key in (("default", "extrap"), ("time_x_p", "extrap_tp")):
-            doc = extrap(python, xp_in, mode)
+        for (mode, key), doc in zip(EXTRAP_MODES, extrap_modes(xp_in), strict=True):
             for row, res in zip(rows, doc["results"], strict=True):
                 row[key] = res.get("predictions", [None] * len(row["targets"]))
                 row[key + "_formula"] = res.get("formula", res.get("error", ""))

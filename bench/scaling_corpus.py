@@ -178,7 +178,7 @@ def main() -> None:
     if args.calibrate:
         calibrate()
         return
-    from scaling_accuracy import amdahl, ensure_extrap, extrap, usl
+    from scaling_accuracy import EXTRAP_MODES, amdahl, extrap_modes, usl
 
     rows = []
     xp_in = []
@@ -198,9 +198,7 @@ def main() -> None:
                       "predict": [float(c) for c in q]})
     tools = ["perfmodel", "amdahl", "usl"]
     if not args.no_extrap:
-        python = ensure_extrap()
-        for mode, key in (("default", "extrap"), ("time_x_p", "extrap_tp")):
-            doc = extrap(python, xp_in, mode)
+        for (_, key), doc in zip(EXTRAP_MODES, extrap_modes(xp_in), strict=True):
             for row, res in zip(rows, doc["results"], strict=True):
                 got = res.get("predictions") or [None] * len(row["q"])
                 row[key] = np.array([math.nan if v is None else v for v in got], dtype=float)

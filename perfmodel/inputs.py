@@ -41,6 +41,9 @@ class Contribution:
     role: str
     rows: int
     said: str
+    kind: str = ""
+    """What a fabric table feeds, for :func:`gather` to find it again: ``both-ways`` (a
+    table both ways), ``inside`` (one pair inside one node), or ""."""
 
     def to_dict(self) -> dict[str, object]:
         return {"path": self.path, "table": self.table, "role": self.role, "rows": self.rows,
@@ -282,7 +285,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
     whole, notes = got.whole, got.notes
     if got.streams and all(t.pattern == "bidirectional" for t in got.streams):
         got.said = [replace(c, role="unused", rows=0, said=_BOTH_ALONE)
-                    if c.role == "fabric" and c.said.endswith(_BOTH_WAYS)
+                    if c.kind == "both-ways"
                     else c for c in got.said]
         got.streams = []
     if got.streams:
@@ -294,7 +297,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
     records = [*got.records, *(_record(t) for t in (*got.streams, *got.inside, *got.node))]
     if got.inside and not got.streams:
         got.said = [replace(c, role="unused", rows=0, said=_INSIDE_ALONE)
-                    if c.role == "fabric" and c.said == _INSIDE else c for c in got.said]
+                    if c.kind == "inside" else c for c in got.said]
         got.inside = []
     return Gathered(concat(got.used), tuple(records), notes + node_notes, _with_counts(whole),
                     tuple(got.said), node, tuple(got.used), tuple(whole), tuple(got.inside),
@@ -356,8 +359,8 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
     one node the link inside a node (to ``into.inside``, with the most ranks a job put on a
     node in ``into.box``), HPL, STREAM and HPCG the node (to ``into.node``); anything else
     nothing, with the reason."""
-    def out(role: str, why: str, rows: int = 0) -> Contribution:
-        return Contribution(str(path), table.label, role, rows, why)
+    def out(role: str, why: str, rows: int = 0, kind: str = "") -> Contribution:
+        return Contribution(str(path), table.label, role, rows, why, kind)
 
     if table.benchmark == "HPL" and "flop_rate" in table.extra:   # HPL's output, a perflog
         into.node.append(table)
@@ -407,7 +410,7 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
                                  "node's memory is not modelled")
         rows = table.take(table.size > 0)
         into.inside.append(rows)
-        return out("fabric", _INSIDE, len(rows))
+        return out("fabric", _INSIDE, len(rows), "inside")
     if where.where != "across":
         fix = " (give --ranks-per-node N or --nodes-per-job N)" if where.where == "unknown" else ""
         return out("unused", f"{where.describe()}{fix}")
@@ -419,7 +422,8 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
     also = f" ({each} streams a pair)" if each > 1 else ""
     ways = _BOTH_WAYS if table.pattern == "bidirectional" else ""
     return out("fabric", f"the fabric: {where.pairs} pair{'s' if where.pairs > 1 else ''}"
-                         f"{also} {where.describe()}{ways}", len(rows))
+                         f"{also} {where.describe()}{ways}", len(rows),
+               "both-ways" if ways else "")
 
 
 def _with_counts(tables: Sequence[Measurements]) -> Measurements:

@@ -294,17 +294,19 @@ def format_size(nbytes: float) -> str:
 _LADDERS: dict[str, tuple[tuple[str, float], ...]] = {
     "time": (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)),
     "rate": (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3), ("B/s", 1.0)),
+    "flops": (("Pflop/s", 1e15), ("Tflop/s", 1e12), ("Gflop/s", 1e9), ("Mflop/s", 1e6),
+              ("flop/s", 1.0)),
 }
 
 
-def _unit_for(value: float, kind: Literal["time", "rate"]) -> tuple[str, float]:
+def _unit_for(value: float, kind: Literal["time", "rate", "flops"]) -> tuple[str, float]:
     """The unit to show ``value`` in, chosen after rounding (so 0.999999 ms reads 1 ms)."""
     a = abs(float(f"{value:.3g}"))
     ladder = _LADDERS[kind]
     return next(((u, f) for u, f in ladder if a >= f), ladder[-1])
 
 
-def _format(value: float, kind: Literal["time", "rate"]) -> str:
+def _format(value: float, kind: Literal["time", "rate", "flops"]) -> str:
     if not math.isfinite(value):
         return "—"
     unit, f = _unit_for(value, kind)
@@ -428,10 +430,7 @@ def format_flop_rate(rate: float) -> str:
     >>> format_flop_rate(4.5e6), format_flop_rate(1.2e9), format_flop_rate(800.0)
     ('4.5 Mflop/s', '1.2 Gflop/s', '800 flop/s')
     """
-    for unit, k in (("Pflop/s", 1e15), ("Tflop/s", 1e12), ("Gflop/s", 1e9), ("Mflop/s", 1e6)):
-        if rate >= k:
-            return f"{rate / k:.3g} {unit}"
-    return f"{rate:.3g} flop/s"
+    return _format(rate, "flops")
 
 
 def format_line_rate(bytes_per_s: float) -> str:

@@ -96,10 +96,7 @@ def test_sacct_allocation_rows_count_without_steps() -> None:
     ("JobID|NNodes|NTasks|Elapsed\n5|2|64|soon\n", "elapsed is 'soon'"),
 ])
 def test_bad_sacct_records_are_one_line(tmp_path: Path, text: str, what: str) -> None:
-    f = tmp_path / "acct.txt"
-    f.write_text(text)
-    code, out = cli("scaling", str(f))
-    assert code == 2 and what in out and "Traceback" not in out, out
+    out = refused(tmp_path / "acct.txt", text, what)
     assert out.count("\n") <= 1
 
 
@@ -135,10 +132,16 @@ def test_extrap_two_parameters(tmp_path: Path) -> None:
     ("PARAMETER p\nPOINTS 1 2\nCOLOUR red\nDATA 1\n", "not an Extra-P field"),
 ])
 def test_bad_extrap_input_is_one_line(tmp_path: Path, text: str, what: str) -> None:
-    f = tmp_path / "in.txt"
-    f.write_text(text)
-    code, out = cli("scaling", str(f))
+    refused(tmp_path / "in.txt", text, what)
+
+
+def refused(path: Path, text: str, what: str) -> str:
+    """``perfmodel scaling`` on a file of ``text``: refused (exit 2, no traceback) with
+    ``what`` said; its output."""
+    path.write_text(text)
+    code, out = cli("scaling", str(path))
     assert code == 2 and what in out and "Traceback" not in out, out
+    return out
 
 
 TABLE = """# a user's own timing table

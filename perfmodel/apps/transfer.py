@@ -159,16 +159,14 @@ def message_ratio(a: Machine, b: Machine, sizes: Any) -> FloatArray:
 
 
 def node_ratio(a: Machine, b: Machine) -> tuple[float, str]:
-    """How much longer B's node takes for the same work (A's flop rate over B's), and what
-    it rests on; 1 where either profile has no node (the same nodes assumed, said)."""
-    na, nb = a.profile.node, b.profile.node
-    if na is None or nb is None:
-        return 1.0, ("the nodes are taken to be the same: "
-                     + ("neither profile" if na is None and nb is None else
-                        "one profile") + " has a node (HPL or STREAM), so the work is not moved")
-    fa, fb = (float(np.asarray(m.node_values["flop_rate"])) for m in (a, b))
-    return fa / fb, (f"the work moves by the nodes' flop rates: {fa / 1e9:.3g} against "
-                     f"{fb / 1e9:.3g} Gflop/s a process (each profile's node)")
+    """How much longer B's node takes for the same work (A's flop rate over B's,
+    :func:`~perfmodel.machine.hardware.node_speed`), and what it rests on; 1 where the
+    nodes are taken to be the same (said)."""
+    from perfmodel.machine.hardware import node_speed
+
+    speed, said = node_speed(a.profile, b.profile)
+    return (1.0 / speed if speed is not None else 1.0), \
+        (said or "the nodes' flop rates are the same: the work is not moved")
 
 
 def on_b_ratio(timed: Runs, on_b: Runs, r: float) -> tuple[float, str]:

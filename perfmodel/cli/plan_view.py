@@ -14,7 +14,7 @@ from perfmodel.plain import jsonable
 from perfmodel.units import format_change, format_number, format_share, format_time
 from perfmodel.whatif import analysis
 from perfmodel.whatif.axes import LABELS, axis_text, named, namer
-from perfmodel.whatif.catalogue import Catalogue, price_parts
+from perfmodel.whatif.catalogue import Catalogue, machine_price_parts, price_parts
 from perfmodel.whatif.plan import Plan
 from perfmodel.whatif.sweep import Sweep
 
@@ -47,9 +47,8 @@ def configuration(s: Sweep, cat: Catalogue, i: int) -> str:
 def _parts(s: Sweep, cat: Catalogue, d: Any) -> dict[str, float]:
     """A configuration's price by part (a machine offer's: its nodes, its switch, fixed)."""
     if "machine" in d:
-        offer = cat.machines[cat.machine_index(namer(s.grid)("machine", d["machine"]))]
-        return {"nodes": d["nodes"] * offer.node_price, "switches": offer.switch_price,
-                "fixed": cat.fixed_price}
+        offer = cat.machine_index(namer(s.grid)("machine", d["machine"]))
+        return machine_price_parts(cat, offer, d["nodes"])
     return price_parts(cat, d["nodes"], int(d["node"]), int(d["network"]), d["channels"])
 
 

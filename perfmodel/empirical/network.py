@@ -123,9 +123,17 @@ def _weighted(fit: ScalingFit, least: float = 1e-4) -> list[tuple[Candidate, flo
 
 def _moved(fit: FormFit, base: Machine, new: Machine, size: float, q: FloatArray
            ) -> tuple[FloatArray, FloatArray, dict[str, FloatArray]]:
-    parts, _ = _split(fit, q)
+    """A form's terms at ``q`` before and after the move, and each term's ratio."""
+    parts, _, moved, ratios = _moving(fit, base, new, size, q)
+    return parts, moved, ratios
+
+
+def _moving(fit: FormFit, base: Machine, new: Machine, size: float, q: FloatArray
+            ) -> tuple[FloatArray, NDArray[np.bool_], FloatArray, dict[str, FloatArray]]:
+    """:func:`_moved`, with which terms are communication (one split of the form)."""
+    parts, mask = _split(fit, q)
     ratios = {t: _ratio(t, base, new, size, q) for t in fit.form.terms}
-    return parts, parts * np.stack([ratios[t] for t in fit.form.terms], axis=-1), ratios
+    return parts, mask, parts * np.stack([ratios[t] for t in fit.form.terms], axis=-1), ratios
 
 
 def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machine,
@@ -139,14 +147,15 @@ def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machi
     forms that fit the measured machine alike may put different shares of the time in
     communication."""
     q = pred.processes
-    logs, after = [], np.zeros_like(q)
+    logs, before, after = [], np.zeros_like(q), np.zeros_like(q)
     ratios: dict[str, FloatArray] = {}
     weights = []
     for c, w in _weighted(fit):
-        parts, moved, r = _moved(c.fit, base, new, size, q)
-        _, mask = _split(c.fit, q)
+        parts, mask, moved, r = _moving(c.fit, base, new, size, q)
         with np.errstate(divide="ignore", invalid="ignore"):
             logs.append(np.log(moved.sum(axis=-1) / parts.sum(axis=-1)))
+            one = (parts * mask).sum(axis=-1) / parts.sum(axis=-1)   # as comm_share has it
+            before += w * np.where(np.isfinite(one), one, 0.0)
             after += w * (moved * mask).sum(axis=-1) / moved.sum(axis=-1)
         weights.append(w)
         ratios.update({t: v for t, v in r.items() if t not in COMPUTE})
@@ -157,5 +166,4 @@ def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machi
     time = pred.time * np.exp(step)
     half = np.log(pred.hi / pred.time)
     wide = np.sqrt(half**2 + spread**2)
-    return Retarget(q, time, time * np.exp(-wide), time * np.exp(wide), comm_share(fit, q),
-                    after, ratios)
+    return Retarget(q, time, time * np.exp(-wide), time * np.exp(wide), before, after, ratios)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import InputError
-from perfmodel.units import MAX_LATENCY, MAX_RATE, MIN_RATE, line_rate_problem
+from perfmodel.units import (
+    MAX_LATENCY,
+    MAX_RATE,
+    MIN_RATE,
+    format_flop_rate,
+    line_rate_problem,
+)
 
 if TYPE_CHECKING:
     from perfmodel.machine.core import Machine
@@ -98,9 +105,12 @@ def changed(profile: Profile, *, channels: ArrayLike | None = None,
 def node_speed(fitted: Profile, other: Profile) -> tuple[float | None, str]:
     """How much faster ``other``'s node does the work timed on ``fitted``'s: the ratio of
     their flop rates (None where they are taken to be the same node), and the sentence that
-    says which."""
+    says which ("" where the rates are equal)."""
     a, b = fitted.node, other.node
     if a is None or b is None:
+        if a is None and b is None:
+            return None, ("the nodes are taken to be the same: neither profile has a node (HPL "
+                          "or STREAM), so the work is not moved")
         return None, (f"the nodes are taken to be the same: {other.name} has no node (HPL or "
                       f"STREAM), so {fitted.name}'s stands in" if b is None else
                       f"the nodes are taken to be the same: {fitted.name} has no node (HPL "
@@ -108,17 +118,24 @@ def node_speed(fitted: Profile, other: Profile) -> tuple[float | None, str]:
     fa, fb = float(a.values["flop_rate"]), float(b.values["flop_rate"])
     if math.isclose(fa, fb, rel_tol=1e-9):
         return None, ""
-    from perfmodel.units import format_flop_rate as _flops
-
     assumed = [p.name for p in (fitted, other) if p.node is not None and any(
         e.name == "flop_rate" and e.status == "assumed" for e in p.node.params)]
     rests = f"; {' and '.join(assumed)}'s flop rate is assumed, and the ratio with it" \
         if assumed else ""
-    return fb / fa, (f"{other.name}'s node does the work fitted in seconds {fb / fa:.3g}× as "
-                     f"fast: flop rates {_flops(fb)} against {_flops(fa)} a process (each "
-                     f"profile's node{rests}); terms that cost their work on the node use its "
-                     "rates")
+    return fb / fa, (f"{other.name}'s node does the work {fb / fa:.3g}× as fast as "
+                     f"{fitted.name}'s: flop rates {format_flop_rate(fb)} against "
+                     f"{format_flop_rate(fa)} a process (each profile's node{rests}); terms "
+                     "that cost their work on the node use its rates")
 
+
+def on_other(fitted: Profile, other: Profile) -> tuple[Profile, float | None, str]:
+    """``other`` as a code fitted or timed on ``fitted`` is costed there: its profile, with
+    ``fitted``'s node where it has none; how much faster its node does the work
+    (:func:`node_speed`); and the sentence that says which."""
+    speed, said = node_speed(fitted, other)
+    if other.node is None and fitted.node is not None:
+        other = replace(other, node=fitted.node)
+    return other, speed, said
 
 
 def _first(values: FloatArray, where: NDArray[np.bool_]) -> str:

@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.network import models as registry
 from perfmodel.network.fit import NetworkModel
+from perfmodel.units import format_line_rate, format_size
 
 FloatArray = NDArray[np.float64]
 
@@ -223,7 +224,7 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95,
             lo, hi = np.where(wider > 0, t * np.exp(-half), lo), \
                 np.where(wider > 0, t * np.exp(half), hi)
         one, four = (float(extrapolation_half(np.array([r]), 1.0, level)[0]) for r in (2, 16))
-        notes.append(f"past the largest size calibrated ({_size(hi_size)}) the range widens, "
+        notes.append(f"past the largest size calibrated ({format_size(hi_size)}) the range widens, "
                      f"×{math.exp(one):.2f} each way at twice it, ×{math.exp(four):.2f} at 16 "
                      "times: how far real ping-pong series strayed from a law fitted below "
                      "them (bench/p2p_corpus.py)")
@@ -232,14 +233,14 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95,
         lo = np.where(capped, np.minimum(m / ceiling, t), lo)
         if np.any(capped):
             notes.append(f"the range's lower end is held at the line rate, "
-                         f"{ceiling * 8 / 1e9:.3g} Gb/s: no message goes faster")
+                         f"{format_line_rate(ceiling)}: no message goes faster")
     return Prediction(m, t, lo, hi, extrapolated, level, tuple(notes))
 
 
-def _size(nbytes: float) -> str:
-    from perfmodel.units import format_size
-
-    return format_size(nbytes)
+def predict_on(profile: Any, sizes: ArrayLike, level: float = 0.95) -> Prediction:
+    """:func:`predict` on a machine profile's point-to-point law, its interval held under the
+    profile's line rate (:func:`line_ceiling`)."""
+    return predict(profile.network, sizes, level, line_ceiling(profile))
 
 
 def line_ceiling(profile: Any) -> float | None:

@@ -78,9 +78,13 @@ def spans(lines: list[int]) -> str:
     return shown + (", …" if len(lines) > SKIPPED_SHOWN else "")
 
 
-def built(tables: Iterable[Table]) -> tuple[Measurements, ...]:
-    """Every table of a file built (:meth:`Table.build`), those left without a row dropped."""
-    return tuple(t for t in (table.build() for table in tables) if t is not None)
+def built(tables: Iterable[Table], notes: Iterable[str] = ()) -> tuple[Measurements, ...]:
+    """Every table of a file built (:meth:`Table.build`), those left without a row dropped;
+    ``notes``, what reading the whole file left out, said on each."""
+    every, said = list(tables), list(notes)
+    for table in every:
+        table.notes.extend(said)
+    return tuple(t for t in (table.build() for table in every) if t is not None)
 
 
 @dataclass

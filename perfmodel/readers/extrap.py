@@ -168,9 +168,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     if not_times:
         notes.append(f"metrics left out, their values not times of 1 ps to 11.6 days: "
                      f"{', '.join(sorted(not_times))}")
-    for table in tables.values():
-        table.notes.extend(notes)
-    out = built(tables.values())
+    out = built(tables.values(), notes)
     if not out:
         raise InputError("Extra-P input with no metric that can be a time"
                          + (f" ({', '.join(sorted(not_times))})" if not_times else ""),

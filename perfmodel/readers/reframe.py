@@ -108,9 +108,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     if failed:
         said.append(f"{len(failed)} figures ReFrame could not extract (logged as None) left "
                     f"out (lines {spans(failed)})")
-    for table in tables.values():
-        table.notes.extend(said)
-    out = built(tables.values())
+    out = built(tables.values(), said)
     if not out:
         kinds = ", ".join(sorted(other)) or "no figure"
         raise InputError(f"a ReFrame perflog of {kinds}: no run time and no HPL Gflops to read",

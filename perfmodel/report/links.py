@@ -35,7 +35,7 @@ def _points(ctx: Context, prof: Any, path: Path) -> tuple[np.ndarray, np.ndarray
 
 
 def throughput_section(sec: SectionSpec, ctx: Context) -> Section:
-    from perfmodel.network.predict import predict
+    from perfmodel.network.predict import predict_on
 
     paths: Sequence[Path] = sec.options["profiles"]
     profs = [ctx.profile(p) for p in paths]
@@ -45,12 +45,12 @@ def throughput_section(sec: SectionSpec, ctx: Context) -> Section:
     lo = min([ends[0]] + [float(x[0].min()) for x in pts if x])
     hi = max([ends[1]] + [float(x[0].max()) for x in pts if x])
     dense = _dense(lo, hi)
-    preds = [predict(pr.network, dense) for pr in profs]
+    preds = [predict_on(pr, dense) for pr in profs]
     xs, marks = _marks(sec, "size")
     table_sizes = np.asarray(sorted({1.0, 512.0, 8192.0, 262144.0, 4194304.0}
                                     | {float(m) for x in pts if x for m in x[0]}))
     out: list[Block] = [sec.text]
-    cols = [predict(pr.network, table_sizes) for pr in profs]
+    cols = [predict_on(pr, table_sizes) for pr in profs]
     head = ["size"]
     for pr, pt in zip(profs, pts, strict=True):
         head.append(f"{pr.name} (model)")

@@ -186,7 +186,7 @@ def profile_section(sec: SectionSpec, ctx: Context) -> Section:
 
 def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     from perfmodel.network.models import evaluate
-    from perfmodel.network.predict import predict
+    from perfmodel.network.predict import predict_on
 
     single = ctx.gather(files, prof.layout).data
     data = single.sorted_by_size()
@@ -201,7 +201,7 @@ def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
                                "residual"], rows, right=(1, 2, 3, 4, 5))]
     lo, hi = float(data.size.min()), float(data.size.max())
     dense = _dense(lo / 2, hi * 2)
-    pred = predict(net, dense)
+    pred = predict_on(prof, dense)
 
     exact = net.dof == 0
 
@@ -251,9 +251,9 @@ def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
 
 
 def _prediction(prof: Any, sizes: Sequence[float]) -> list[Block]:
-    from perfmodel.network.predict import line_ceiling, predict
+    from perfmodel.network.predict import predict_on
 
-    pred = predict(prof.network, np.asarray(sizes, dtype=np.float64), 0.95, line_ceiling(prof))
+    pred = predict_on(prof, np.asarray(sizes, dtype=np.float64))
     rows = []
     for i, m in enumerate(pred.size):
         band = "—" if not math.isfinite(pred.time_lo[i]) else \

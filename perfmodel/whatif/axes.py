@@ -72,7 +72,7 @@ def parse_vary(items: Sequence[str], cat: Catalogue | None = None) -> dict[str, 
         if axis in out:
             raise InputError(f"--vary gives {name} twice", fix="give each axis once")
         if axis == "machine":
-            out[axis] = [float(j) for j in range(len(machine_paths([item])))]
+            out[axis] = [float(j) for j in range(len(machine_offers([item], cat)))]
         elif axis in ("node", "network"):
             out[axis] = entries(axis, values, cat)
         elif axis in ("nodes", "channels"):

@@ -239,6 +239,14 @@ def machine_price(cat: Catalogue, offers: ArrayLike, nodes: ArrayLike) -> FloatA
     return np.asarray(np.where(q <= most, total, np.nan), dtype=np.float64)
 
 
+def machine_price_parts(cat: Catalogue, offer: int, nodes: float) -> dict[str, float]:
+    """``nodes`` nodes of machine offer ``offer``: its price by part, as
+    :func:`machine_price` adds them up."""
+    m = cat.machines[offer]
+    return {"nodes": nodes * m.node_price, "switches": m.switch_price,
+            "fixed": cat.fixed_price}
+
+
 def price_parts(cat: Catalogue, nodes: float, node: int, network: int, channels: float
                 ) -> dict[str, float]:
     """One configuration's price by part: nodes, NICs, switches, fixed."""
@@ -287,20 +295,28 @@ def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
                    "write [machines.NAME] with profile, node_price, max_nodes and source",
                    "machines")
     machines = tuple(_machine(k, v, fail, path) for k, v in (machines_doc or {}).items())
-    if machines and nodes_doc is None and nets_doc is None:
-        fixed = _number(doc, "fixed_price", fail, None, default=0.0)
-        if fixed and not _text(doc, "fixed_source", fail, None):
-            raise fail("fixed_price has no fixed_source", "say where the fixed price comes "
-                                                          "from", "fixed_price")
-        return Catalogue(name=name, currency=currency, reference="", nodes=(), networks=(),
-                         fixed_price=fixed,
-                         source=_text(doc, "source", fail, None, required=True),
-                         description=_text(doc, "description", fail, None), path=path,
-                         notes=_notes(doc, fail), machines=machines)
-    if machines:
-        raise fail("the catalogue offers both whole machines and node types or networks",
-                   "offer either [machines.NAME] or [nodes.NAME] with [networks.NAME], in "
-                   "two catalogues", "machines")
+    kit: tuple[str, tuple[NodeType, ...], tuple[NetworkOption, ...]] = ("", (), ())
+    if not (machines and nodes_doc is None and nets_doc is None):
+        if machines:
+            raise fail("the catalogue offers both whole machines and node types or networks",
+                       "offer either [machines.NAME] or [nodes.NAME] with [networks.NAME], in "
+                       "two catalogues", "machines")
+        kit = _kit(doc, nodes_doc, nets_doc, fail)
+    reference, nodes, networks = kit
+    fixed = _number(doc, "fixed_price", fail, None, default=0.0)
+    if fixed and not _text(doc, "fixed_source", fail, None):
+        raise fail("fixed_price has no fixed_source", "say where the fixed price comes from",
+                   "fixed_price")
+    return Catalogue(name=name, currency=currency, reference=reference, nodes=nodes,
+                     networks=networks, fixed_price=fixed,
+                     source=_text(doc, "source", fail, None, required=True),
+                     description=_text(doc, "description", fail, None), path=path,
+                     notes=_notes(doc, fail), machines=machines)
+
+
+def _kit(doc: Mapping[str, Any], nodes_doc: Any, nets_doc: Any, fail: Any
+         ) -> tuple[str, tuple[NodeType, ...], tuple[NetworkOption, ...]]:
+    """A catalogue's reference node type, its node types and its network options, checked."""
     if not isinstance(nodes_doc, dict) or not nodes_doc:
         raise fail("no [nodes.NAME] tables", "give at least one node type, or offer whole "
                                              "machines as [machines.NAME]")
@@ -322,15 +338,7 @@ def loads_doc(doc: Mapping[str, Any], text: str, path: str) -> Catalogue:
                    "reference")
     if all(n.price is None for n in nodes):
         raise fail("no node type has a price", "give at least one node type a price")
-    fixed = _number(doc, "fixed_price", fail, None, default=0.0)
-    if fixed and not _text(doc, "fixed_source", fail, None):
-        raise fail("fixed_price has no fixed_source", "say where the fixed price comes from",
-                   "fixed_price")
-    return Catalogue(name=name, currency=currency, reference=reference, nodes=nodes,
-                     networks=networks, fixed_price=fixed,
-                     source=_text(doc, "source", fail, None, required=True),
-                     description=_text(doc, "description", fail, None), path=path,
-                     notes=_notes(doc, fail), machines=machines)
+    return reference, nodes, networks
 
 
 def _notes(doc: Mapping[str, Any], fail: Any) -> tuple[str, ...]:

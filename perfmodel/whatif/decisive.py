@@ -193,38 +193,22 @@ def whatif(profile: Profile, base: Any, rerun: Callable[[Profile], Any], worth: 
     return search(profile, differs)
 
 
-def across(profile: Profile, base: Any, sweep_on: Callable[[Profile, Any], Any],
-           worth: float, text: Callable[[str, float], str]) -> list[Decisive]:
-    """:func:`whatif` for a sweep with a machine axis or without: ``sweep_on(profile, grid)``
-    sweeps a grid on a profile.  Across machines, each machine's assumptions are tried on its
-    own entry of the grid, each named by its machine
-    (:func:`~perfmodel.whatif.machines.each_machine`)."""
-    from dataclasses import replace as named
-
-    from perfmodel.whatif.machines import each_machine
-
-    out = []
-    for label, own, on in each_machine(profile, base.grid):
-        def rerun(other: Profile, on: Any = on) -> Any:
-            return sweep_on(*on(other))
-        out += [named(d, machine=label) for d in whatif(own, base, rerun, worth, text)]
-    return out
-
-
-def plan_across(profile: Profile, grid: Any, chosen: int | None,
-                replan: Callable[[Profile, Any], int | None], text: Callable[[int], str]
-                ) -> list[Decisive]:
-    """:func:`plan` for a plan's grid with a machine axis or without: ``replan(profile,
-    grid)`` plans again and gives the index chosen."""
+def per_machine(profile: Profile, grid: Any, search: Callable[[Profile, Callable[..., Any]],
+                                                                list[Decisive]],
+                again: Callable[[Profile, Any], Any]) -> list[Decisive]:
+    """An assumption search (:func:`whatif` or :func:`plan`, as ``search(profile, rerun)``)
+    on a grid with a machine axis or without: ``again(profile, grid)`` sweeps or plans a grid
+    on a profile.  Across machines, each machine's assumptions are tried on its own entry of
+    the grid, each named by its machine (:func:`~perfmodel.whatif.machines.each_machine`)."""
     from dataclasses import replace as named
 
     from perfmodel.whatif.machines import each_machine
 
     out = []
     for label, own, on in each_machine(profile, grid):
-        def rerun(other: Profile, on: Any = on) -> int | None:
-            return replan(*on(other))
-        out += [named(d, machine=label) for d in plan(own, chosen, rerun, text, grid.size)]
+        def rerun(other: Profile, on: Any = on) -> Any:
+            return again(*on(other))
+        out += [named(d, machine=label) for d in search(own, rerun)]
     return out
 
 

@@ -29,23 +29,21 @@ FloatArray = NDArray[np.float64]
 
 def entry(grid: Grid, j: int, profile: Profile) -> Profile:
     """Machine ``j`` of ``grid``'s machines (``profile``, the one fitted on, where the entry
-    is None); without a node of its own, it takes ``profile``'s."""
+    is None); without a node of its own, it takes ``profile``'s
+    (:func:`~perfmodel.machine.hardware.on_other`)."""
+    from perfmodel.machine.hardware import on_other
+
     other = grid.machines[j][1]
-    if other is None:
-        return profile
-    return other if other.node is not None else replace(other, node=profile.node)
+    return profile if other is None else on_other(profile, other)[0]
 
 
 def node_of(grid: Grid, j: int, profile: Profile) -> tuple[float | None, str]:
-    """How machine ``j``'s node does the work fitted on ``profile``'s
-    (:func:`~perfmodel.machine.hardware.node_speed`), and the sentence, named by the
-    machine ("" for the fitted-on profile itself)."""
+    """How machine ``j``'s node does the work fitted on ``profile``'s, and the sentence
+    (:func:`~perfmodel.machine.hardware.node_speed`; "" for the fitted-on profile itself)."""
     from perfmodel.machine.hardware import node_speed
 
     other = grid.machines[j][1]
-    if other is None:
-        return None, ""
-    return node_speed(profile, other)
+    return (None, "") if other is None else node_speed(profile, other)
 
 
 def with_entry(grid: Grid, j: int, profile: Profile) -> Grid:

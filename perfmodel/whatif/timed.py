@@ -48,8 +48,7 @@ def across_timings(timed: Runs, profile: Profile, grid: Grid, level: float = 0.9
     n = len(counts)
     time, lo, hi = (np.empty(grid.size) for _ in range(3))
     work, over, speed = (np.empty(grid.size) for _ in range(3))
-    notes: list[str] = []
-    per_machine: list[list[str]] = []
+    said: list[tuple[str, tuple[str, ...]]] = []   # each machine's notes, by its label
     for k, j in enumerate(grid.axes["machine"].astype(int).tolist()):
         label, own = grid.machines[j]   # its own node or none: move says which
         moved = move(timed, a, Machine(own if own is not None else profile), level,
@@ -61,11 +60,11 @@ def across_timings(timed: Runs, profile: Profile, grid: Grid, level: float = 0.9
         one = np.flatnonzero(moved.nodes == 1.0)
         t1 = float(moved.time[one[0]]) if one.size else math.nan
         speed[part] = t1 / moved.time[at]
-        per_machine.append([f"{label}: {s}" for s in moved.notes])
-    shared = set.intersection(*(set(s.split(": ", 1)[1] for s in m) for m in per_machine))
-    for m in per_machine:   # what every machine says once; the rest by its machine
-        notes += [s for s in m if s.split(": ", 1)[1] not in shared and s not in notes]
-    notes = [OVERHEAD_NOTE, *sorted(shared, key=lambda s: _first(per_machine, s)), *notes]
+        said.append((label, moved.notes))
+    # what every machine says, once; the rest named by its machine
+    shared = set.intersection(*(set(n) for _, n in said))
+    notes = [OVERHEAD_NOTE, *(n for n in said[0][1] if n in shared),
+             *dict.fromkeys(f"{label}: {n}" for label, m in said for n in m if n not in shared)]
     cfg = grid.flat()
     zero = np.zeros(grid.size)
     terms = {k: zero for k in TERMS} | {"compute": work, "communication": over}
@@ -78,8 +77,3 @@ def across_timings(timed: Runs, profile: Profile, grid: Grid, level: float = 0.9
     return Sweep(grid, cfg, time, lo, hi, terms, speed, base, False, offered_price(grid, cfg),
                  outside, tuple(notes), moved=True)
 
-
-def _first(per_machine: list[list[str]], note: str) -> int:
-    """Where a shared note first stands in the first machine's notes (to keep their order)."""
-    said = [s.split(": ", 1)[1] for s in per_machine[0]]
-    return said.index(note) if note in said else len(said)

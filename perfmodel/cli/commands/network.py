@@ -93,9 +93,9 @@ def network(
                          fix="give --processes too")
     if pairs is None and channels is None and senders is None and link_speed is None \
             and processes is None:
-        from perfmodel.network.predict import line_ceiling, predict
+        from perfmodel.network.predict import predict_on
 
-        pred = predict(prof.network, list(sizes), level, line_ceiling(prof))
+        pred = predict_on(prof, list(sizes), level)
         if json_out:
             emit_json(render.prediction_doc(prof, pred))
         else:

@@ -136,11 +136,12 @@ def plan(
         result, seconds = timed_sweep(fit, prof, grid, size, weak, level, bar=not json_out)
         answer = make_plan(result, target, runners)
         name = model.name
-        said = decisive.plan_across(
-            prof, grid, answer.chosen,
+        said = decisive.per_machine(
+            prof, grid, lambda own, rerun: decisive.plan(
+                own, answer.chosen, rerun, lambda i: plan_view.configuration(answer.sweep, cat,
+                                                                             i), grid.size),
             lambda other, on_grid: make_plan(sweep(fit, other, on_grid, size=size, weak=weak,
-                                                   level=level), target, runners).chosen,
-            lambda i: plan_view.configuration(answer.sweep, cat, i))
+                                                   level=level), target, runners).chosen)
     if json_out:
         emit_json({**plan_view.summary(answer, cat, name, str(machine), seconds),
                    "decisive_assumptions": [d.to_dict() for d in said]})

@@ -118,11 +118,9 @@ def predict(
         fit = replace(fit, notes=(node_note, *fit.notes))
     speed = None
     if other is not None:   # fitted on A as measured; costed on B, with the hardware changes
-        from perfmodel.machine.hardware import node_speed
+        from perfmodel.machine.hardware import on_other
 
-        b = load(other)
-        speed, node_said = node_speed(prof, b)
-        prof = b if b.node is not None else replace(b, node=prof.node)   # no node: A's
+        prof, speed, node_said = on_other(prof, load(other))   # no node: A's
         on = changed(prof, channels=channels, line_rate=link_speed, work_speed=speed,
                      path=other, fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
         if node_said:
@@ -181,14 +179,16 @@ def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | Non
     from perfmodel.machine.hardware import FABRIC_FIX, changed
     from perfmodel.machine.profile import load
 
-    runs = read_runs(timings, parse_where(where or []), columns)
-    a = Machine(load(machine))
-    target = other if other is not None else machine
-    b = changed(load(target), channels=channels, line_rate=link_speed, path=target,
-                fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
     if on_fit is not None and other is None:
         raise InputError("--on-fit gives runs on B", fix="give --on B too")
-    on_b = read_runs(on_fit, parse_where(where or []), columns) if on_fit is not None else None
+    labels = parse_where(where or [])
+    runs = read_runs(timings, labels, columns)
+    a = Machine(load(machine))
+    target = other if other is not None else machine
+    b = changed(load(other) if other is not None else a.profile, channels=channels,
+                line_rate=link_speed, path=target,
+                fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
+    on_b = read_runs(on_fit, labels, columns) if on_fit is not None else None
     result = move(runs, a, b, level, nodes, on_b=on_b)
     if json_out:
         emit_json({"timings": str(timings), "machine": str(machine), "on": str(target),

@@ -101,10 +101,7 @@ def whatif(
     axes = parse_vary(vary or [], cat)
     from perfmodel.whatif.axes import machine_offers
 
-    named = machine_offers(vary or [], cat)
-    machines = machine_entries(named, machine)
-    if named:
-        axes["machine"] = [float(j) for j in range(len(named))]
+    machines = machine_entries(machine_offers(vary or [], cat), machine)
     grid = Grid({k: np.asarray(v, dtype=np.float64) for k, v in axes.items()}, cat,
                 machines=machines)
     start = time.perf_counter()
@@ -141,8 +138,10 @@ def whatif(
 
         rows = link_rows(result)
         wire = wire_share(fit, prof, result, rows, size, weak)
-        said = decisive.across(prof, result, lambda other, on_grid: sweep(
-            fit, other, on_grid, size=size, weak=weak, band=False), worth, namer(grid))
+        said = decisive.per_machine(
+            prof, grid, lambda own, rerun: decisive.whatif(own, result, rerun, worth,
+                                                           namer(grid)),
+            lambda other, on_grid: sweep(fit, other, on_grid, size=size, weak=weak, band=False))
     total = time.perf_counter() - start
     if json_out:
         emit_json(whatif_view.summary(result, seconds, worth, share, top, rows, wire, said))
