@@ -248,7 +248,10 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
          machines: float = 0.5) -> tuple[Selection, Measurements, list[str], Measurements | None]:
     """The point-to-point law of the ping-pong rows: fitted to every table together, unless
     a table's times sit apart from the others' at the same sizes by more than ``share``
-    (median: another benchmark's way of timing, another run); then the law is fitted to one
+    (median: another benchmark's way of timing, another MPI) and the tables are not all runs
+    of one benchmark (the same tool, version and header comments: those are pooled, their
+    median ruling, as a user's repeats should); then
+    the law is fitted to one
     table alone, the one of most distinct sizes (then of least median error), the others
     named with how far apart they sit (beyond ``machines``, as far as two machines' can be:
     on one alaska partition OSU and IMB sit 3-55 % apart, across partitions 17-591 %, so this
@@ -260,6 +263,12 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
     offsets = _apart(tables)
     if max(abs(o) for o in offsets) <= share:
         return selection, data, [], None
+    if len({(t.format, t.benchmark, t.version, t.comments) for t in tables}) == 1:   # repeats
+        spread = math.expm1(max(offsets) - min(offsets))
+        return selection, data, [
+            f"the {len(tables)} runs of {tables[0].benchmark} sit up to {spread:.0%} apart at "
+            "the same sizes (run to run, or other node pairs): the law is fitted to all of "
+            "them, and inside its sizes a profile follows their median at each"], None
     said = "; ".join(f"{t.source} {math.expm1(o):+.0%}" for t, o in zip(tables, offsets,
                                                                          strict=True))
     spread = math.expm1(max(offsets) - min(offsets))

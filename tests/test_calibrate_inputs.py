@@ -287,3 +287,33 @@ def test_a_profile_keeps_its_rank_layout_and_a_report_reads_the_inputs_so(
         "nodes_per_job = 2", "nodes_per_job = 0"))
     refused = invoke_in(tmp_path, ["network", str(bad), "--sizes", "8B"])
     assert refused.exit_code == 2 and "layout" in refused.output
+
+
+def test_repeated_runs_of_one_benchmark_are_pooled_and_the_profile_follows_their_median(
+        tmp_path: Path) -> None:
+    """Three runs of osu_latency that sit far apart (×0.6, ×1, ×1.8: other node pairs, a noisy
+    cloud) are one benchmark's repeats: the law is fitted to all 3 × 21 rows, said, and inside
+    the sizes the profile gives their median at each size — the middle run's times."""
+    import numpy as np
+
+    src = ROOT / "tests" / "fixtures" / "benchmarks" / "osu_latency.txt"
+    lines = src.read_text().splitlines()
+    rows = [ln.split() for ln in lines if ln and not ln.startswith("#")]
+    head = [ln for ln in lines if ln.startswith("#")]
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for i, k in enumerate((0.6, 1.0, 1.8)):
+        body = [f"{s:<10}{float(t) * k:>16.2f}" for s, t in rows]
+        (folder / f"osu_latency-{i}.out").write_text("\n".join(["", *head, *body]) + "\n")
+    doc = _calibrate(tmp_path, str(folder))
+    assert doc["fit"]["n_points"] == 3 * len(rows)
+    (note,) = [n for n in doc["notes"] if n.startswith("the 3 runs of")]
+    assert "fitted to all of them" in note
+    got = invoke_in(tmp_path, ["calibrate", str(folder), "--name", "runs", "--quiet"])
+    assert got.exit_code == 0, got.output
+    from perfmodel.machine.profile import load
+
+    net = load(tmp_path / "calibration" / "runs.toml").network
+    sizes = np.array([float(s) for s, _ in rows])
+    middle = np.array([round(float(t), 2) for _, t in rows]) * 1e-6
+    assert net.time(sizes) == pytest.approx(middle, rel=1e-9)

@@ -1,6 +1,7 @@
 """Prediction intervals hold what they promise, never go negative, and flag extrapolation."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -66,12 +67,45 @@ def test_interval_uses_student_t_at_the_fit_dof() -> None:
     from scipy import stats
 
     data = synthetic("hockney", TRUTH, 8, sizes=np.array([10.0, 1e3, 1e5, 1e6, 4e6]), reps=1)
-    model = fit_model(data, "hockney").model
+    fitted = fit_model(data, "hockney").model
+    model = replace(fitted, measured=None)   # the law's own interval
     assert model.dof == 3
     pred = predict(model, [1e4], 0.95)
     g = np.array([1.0, -1e4 / model.values["beta"] ** 2]) / pred.time[0]
     h = stats.t.ppf(0.975, 3) * np.sqrt(g @ model.covariance @ g + model.noise**2)
     assert pred.time_hi[0] == pytest.approx(pred.time[0] * np.exp(h), rel=1e-4)
+    # held to the table, the same half-width joined in quadrature by z × the table's spread
+    assert fitted.measured is not None
+    held = predict(fitted, [1e4], 0.95)
+    s = float(fitted.measured.uncertainty(np.array([1e4]))[0])
+    assert 0 < s <= model.noise
+    wide = math.sqrt(h**2 + (stats.norm.ppf(0.975) * s) ** 2)
+    assert held.time[0] == pytest.approx(pred.time[0] * fitted.measured.factor([1e4])[0])
+    assert held.time_hi[0] / held.time[0] == pytest.approx(math.exp(wide), rel=1e-4)
+
+
+def test_inside_the_sizes_measured_the_model_follows_the_table_and_the_law_beyond() -> None:
+    """A table the law cannot follow (a bump the law has no term for): at each size measured
+    the model gives that size's median, between two sizes the ratio interpolated in
+    ln(1 + size), past the largest the law alone; the law's parameters are as fitted."""
+    sizes = np.geomspace(1.0, 2**20, 21)
+    law = TRUTH["alpha"] + sizes / TRUTH["beta"]
+    bump = np.where((sizes > 100) & (sizes < 5000), 1.3, 1.0)
+    times = np.repeat(law * bump, 3) * np.tile([0.99, 1.0, 1.01], len(sizes))
+    from perfmodel.measurements import Measurements
+
+    data = Measurements("bump", np.repeat(sizes, 3), times, tuple(range(2, 65)))
+    model = fit_model(data, "hockney").model
+    assert model.measured is not None
+    med = law * bump
+    assert model.time(sizes) == pytest.approx(med, rel=1e-9)
+    mid = math.sqrt(sizes[9] * sizes[10])
+    r = np.log(med[9:11] / model.law(sizes[9:11]))
+    w = (math.log1p(mid) - math.log1p(sizes[9])) / (math.log1p(sizes[10]) - math.log1p(sizes[9]))
+    want = model.law([mid])[0] * math.exp(r[0] * (1 - w) + r[1] * w)
+    assert model.time([mid])[0] == pytest.approx(want, rel=1e-9)
+    far = np.array([2.0**22, 2.0**26])
+    assert model.time(far) == pytest.approx(model.law(far), rel=1e-12)
 
 
 def test_past_the_largest_size_calibrated_the_range_widens_by_the_stated_law() -> None:
@@ -80,8 +114,9 @@ def test_past_the_largest_size_calibrated_the_range_widens_by_the_stated_law() -
     from perfmodel.network import models as registry
     from perfmodel.network.predict import EXTRAPOLATION_K, extrapolation_half, log_interval
 
-    model = fit_model(synthetic("hockney", TRUTH, 4, sizes=np.geomspace(8.0, 65536.0, 14)),
-                      "hockney").model
+    model = replace(fit_model(synthetic("hockney", TRUTH, 4, sizes=np.geomspace(8.0, 65536.0,
+                                                                                14)),
+                              "hockney").model, measured=None)   # the law's own interval
     sizes = np.array([1024.0, 65536.0, 4 * 65536.0, 16 * 65536.0])
     pred = predict(model, sizes, 0.95)
     own_lo, own_hi = log_interval(lambda v: registry.evaluate("hockney", sizes, v),

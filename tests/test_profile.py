@@ -35,6 +35,7 @@ def test_round_trip_is_exact(tmp_path: Path) -> None:
                for p, q in zip(a.params, b.params, strict=True))
     assert np.array_equal(a.covariance, b.covariance)
     sizes = np.geomspace(1, 2**24, 50)
+    assert a.measured is not None and a.measured == b.measured
     assert np.array_equal(a.time(sizes), b.time(sizes))
 
 
@@ -83,6 +84,12 @@ def _edit(tmp_path: Path, old: str, new: str) -> Path:
     ("rows_used = ", "colour = 1\nrows_used = ", "inputs[0].colour: unknown key"),
     ("rows_used = 24", "rows_used = -3", "inputs[0].rows_used: is -3, not a count"),
     ('pattern = "pingpong"', "pattern = 7", "inputs[0].pattern: is 7, not text"),
+    ("measured = { sizes = [", "measured = { sizes = [-5.0, ", "network.measured: is not "
+                                                                "rising sizes from 0"),
+    ("log_ratio = [", 'log_ratio = ["x", ', "network.measured.log_ratio: is not a list"),
+    ("spread = [", "spread = [-1.0, ", "network.measured.spread: is not one scatter"),
+    ("measured = { sizes", "measured = { colour = 1, sizes", "network.measured.colour: "
+                                                              "unknown key"),
 ])
 def test_bad_profiles_are_refused(tmp_path: Path, old: str, new: str, fragment: str) -> None:
     with pytest.raises(InputError) as info:

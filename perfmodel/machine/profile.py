@@ -29,6 +29,7 @@ from perfmodel.network.fabric import (
     topology_params,
 )
 from perfmodel.network.fit import FitResult, NetworkModel, Selection
+from perfmodel.network.measured import Measured
 from perfmodel.node import PARAMS as NODE_PARAMS
 from perfmodel.node import Node
 from perfmodel.node import check_param as check_node
@@ -140,6 +141,7 @@ def to_dict(profile: Profile) -> dict[str, Any]:
             "params": _params_doc(net.params),
             "fit": dict(profile.fit),
             "candidates": [dict(c) for c in profile.candidates],
+            **({} if net.measured is None else {"measured": net.measured.to_dict()}),
         },
     }
     if profile.fabric is not None:
@@ -166,7 +168,7 @@ _TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fa
 _FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
            "notes", "fit", "params", "corrections", "stream_fit"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
-            "selection", "notes", "params", "fit", "candidates"}
+            "selection", "notes", "params", "fit", "candidates", "measured"}
 
 
 
@@ -207,7 +209,8 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -
     if not size_range[0] <= size_range[1]:
         raise r.fail("size_max", f"is {size_range[1]}, below size_min",
                      "size_max is the largest calibrated size (inf for a specification)")
-    model = NetworkModel(kind, tuple(params), cov, noise, int(dof), size_range)
+    measured = _measured(r, net["measured"]) if "measured" in net else None
+    model = NetworkModel(kind, tuple(params), cov, noise, int(dof), size_range, measured)
     listed = doc.get("inputs", [])
     if not isinstance(listed, list):
         raise top.fail("inputs", "is not a list of tables",
@@ -337,6 +340,35 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
     if one is None:
         raise r.fail("corrections.stream", "is missing", "regenerate the profile with calibrate")
     return Corrections(tuple(sizes.tolist()), one, source, _ratios(r, doc, "both_", len(sizes)))
+
+
+def _measured(r: DocReader, doc: Any) -> Measured:
+    """[network.measured]: sizes rising from 0, and the law's log ratio at each."""
+    fix = "regenerate the profile with calibrate"
+    if not isinstance(doc, dict):
+        raise r.fail("measured", "is not a table", fix)
+    r.at(f"{r.prefix}measured.").only(doc, {"sizes", "log_ratio", "spread", "source"})
+    lists = []
+    for key in ("sizes", "log_ratio", "spread"):
+        v = doc.get(key, [] if key == "spread" else None)
+        if key == "spread" and v == []:
+            lists.append(np.zeros(0))
+            continue
+        if not isinstance(v, list) or not v or not all(
+                isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+                for x in v):
+            raise r.fail(f"measured.{key}", "is not a list of finite numbers", fix)
+        lists.append(np.asarray(v, dtype=np.float64))
+    sizes, ratio, spread = lists
+    if sizes[0] < 0 or np.any(np.diff(sizes) <= 0) or len(ratio) != len(sizes) \
+            or np.any(np.abs(ratio) > 20):
+        raise r.fail("measured", "is not rising sizes from 0 with one log ratio within ±20 "
+                     "(a factor of 5·10⁸) each", fix)
+    if len(spread) and (len(spread) != len(sizes) or np.any(spread < 0)):
+        raise r.fail("measured.spread", "is not one scatter (0 or more) per size", fix)
+    if not isinstance(doc.get("source", ""), str):
+        raise r.fail("measured.source", "is not text", "give a quoted string")
+    return Measured(tuple(sizes.tolist()), tuple(ratio.tolist()), tuple(spread.tolist()))
 
 
 def _numbers(r: DocReader, doc: Mapping[str, Any], key: str) -> np.ndarray | None:

@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 from perfmodel.errors import FitError, InputError
 from perfmodel.measurements import Measurements
 from perfmodel.network import models as registry
+from perfmodel.network.measured import Measured, measured_of
 from perfmodel.params import Estimate, ParamSet, Status
 
 FloatArray = NDArray[np.float64]
@@ -48,6 +49,8 @@ class NetworkModel(ParamSet):
     covariance : over the *fitted* parameters, in the order of :attr:`fitted_names`
     noise : standard deviation of the log-ratio residuals, ≈ relative (NaN when no dof)
     size_range : smallest and largest size the model was calibrated on, bytes
+    measured : what the law misses at each size calibrated (:mod:`~perfmodel.network.measured`;
+        None for a specification, or a law that meets every size)
     """
 
     kind: str
@@ -56,9 +59,16 @@ class NetworkModel(ParamSet):
     noise: float
     dof: int
     size_range: tuple[float, float]
+    measured: Measured | None = None
 
     def time(self, nbytes: ArrayLike) -> FloatArray:
-        """One-way time in seconds at ``nbytes``."""
+        """One-way time in seconds at ``nbytes``: the law, held inside the sizes calibrated
+        to their measured times (:attr:`measured`)."""
+        t = self.law(nbytes)
+        return t if self.measured is None else t * self.measured.factor(nbytes)
+
+    def law(self, nbytes: ArrayLike) -> FloatArray:
+        """The law alone at ``nbytes``, one way, seconds."""
         return registry.evaluate(self.kind, nbytes, self.values)
 
 
@@ -233,7 +243,7 @@ def _least_squares(kind: str, data: Measurements, init: Mapping[str, float],
         out_notes.append(f"{len(free)} free parameter(s) from {npts} point(s): exactly "
                          "determined, no uncertainty can be estimated")
     model = NetworkModel(kind, tuple(estimates), cov, noise, dof,
-                         (float(m.min()), float(m.max())))
+                         (float(m.min()), float(m.max())), measured_of(m, y, fitted, noise))
     k = len(free) + DISCRETE_WEIGHT * k_extra
     return FitResult(model, data, fitted, k, rss, tuple(out_notes))
 

@@ -203,8 +203,10 @@ def extrapolation_half(size: FloatArray, largest: float, level: float) -> FloatA
 
 def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95,
             ceiling: float | None = None) -> Prediction:
-    """Predict the one-way time at ``sizes`` (bytes) with a ``level`` prediction interval; past
-    the largest size calibrated, widened by :func:`extrapolation_half` (below the smallest,
+    """Predict the one-way time at ``sizes`` (bytes) with a ``level`` prediction interval.
+    Inside the sizes calibrated the time follows the measured table (``model.measured``), the
+    law's interval moved with it and joined by the table's own scatter; past the largest size
+    calibrated, widened by :func:`extrapolation_half` (below the smallest,
     flagged but not widened: a message's time does not fall below the start-up cost).
     ``ceiling``: a bandwidth no message exceeds (the line rate a profile's fabric was given or
     fitted), which bounds the interval's lower end at size / ceiling."""
@@ -216,8 +218,23 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95,
                           model.fitted_names, model.covariance, model.dof, model.noise, level)
     lo_size, hi_size = model.size_range
     extrapolated = (m < lo_size) | (m > hi_size)
+    notes: list[str] = []
+    if model.measured is not None:  # the law's interval, moved with it to the table and
+        from statistics import NormalDist  # widened by what the table's own rows may be off
+
+        held = model.measured.factor(m)
+        z = NormalDist().inv_cdf(0.5 + level / 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            half = np.sqrt(np.log(hi / lo) ** 2 / 4 + (z * model.measured.uncertainty(m)) ** 2)
+            mid = np.sqrt(lo * hi) * held
+            lo, hi = mid * np.exp(-half), mid * np.exp(half)
+        if np.any(~extrapolated):
+            notes.append(f"inside the sizes calibrated ({format_size(lo_size)} … "
+                         f"{format_size(hi_size)}) the times follow the measured table: the "
+                         f"{model.kind} law times each size's measured ratio, interpolated "
+                         f"between sizes (the law alone is off by up to "
+                         f"×{model.measured.largest:.2f} there)")
     wider = extrapolation_half(m, hi_size, level)
-    notes = []
     if np.any(wider > 0) and np.any(np.isfinite(hi)):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             half = np.sqrt(np.log(hi / t) ** 2 + wider**2)

@@ -204,6 +204,7 @@ def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     pred = predict_on(prof, dense)
 
     exact = net.dof == 0
+    held = net.measured
 
     def draw() -> Any:
         from perfmodel.report.plot import plain, pyplot, size_axis
@@ -213,7 +214,11 @@ def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
                                  squeeze=False)
         a = axes[0, 0]
         model_bw = dense / pred.time / MB
-        a.plot(dense, model_bw, color="C0", label=f"model: {net.kind} fit")
+        a.plot(dense, model_bw, color="C0", label=f"model: {net.kind} fit" if held is None
+               else f"profile: {net.kind} law held to the table inside its sizes")
+        if held is not None:
+            a.plot(dense, dense / net.law(dense) / MB, "--", color="C1", lw=1,
+                   label=f"{net.kind} law alone")
         if np.any(np.isfinite(pred.time_lo)):
             a.fill_between(dense, dense / pred.time_hi / MB, dense / pred.time_lo / MB,
                            color="C0", alpha=0.15, lw=0, label="95 % prediction interval")
@@ -245,6 +250,8 @@ def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
     out.append(Figure(f"{prof.name}-fit", f"{prof.name}: bandwidth measured (circles, the "
                       "profile's inputs) and fitted (line"
                       + (", shaded: its 95 % prediction interval" if banded else "")
+                      + ("; inside the sizes measured the profile follows the table, the law "
+                         "alone dashed" if held is not None else "")
                       + ")" + (", and the residuals." if not exact else
                                "; exactly determined, so no residuals."), draw))
     return out

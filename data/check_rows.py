@@ -1,0 +1,48 @@
+"""Check a corpus folder's CSV rows against their raw files: the walk every ``check_times.py``
+under ``data/`` shares (each gives its mirrors and how a time sits in its raw file).
+
+For each row: ``git show <commit>:<file>`` in a local mirror of the source repository must
+contain the ``time_s`` string, which must also sit in its own context (the folder's
+``in_context``); and ``<commit>`` must equal ``git log -1 <snapshot> -- <file>``, the snapshot
+being the ``snapshot HEAD <sha>`` a CSV's header names.
+"""
+import csv
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+
+def git(root: Path, repo: str, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(root / repo / "repo"), *args],
+                          capture_output=True, text=True, check=True).stdout
+
+
+def check(here: Path, mirror: Mapping[str, str],
+          in_context: Callable[[str, str, Mapping[str, str]], bool]) -> int:
+    """Every ``here/*/*.csv`` row checked; prints each failure and the totals; 1 on any."""
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/.mirror")
+    rows = mism = ctx_bad = commit_bad = 0
+    for csvf in sorted(here.glob("*/*.csv")):
+        folder = csvf.parent.name
+        repo = mirror[folder]
+        found = re.search(r"snapshot HEAD ([0-9a-f]{40})", csvf.read_text())
+        assert found, f"{csvf}: no 'snapshot HEAD <sha>' in its header"
+        body = [ln for ln in csvf.read_text().splitlines() if not ln.startswith("#")]
+        for r in csv.DictReader(body):
+            rows += 1
+            text = git(root, repo, "show", f"{r['commit']}:{r['file']}")
+            if r["time_s"] not in text:
+                mism += 1
+                print("MISMATCH", csvf.name, r["nodes"], r["time_s"])
+            elif not in_context(folder, text, r):
+                ctx_bad += 1
+                print("NO CONTEXT", csvf.name, r["nodes"], r["time_s"])
+            last = git(root, repo, "log", "-1", "--format=%H", found.group(1), "--", r["file"])
+            if last.strip() != r["commit"]:
+                commit_bad += 1
+                print("COMMIT", csvf.name, r["file"])
+    print(f"rows {rows}; time_s not found {mism}; not in context {ctx_bad}; "
+          f"commit not last {commit_bad}")
+    return 1 if mism or ctx_bad or commit_bad else 0
