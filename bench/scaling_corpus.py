@@ -33,9 +33,13 @@ points inside perfmodel's 95 % range.
   method as it stood;
 - **fourth** (``data/corpus-fourth``: an NPB Raspberry Pi cluster, JohnnyPol/Pi_Cluster; the
   Einstein Toolkit on Frontier and Vista, lwJi/ETK-Scaling-Tests), gathered after the third
-  had been seen and the range's K taken from the four parts before it; scored once.
+  had been seen and the range's K taken from the four parts before it; scored once;
+- **fifth** (``data/corpus-fifth``: RAMSES on MeluXina, Discoverer and MareNostrum 5; Cholla on
+  Frontier; CharLES on Stampede2; SPECFEM3D_GLOBE on Summit), gathered after the fourth had
+  been seen, Amdahl's prior (``AMDAHL_WEIGHT``) chosen and K taken on the five parts before it;
+  scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|held-out|fresh|third|fourth|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|fifth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -64,7 +68,11 @@ scored once, with the method as it stood, in aggregate only."""
 FOURTH = ("JohnnyPol-Pi_Cluster-ECE_NTUA_2024-2025", "lwJi-ETK-Scaling-Tests")
 """The fourth held-out part (``data/corpus-fourth``, gathered once the third had been seen and
 RANGE_K taken from the first four): scored once."""
-PARTS = ("tune", "held-out", "fresh", "third", "fourth")
+FIFTH = ("tinecolman-ramses-benchmarks-prototype2", "bcaddy-scaling-tests",
+         "yunjaeh-CharLES_scaling", "SPECFEM-scaling-benchmarks")
+"""The fifth held-out part (``data/corpus-fifth``, gathered once the fourth had been seen and
+Amdahl's prior chosen and K taken on the five parts before it): scored once."""
+PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth")
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
 LEVEL = 0.95
@@ -85,6 +93,8 @@ class Spec:
             return "third"
         if self.source in FOURTH:
             return "fourth"
+        if self.source in FIFTH:
+            return "fifth"
         return "held-out" if self.source in HELD_OUT else "tune"
 
 
@@ -107,7 +117,7 @@ def specs() -> list[Spec]:
         if d.is_dir() and d.name != "performance-study":
             source = "hpc-uk/archer-benchmarks" if d.name == "archer-benchmarks" else d.name
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
-    for later in ("corpus-fresh", "corpus-third", "corpus-fourth"):
+    for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
@@ -168,7 +178,7 @@ def perfmodel(p: np.ndarray, t: np.ndarray, sizes: np.ndarray | None,
 LEVELS = (0.5, 0.68, 0.8, 0.9, 0.95, 0.99)
 
 
-SEEN = ("tune", "held-out", "fresh", "third")
+SEEN = ("tune", "held-out", "fresh", "third", "fourth")
 """The parts RANGE_K is taken from: every part already scored (a part gathered later is not)."""
 
 

@@ -111,7 +111,7 @@ def _beyond_any_link(profile: Profile, data: Measurements) -> list[str]:
         return []
     sizes = np.array([top, 16 * top])
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        bandwidth = sizes / profile.network.time(sizes)
+        bandwidth = sizes / profile.network.law(sizes)
     over = np.flatnonzero(~(bandwidth <= MAX_LINK_BANDWIDTH))
     if not over.size:
         return []
@@ -146,7 +146,8 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
               fixed: Mapping[str, float] | None = None, spec: NetworkSpec | None = None,
               name: str | None = None, command: str = "",
               benchmark: str | None = None, topology: str | None = None,
-              box: int | None = None, layout: Layout | None = None) -> Calibration:
+              box: int | None = None, layout: Layout | None = None,
+              repeats: bool = False) -> Calibration:
     """Fit a point-to-point model to ``paths`` and build the machine profile.
 
     ``fixed`` holds parameters given on the command line (SI units); ``spec`` holds cited
@@ -194,7 +195,8 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         notes.append(f"point-to-point model: the {procs[0]}-process rows (the rings of "
                      f"{', '.join(map(str, procs[1:]))} processes inform the fabric)")
     check_enough(data, minimum=_free_count(model, fixed))
-    selection, data, apart, chosen = _law(data, got.law_tables, model, fixed, sources)
+    selection, data, apart, chosen = _law(data, got.law_tables, model, fixed, sources,
+                                          repeats)
     notes += apart
     contributions = got.contributions if chosen is None else tuple(
         replace(c, role="unused", rows=0, said="a ping-pong apart from the one the law is "
@@ -244,13 +246,14 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
 
 
 def _law(data: Measurements, tables: Sequence[Measurements], model: str,
-         fixed: Mapping[str, float], sources: Mapping[str, str], share: float = 0.05,
-         machines: float = 0.5) -> tuple[Selection, Measurements, list[str], Measurements | None]:
+         fixed: Mapping[str, float], sources: Mapping[str, str], repeats: bool = False,
+         share: float = 0.05, machines: float = 0.5
+         ) -> tuple[Selection, Measurements, list[str], Measurements | None]:
     """The point-to-point law of the ping-pong rows: fitted to every table together, unless
     a table's times sit apart from the others' at the same sizes by more than ``share``
-    (median: another benchmark's way of timing, another MPI) and the tables are not all runs
-    of one benchmark (the same tool, version and header comments: those are pooled, their
-    median ruling, as a user's repeats should); then
+    (median: another benchmark's way of timing, another run) and the user did not say they
+    are ``repeats`` of one configuration (then they are pooled, however far apart, and their
+    median rules inside the sizes); then
     the law is fitted to one
     table alone, the one of most distinct sizes (then of least median error), the others
     named with how far apart they sit (beyond ``machines``, as far as two machines' can be:
@@ -263,12 +266,12 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
     offsets = _apart(tables)
     if max(abs(o) for o in offsets) <= share:
         return selection, data, [], None
-    if len({(t.format, t.benchmark, t.version, t.comments) for t in tables}) == 1:   # repeats
+    if repeats:
         spread = math.expm1(max(offsets) - min(offsets))
         return selection, data, [
-            f"the {len(tables)} runs of {tables[0].benchmark} sit up to {spread:.0%} apart at "
-            "the same sizes (run to run, or other node pairs): the law is fitted to all of "
-            "them, and inside its sizes a profile follows their median at each"], None
+            f"the {len(tables)} ping-pong tables, repeats of one configuration (--repeats), "
+            f"sit up to {spread:.0%} apart at the same sizes: the law is fitted to all of them, "
+            "and inside its sizes the profile follows their median at each"], None
     said = "; ".join(f"{t.source} {math.expm1(o):+.0%}" for t, o in zip(tables, offsets,
                                                                          strict=True))
     spread = math.expm1(max(offsets) - min(offsets))
@@ -289,7 +292,8 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
         f"the ping-pong tables disagree: median time against the others at the same sizes, "
         f"{said}{machines_said}; the law is fitted to {table.source} alone, the one of most "
         f"sizes (median "
-        f"|rel. error| {best.best.median_rel_err:.1%}; give one file to choose another)"], table
+        f"|rel. error| {best.best.median_rel_err:.1%}; give one file to choose another, or "
+        f"--repeats if they are runs of one configuration)"], table
 
 
 def _networks(shared: Measurements, cols: Mapping[str, np.ndarray],
@@ -370,7 +374,7 @@ def _host_from_law(fab: Fabric, profile: Profile, data: Measurements) -> Fabric:
     if est.status != "assumed" or not est.source.startswith("default:") or not len(data):
         return fab
     m = float(np.min(data.size))
-    law = float(profile.network.time(np.array([m]))[0])
+    law = float(profile.network.law(np.array([m]))[0])
     wire = float(wire_seconds(fab.values, np.array([m]), np.array([1.0]))[0])
     value = max(law - wire, 0.0)
     source = (f"the point-to-point law's one-way time at {format_size(m)} "

@@ -292,8 +292,9 @@ def test_a_profile_keeps_its_rank_layout_and_a_report_reads_the_inputs_so(
 def test_repeated_runs_of_one_benchmark_are_pooled_and_the_profile_follows_their_median(
         tmp_path: Path) -> None:
     """Three runs of osu_latency that sit far apart (×0.6, ×1, ×1.8: other node pairs, a noisy
-    cloud) are one benchmark's repeats: the law is fitted to all 3 × 21 rows, said, and inside
-    the sizes the profile gives their median at each size — the middle run's times."""
+    cloud), said to be repeats (--repeats): the law is fitted to all 3 × 21 rows, said, and
+    inside the sizes the profile gives their median at each size — the middle run's times.
+    Not said, they may be three machines: one table's law, and the note says so."""
     import numpy as np
 
     src = ROOT / "tests" / "fixtures" / "benchmarks" / "osu_latency.txt"
@@ -305,11 +306,16 @@ def test_repeated_runs_of_one_benchmark_are_pooled_and_the_profile_follows_their
     for i, k in enumerate((0.6, 1.0, 1.8)):
         body = [f"{s:<10}{float(t) * k:>16.2f}" for s, t in rows]
         (folder / f"osu_latency-{i}.out").write_text("\n".join(["", *head, *body]) + "\n")
-    doc = _calibrate(tmp_path, str(folder))
+    alone = _calibrate(tmp_path, str(folder))
+    assert alone["fit"]["n_points"] == len(rows)
+    (note,) = [n for n in alone["notes"] if n.startswith("the ping-pong tables disagree")]
+    assert "--repeats if they are runs of one configuration" in note
+    doc = _calibrate(tmp_path, str(folder), "--repeats")
     assert doc["fit"]["n_points"] == 3 * len(rows)
-    (note,) = [n for n in doc["notes"] if n.startswith("the 3 runs of")]
+    (note,) = [n for n in doc["notes"] if n.startswith("the 3 ping-pong tables, repeats")]
     assert "fitted to all of them" in note
-    got = invoke_in(tmp_path, ["calibrate", str(folder), "--name", "runs", "--quiet"])
+    got = invoke_in(tmp_path, ["calibrate", str(folder), "--repeats", "--name", "runs",
+                               "--quiet"])
     assert got.exit_code == 0, got.output
     from perfmodel.machine.profile import load
 

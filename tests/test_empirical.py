@@ -3,12 +3,13 @@ give back their form and predict 16 times beyond the largest measured count with
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 import pytest
 
-from perfmodel.empirical.fit import fit_scaling, predict_scaling
+from perfmodel.empirical.fit import AMDAHL_WEIGHT, fit_scaling, predict_scaling, weights
 from perfmodel.empirical.forms import candidates
 from perfmodel.errors import FitError, InputError
 
@@ -37,10 +38,17 @@ def test_known_forms_come_back_and_predict_16_times_further(name: str, seed: int
     assert fit.chosen.fit.time([512.0])[0] == pytest.approx(truth, rel=0.10)
     # the prediction averages every form by its cross-validation (on real series that beats
     # the one chosen form: bench/scaling_corpus.py), so it need not be the law's own; its
-    # range must hold the law, and it must not stray far
+    # range must hold the law, the forms' own average must not stray far, and Amdahl's law
+    # carries AMDAHL_WEIGHT of the average in ln t beside them
     pred = predict_scaling(fit, [512.0])
     assert pred.lo[0] <= truth <= pred.hi[0]
-    assert pred.time[0] == pytest.approx(truth, rel=0.6)
+    forms = weights(np.array([c.score for c in fit.candidates]))
+    own = math.exp(forms @ np.log([c.fit.time([512.0])[0] for c in fit.candidates]))
+    assert own == pytest.approx(truth, rel=0.6)
+    assert fit.amdahl is not None and fit.amdahl.fit.form.name == "work+serial"
+    leaning = math.exp((1 - AMDAHL_WEIGHT) * math.log(own)
+                       + AMDAHL_WEIGHT * math.log(fit.amdahl.fit.time([512.0])[0]))
+    assert pred.time[0] == pytest.approx(leaning, rel=1e-9)
     assert pred.trust == ("far",)
 
 

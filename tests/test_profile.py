@@ -88,6 +88,8 @@ def _edit(tmp_path: Path, old: str, new: str) -> Path:
                                                                 "rising sizes from 0"),
     ("log_ratio = [", 'log_ratio = ["x", ', "network.measured.log_ratio: is not a list"),
     ("spread = [", "spread = [-1.0, ", "network.measured.spread: is not one scatter"),
+    ("log_ratio = [", "log_ratio = [1" + "0" * 400 + ", ", "network.measured.log_ratio: is not "
+                                                            "a list of finite numbers"),
     ("measured = { sizes", "measured = { colour = 1, sizes", "network.measured.colour: "
                                                               "unknown key"),
 ])
@@ -102,6 +104,8 @@ def test_bad_profiles_are_refused(tmp_path: Path, old: str, new: str, fragment: 
     ("dof", "-5", "network.dof: is -5"),
     ("noise_rel", "-1.0", "network.noise_rel: is -1 "),
     ("noise_rel", "inf", "network.noise_rel: is inf"),
+    ("size_min", "1" + "0" * 400, "network.size_min: is too large"),
+    ("size_max", "2.0", "network.measured.sizes: run from"),
 ])
 def test_bad_numbers_in_profiles(tmp_path: Path, key: str, value: str, fragment: str) -> None:
     import re

@@ -9,7 +9,14 @@ import numpy as np
 from rich.markup import escape
 
 from perfmodel.cli.tables import Tabular, console
-from perfmodel.empirical.fit import FAR, LIMIT, NEAR, ScalingFit, ScalingPrediction
+from perfmodel.empirical.fit import (
+    AMDAHL_WEIGHT,
+    FAR,
+    LIMIT,
+    NEAR,
+    ScalingFit,
+    ScalingPrediction,
+)
 from perfmodel.empirical.network import Retarget
 from perfmodel.empirical.series import Series
 from perfmodel.units import format_number, format_share, format_time
@@ -80,7 +87,7 @@ def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
                  "cv_error": fit.chosen.score, "residual_scatter": f.noise, "dof": f.dof},
         "candidates": [{"name": c.fit.form.name, "cv_error": c.score,
                         "formula": c.fit.formula, "weight": w}
-                       for c, w in zip(fit.candidates, fit.weights, strict=True)],
+                       for c, w in zip(fit.members, fit.weights, strict=True)],
         "notes": list(fit.notes) + list(series.notes),
         "level": pred.level,
         "trust_limits": {"near": NEAR, "far": FAR, "refused_beyond": LIMIT},
@@ -126,10 +133,13 @@ def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Ret
     rivals = [c for c in fit.candidates if c is not fit.chosen][:3]
     out.print("other forms, held-out error: " + ", ".join(f"{c.fit.form.name} {100 * c.score:.1f} %"
                                         for c in rivals))
-    heavy = sorted(zip(fit.weights, fit.candidates, strict=True), key=lambda x: -x[0])
+    heavy = sorted(zip(fit.weights, fit.members, strict=True), key=lambda x: -x[0])
     top = ", ".join(f"{c.fit.form.name} {100 * w:.0f} %" for w, c in heavy[:3])
-    out.print(f"predicted: every {fit.family} form's prediction, averaged in ln t with its "
-              f"cross-validation weight ({top}, {len(heavy) - 3} more)")
+    how = (f"Amdahl's law (work+serial) carrying {100 * AMDAHL_WEIGHT:.0f} % and the forms the "
+           "rest by their cross-validation weight" if fit.amdahl is not None
+           else "each with its cross-validation weight")
+    out.print(f"predicted: every {fit.family} form's prediction, averaged in ln t, {how} "
+              f"({top}, {len(heavy) - 3} more)")
     for note in (*fit.notes, *series.notes):
         out.print(f"[yellow]note:[/] {escape(note)}")
     table = Tabular(title=None, box=None, header_style="bold")

@@ -25,6 +25,17 @@ NOISE_FIX = (f"the noise is a standard deviation of log-ratio residuals: at leas
              f"most {MAX_NOISE:g}, or nan")
 
 
+def as_float(v: Any) -> float | None:
+    """``v`` (a number, not a bool) as a float, or None where it is not one or too large for
+    one (TOML integers have no bound: 10**400 is one)."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return None
+    try:
+        return float(v)
+    except OverflowError:
+        return None
+
+
 class DocReader:
     """Checks one loaded TOML document field by field, naming the key in every error.
 
@@ -59,9 +70,11 @@ class DocReader:
         v = doc.get(key)
         if isinstance(v, bool) or not isinstance(v, int | float):
             raise self.fail(key, f"is {v!r}, not a number", "give a number")
-        if finite and not math.isfinite(v):
-            raise self.fail(key, f"is {v}", "give a finite number")
-        return float(v)
+        x = as_float(v)
+        if x is None or (finite and not math.isfinite(x)):
+            raise self.fail(key, f"is {v if x is not None else 'too large'}",
+                            "give a finite number")
+        return x
 
     def text(self, doc: Mapping[str, Any], key: str, default: str | None = None) -> str:
         v = doc.get(key, default)

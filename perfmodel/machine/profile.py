@@ -18,7 +18,7 @@ import numpy as np
 
 from perfmodel import SCHEMA_VERSION
 from perfmodel.errors import InputError
-from perfmodel.files.doc import DocReader, read_covariance, read_estimate
+from perfmodel.files.doc import DocReader, as_float, read_covariance, read_estimate
 from perfmodel.network import models as registry
 from perfmodel.network.corrections import Corrections, Ratios
 from perfmodel.network.fabric import PARAMS as FABRIC_PARAMS
@@ -209,7 +209,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -
     if not size_range[0] <= size_range[1]:
         raise r.fail("size_max", f"is {size_range[1]}, below size_min",
                      "size_max is the largest calibrated size (inf for a specification)")
-    measured = _measured(r, net["measured"]) if "measured" in net else None
+    measured = _measured(r, net["measured"], size_range) if "measured" in net else None
     model = NetworkModel(kind, tuple(params), cov, noise, int(dof), size_range, measured)
     listed = doc.get("inputs", [])
     if not isinstance(listed, list):
@@ -342,7 +342,7 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
     return Corrections(tuple(sizes.tolist()), one, source, _ratios(r, doc, "both_", len(sizes)))
 
 
-def _measured(r: DocReader, doc: Any) -> Measured:
+def _measured(r: DocReader, doc: Any, size_range: tuple[float, float]) -> Measured:
     """[network.measured]: sizes rising from 0, and the law's log ratio at each."""
     fix = "regenerate the profile with calibrate"
     if not isinstance(doc, dict):
@@ -354,18 +354,21 @@ def _measured(r: DocReader, doc: Any) -> Measured:
         if key == "spread" and v == []:
             lists.append(np.zeros(0))
             continue
-        if not isinstance(v, list) or not v or not all(
-                isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-                for x in v):
+        got = [as_float(x) for x in v] if isinstance(v, list) else []
+        if not got or not all(x is not None and math.isfinite(x) for x in got):
             raise r.fail(f"measured.{key}", "is not a list of finite numbers", fix)
-        lists.append(np.asarray(v, dtype=np.float64))
+        lists.append(np.asarray(got, dtype=np.float64))
     sizes, ratio, spread = lists
     if sizes[0] < 0 or np.any(np.diff(sizes) <= 0) or len(ratio) != len(sizes) \
             or np.any(np.abs(ratio) > 20):
         raise r.fail("measured", "is not rising sizes from 0 with one log ratio within ±20 "
                      "(a factor of 5·10⁸) each", fix)
-    if len(spread) and (len(spread) != len(sizes) or np.any(spread < 0)):
-        raise r.fail("measured.spread", "is not one scatter (0 or more) per size", fix)
+    if sizes[0] < size_range[0] or sizes[-1] > size_range[1]:
+        raise r.fail("measured.sizes", f"run from {sizes[0]:g} to {sizes[-1]:g} bytes, outside "
+                     f"the sizes calibrated ({size_range[0]:g} to {size_range[1]:g})", fix)
+    if len(spread) and (len(spread) != len(sizes) or np.any(spread < 0)
+                        or np.any(spread > 20)):
+        raise r.fail("measured.spread", "is not one scatter (0 to 20) per size", fix)
     if not isinstance(doc.get("source", ""), str):
         raise r.fail("measured.source", "is not text", "give a quoted string")
     return Measured(tuple(sizes.tolist()), tuple(ratio.tolist()), tuple(spread.tolist()))

@@ -67,6 +67,11 @@ def calibrate(
         "--nodes-per-job", parse=options.whole(1, 1_000_000), metavar="N",
         help="Every job ran on N nodes, ranks in blocks (osu_mbw_mr and IMB across two "
              "nodes: --nodes-per-job 2); instead of --ranks-per-node.")] = None,
+    repeats: Annotated[bool, typer.Option(
+        "--repeats", help="The ping-pong tables are repeated runs of one configuration (a "
+                          "noisy cloud, other node pairs): fit the law to all of them, the "
+                          "profile following their median at each size, however far apart "
+                          "they sit.")] = False,
     no_write: Annotated[bool, typer.Option(
         "--no-write", help="Fit and show, but write no profile.")] = False,
     quiet: Annotated[bool, options.quiet(
@@ -102,7 +107,7 @@ def calibrate(
     result = run(list(inputs or []), model=model, fixed=fixed, spec=net_spec, name=name,
                  command=" ".join(["perfmodel", *sys.argv[1:]]), benchmark=benchmark,
                  topology=topology, box=box,
-                 layout=layout)
+                 layout=layout, repeats=repeats)
     path: Path | None = None
     if not no_write:
         from perfmodel.io import write_atomic
