@@ -323,3 +323,25 @@ def test_retarget_needs_a_process_count_and_a_new_network(tmp_path: Path) -> Non
     path = _csv(tmp_path, lambda p: 100 / p + 0.5 * np.log2(p))
     _refused(["scaling", path, "--machine", BEOWULF, "--message-size", "8KiB"],
              "--link-speed or --channels")
+
+
+def test_a_weak_fit_moves_to_another_network_with_amdahl_in_its_average(tmp_path: Path) -> None:
+    """A weak-scaling fit averages Amdahl's law (not one of the weak forms) beside its forms:
+    moving it to another network weighs every member, and Amdahl's, compute alone, moves not
+    at all (found in review: the weights and the forms were zipped one short)."""
+    from perfmodel.empirical.fit import AMDAHL_WEIGHT, predict_scaling
+    from perfmodel.empirical.network import retarget
+
+    path = _csv(tmp_path, lambda p: 10 + 0.5 * np.log2(p), counts=(1, 2, 4, 8, 16, 32), seed=3)
+    s = load_series([path])
+    fit = fit_scaling(s.processes, s.times, "weak")
+    assert len(fit.members) == len(fit.candidates) + 1
+    assert fit.weights[-1] == pytest.approx(AMDAHL_WEIGHT, abs=1e-12)
+    prof = load(BEOWULF)
+    pred = predict_scaling(fit, [4.0, 64.0])
+    moved = retarget(fit, pred, Machine(prof), Machine(prof, None, 12.5e6), 16384.0)
+    assert np.all(np.isfinite(moved.time)) and np.all(moved.lo <= moved.time)
+    doc = _json(["scaling", path, "--scaling", "weak", "--machine", BEOWULF, "--link-speed",
+                 "100Mbps", "--message-size", "16KiB", "--nodes", "64", "--json"])
+    assert "work+serial" in [c["name"] for c in doc["candidates"]]
+    assert sum(c["weight"] for c in doc["candidates"]) == pytest.approx(1.0, abs=1e-9)

@@ -292,7 +292,8 @@ def extrapolated(timed: Runs, counts: FloatArray, level: float
     form = fit.chosen.fit
     said = (f"not timed on A at {format_counts(counts)} node(s): A's time there is extrapolated "
             f"from its runs (strong scaling assumed: the same problem at every count) by every "
-            f"form of T(p) weighted by its cross-validation, as perfmodel scaling does (the "
+            f"form of T(p) weighted by its cross-validation, Amdahl's law carrying a quarter, "
+            f"as perfmodel scaling does (the "
             f"runs' form: {form.form.name}, T(p) = {form.formula}), its {level:.0%} range "
             f"carried into the range")
     return counts, counts * per, pred.time, pred.lo, pred.hi, said

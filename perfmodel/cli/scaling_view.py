@@ -138,7 +138,9 @@ def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Ret
     how = (f"Amdahl's law (work+serial) carrying {100 * AMDAHL_WEIGHT:.0f} % and the forms the "
            "rest by their cross-validation weight" if fit.amdahl is not None
            else "each with its cross-validation weight")
-    out.print(f"predicted: every {fit.family} form's prediction, averaged in ln t, {how} "
+    out.print(f"predicted: every {fit.family} form's prediction"
+              + (" and Amdahl's law's" if len(fit.members) > len(fit.candidates) else "")
+              + f", averaged in ln t, {how} "
               f"({top}, {len(heavy) - 3} more)")
     for note in (*fit.notes, *series.notes):
         out.print(f"[yellow]note:[/] {escape(note)}")

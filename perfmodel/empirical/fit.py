@@ -172,7 +172,8 @@ class ScalingFit:
             return np.stack([np.log(np.maximum(c.fit.time(q), 1e-300)) for c in self.members])
 
     def time(self, q: ArrayLike) -> FloatArray:
-        """The weighted mean of the candidates' predictions, in ln t."""
+        """The weighted mean of the members' predictions (the forms', and Amdahl's law's), in
+        ln t."""
         x = np.atleast_1d(np.asarray(q, dtype=np.float64))
         return np.asarray(np.exp(self.weights @ self.log_times(x)), dtype=np.float64)
 

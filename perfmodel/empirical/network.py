@@ -116,7 +116,7 @@ def comm_share(fit: ScalingFit, processes: FloatArray) -> FloatArray:
 
 def _weighted(fit: ScalingFit, least: float = 1e-4) -> list[tuple[Candidate, float]]:
     """The forms that carry weight in the prediction (above ``least``), renormalised."""
-    got = [(c, float(w)) for c, w in zip(fit.candidates, fit.weights, strict=True) if w > least]
+    got = [(c, float(w)) for c, w in zip(fit.members, fit.weights, strict=True) if w > least]
     total = sum(w for _, w in got)
     return [(c, w / total) for c, w in got]
 

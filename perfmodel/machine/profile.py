@@ -427,7 +427,7 @@ def load(path: str | Path) -> Profile:
                          "give a profile written by 'perfmodel calibrate'")
     try:
         return from_dict(doc, str(path), text)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:   # 10**400 in a list, say
         raise InputError(f"malformed profile ({exc})", file=path,
                          fix="regenerate it with 'perfmodel calibrate'") from None
 

@@ -63,9 +63,18 @@ class NetworkModel(ParamSet):
 
     def time(self, nbytes: ArrayLike) -> FloatArray:
         """One-way time in seconds at ``nbytes``: the law, held inside the sizes calibrated
-        to their measured times (:attr:`measured`)."""
+        to their measured times (:attr:`measured`), and past them never below the largest
+        size's time (nor, below them, above the smallest's): the fading ratio alone guarantees
+        that only where the law grows by √2 a doubling."""
         t = self.law(nbytes)
-        return t if self.measured is None else t * self.measured.factor(nbytes)
+        if self.measured is None:
+            return t
+        held = t * self.measured.factor(nbytes)
+        (lo, hi), ends = self.measured.ends, self.law(np.array(self.measured.ends))
+        first, last = ends * np.exp([self.measured.log_ratio[0], self.measured.log_ratio[-1]])
+        m = np.asarray(nbytes, dtype=np.float64)
+        held = np.where(m > hi, np.maximum(held, last), held)
+        return np.asarray(np.where(m < lo, np.minimum(held, first), held), dtype=np.float64)
 
     def law(self, nbytes: ArrayLike) -> FloatArray:
         """The law alone at ``nbytes``, one way, seconds."""

@@ -52,6 +52,11 @@ class Measured:
     log_ratio: tuple[float, ...]
     spread: tuple[float, ...] = ()
 
+    @property
+    def ends(self) -> tuple[float, float]:
+        """The smallest and largest size."""
+        return self.sizes[0], self.sizes[-1]
+
     @functools.cached_property
     def _x(self) -> FloatArray:
         return np.log1p(np.asarray(self.sizes, dtype=np.float64))
@@ -123,7 +128,9 @@ def measured_of(size: FloatArray, time: FloatArray, law: FloatArray,
         return None
     if len(sizes) > MOST:   # runs of neighbouring sizes, equal in count
         runs = (np.arange(len(sizes)) * MOST) // len(sizes)
+        first, last = sizes[0], sizes[-1]
         sizes = group_median(sizes, runs, MOST)
+        sizes[0], sizes[-1] = first, last   # the table still spans the sizes calibrated
         r = group_median(r, runs, MOST)
     sd = np.full(len(sizes), scatter(sizes, r, noise))
     return Measured(tuple(sizes.tolist()), tuple(r.tolist()), tuple(sd.tolist()))

@@ -222,7 +222,9 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95,
     if model.measured is not None:  # the law's interval, moved with it to the table and
         from statistics import NormalDist  # widened by what the table's own rows may be off
 
-        held = model.measured.factor(m)
+        law = registry.evaluate(model.kind, m, model.values)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            held = np.where(law > 0, t / law, 1.0)   # the table's ratio, ends held
         z = NormalDist().inv_cdf(0.5 + level / 2)
         with np.errstate(divide="ignore", invalid="ignore"):
             half = np.sqrt(np.log(hi / lo) ** 2 / 4 + (z * model.measured.uncertainty(m)) ** 2)
