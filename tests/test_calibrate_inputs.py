@@ -282,6 +282,9 @@ def test_a_profile_keeps_its_rank_layout_and_a_report_reads_the_inputs_so(
     text = (tmp_path / "out" / "r.md").read_text()
     rows = [ln for ln in text.splitlines() if ln.startswith("| ") and " | 32 | 1 | 1 | " in ln]
     assert rows, "the 32-pair rows the fabric was fitted to are in the report"
+    assert prof.network.measured is not None
+    said = "follows the measured table: the law times each size's median ratio"
+    assert said in text and f"×{prof.network.measured.largest:.2f} there" in text
     bad = tmp_path / "bad.toml"
     bad.write_text((tmp_path / "calibration" / "e.toml").read_text().replace(
         "nodes_per_job = 2", "nodes_per_job = 0"))

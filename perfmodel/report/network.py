@@ -175,6 +175,14 @@ def profile_section(sec: SectionSpec, ctx: Context) -> Section:
                    f"{int(prof.fit['k'])} free parameter(s). Selection: {prof.selection}.")
     if prof.notes:
         out.append(bullets(prof.notes))
+    if net.measured is not None:
+        lo, hi = net.measured.ends
+        out.append(f"Inside the sizes measured ({format_size(lo)} … {format_size(hi)}, "
+                   f"{len(net.measured.sizes)} sizes kept) the profile follows the measured "
+                   f"table: the law times each size's median ratio to it, interpolated between "
+                   f"sizes (the law alone is off by up to ×{net.measured.largest:.2f} there); "
+                   "past them the ratio fades to the law alone within a doubling or two, and "
+                   "no larger message is predicted faster than the largest measured.")
     if found:
         out += _diagnostics(ctx, prof, found)
     sizes = sec.options.get("sizes") or [1.0, 1024.0, 65536.0, 1048576.0]
