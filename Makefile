@@ -87,7 +87,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/other_machine.py --markdown
 	$(BIN)/python bench/cloud_pairs.py --markdown
 	$(BIN)/python bench/scaling_corpus.py --part all --markdown
-	$(BIN)/python bench/p2p_corpus.py --part tune
+	$(BIN)/python bench/p2p_corpus.py --part all
 
 # Real measurements of this machine (data/local/README.md), with mpi4py's own ping-pong run beside
 # perfmodel's for comparison. Not part of make test; replaces the committed files.
