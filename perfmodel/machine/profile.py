@@ -348,16 +348,12 @@ def _measured(r: DocReader, doc: Any, size_range: tuple[float, float]) -> Measur
     if not isinstance(doc, dict):
         raise r.fail("measured", "is not a table", fix)
     r.at(f"{r.prefix}measured.").only(doc, {"sizes", "log_ratio", "spread", "source"})
-    lists = []
+    lists: list[np.ndarray] = []
     for key in ("sizes", "log_ratio", "spread"):
-        v = doc.get(key, [] if key == "spread" else None)
-        if key == "spread" and v == []:
-            lists.append(np.zeros(0))
-            continue
-        got = [as_float(x) for x in v] if isinstance(v, list) else []
-        if not got or not all(x is not None and math.isfinite(x) for x in got):
+        got = _numbers(r, doc, key, "measured", finite=True)
+        if key != "spread" and (got is None or not len(got)):
             raise r.fail(f"measured.{key}", "is not a list of finite numbers", fix)
-        lists.append(np.asarray(got, dtype=np.float64))
+        lists.append(np.zeros(0) if got is None else got)
     sizes, ratio, spread = lists
     if sizes[0] < 0 or np.any(np.diff(sizes) <= 0) or len(ratio) != len(sizes) \
             or np.any(np.abs(ratio) > 20):
@@ -374,15 +370,18 @@ def _measured(r: DocReader, doc: Any, size_range: tuple[float, float]) -> Measur
     return Measured(tuple(sizes.tolist()), tuple(ratio.tolist()), tuple(spread.tolist()))
 
 
-def _numbers(r: DocReader, doc: Mapping[str, Any], key: str) -> np.ndarray | None:
+def _numbers(r: DocReader, doc: Mapping[str, Any], key: str, table: str = "corrections",
+             finite: bool = False) -> np.ndarray | None:
+    """``[…TABLE].KEY``, a list of numbers (``finite``: of finite ones), or None when absent;
+    an integer too large for a float is not a number."""
     v = doc.get(key)
     if v is None:
         return None
-    if not isinstance(v, list) or not all(isinstance(x, int | float) and not isinstance(x, bool)
-                                          for x in v):
-        raise r.fail(f"corrections.{key}", "is not a list of numbers",
+    got = [as_float(x) for x in v] if isinstance(v, list) else [None]
+    if not all(x is not None and (math.isfinite(x) or not finite) for x in got):
+        raise r.fail(f"{table}.{key}", f"is not a list of {'finite ' if finite else ''}numbers",
                      "regenerate the profile with calibrate")
-    return np.asarray(v, dtype=np.float64)
+    return np.asarray(got, dtype=np.float64)
 
 
 def _ratios(r: DocReader, doc: Mapping[str, Any], prefix: str, count: int) -> Ratios | None:

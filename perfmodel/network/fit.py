@@ -15,6 +15,7 @@ standard error.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,11 +71,18 @@ class NetworkModel(ParamSet):
         if self.measured is None:
             return t
         held = t * self.measured.factor(nbytes)
-        (lo, hi), ends = self.measured.ends, self.law(np.array(self.measured.ends))
-        first, last = ends * np.exp([self.measured.log_ratio[0], self.measured.log_ratio[-1]])
+        (lo, hi), (first, last) = self.measured.ends, self._end_times
         m = np.asarray(nbytes, dtype=np.float64)
         held = np.where(m > hi, np.maximum(held, last), held)
         return np.asarray(np.where(m < lo, np.minimum(held, first), held), dtype=np.float64)
+
+    @functools.cached_property
+    def _end_times(self) -> tuple[float, float]:
+        """The measured table's times at its smallest and largest size."""
+        assert self.measured is not None
+        t = self.law(np.array(self.measured.ends)) * np.exp(
+            [self.measured.log_ratio[0], self.measured.log_ratio[-1]])
+        return float(t[0]), float(t[1])
 
     def law(self, nbytes: ArrayLike) -> FloatArray:
         """The law alone at ``nbytes``, one way, seconds."""
