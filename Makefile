@@ -46,12 +46,12 @@ calibration: $(STAMP)
 	$(PM) calibrate --spec data/seeds/es80.spec.toml --name es80 --force --quiet
 	$(PM) calibrate data/alaska/ib-gcc9-openmpi4-ucx --nodes-per-job 2 --name alaska-edr --force --quiet
 	$(PM) calibrate data/alaska/roce-gcc9-openmpi4-ucx --nodes-per-job 2 --name alaska-roce --force --quiet
-	$(PM) calibrate data/pairs/osu/aws-parallel-cluster --name cloud-aws-parallel-cluster --repeats --force --quiet
-	$(PM) calibrate data/pairs/osu/aws-eks --name cloud-aws-eks --repeats --force --quiet
-	$(PM) calibrate data/pairs/osu/azure-cyclecloud --name cloud-azure-cyclecloud --repeats --force --quiet
-	$(PM) calibrate data/pairs/osu/azure-aks --name cloud-azure-aks --repeats --force --quiet
-	$(PM) calibrate data/pairs/osu/google-compute-engine --name cloud-google-compute-engine --repeats --force --quiet
-	$(PM) calibrate data/pairs/osu/google-gke --name cloud-google-gke --repeats --force --quiet
+	$(PM) calibrate data/pairs/osu/aws-parallel-cluster --name cloud-aws-parallel-cluster --repeats --nodes-in-name --force --quiet
+	$(PM) calibrate data/pairs/osu/aws-eks --name cloud-aws-eks --repeats --nodes-in-name --force --quiet
+	$(PM) calibrate data/pairs/osu/azure-cyclecloud --name cloud-azure-cyclecloud --repeats --nodes-in-name --force --quiet
+	$(PM) calibrate data/pairs/osu/azure-aks --name cloud-azure-aks --repeats --nodes-in-name --force --quiet
+	$(PM) calibrate data/pairs/osu/google-compute-engine --name cloud-google-compute-engine --repeats --nodes-in-name --force --quiet
+	$(PM) calibrate data/pairs/osu/google-gke --name cloud-google-gke --repeats --nodes-in-name --force --quiet
 	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/bare-metal --name flux-bare-metal --repeats --force --quiet
 	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/bare-metal-with-usernetes --name flux-bare-metal-with-usernetes --repeats --force --quiet
 	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/container --name flux-container --repeats --force --quiet

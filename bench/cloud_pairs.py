@@ -56,6 +56,7 @@ INSTANCES = {
 }
 CODES = ("lammps-reaxff", "kripke")
 FLUX = ROOT / "data" / "pairs-fresh" / "converged-computing-flux-usernetes"
+BLIND = ROOT / "data" / "pairs-blind"
 FLUX_PROFILE = ROOT / "calibration" / "flux-{}.toml"
 FLUX_ENVS = ("bare-metal", "bare-metal-with-usernetes", "container", "container-with-usernetes",
              "usernetes")
@@ -207,7 +208,58 @@ def main() -> None:
                                                machines[src], machines[dst]))
                 print(f"| {src} → {dst} | {code} | {cells}")
     print(f"| all | | {given.total()}")
+    other_codes(machines, lat, args.markdown)
     environments(args.markdown)
+
+
+def strong_codes(env_names: list[str]) -> list[str]:
+    """The codes of ``data/pairs-blind`` whose files say ``# scaling: strong`` and that ran in
+    both environments of some instance type."""
+    codes: dict[str, set[str]] = {}
+    for f in sorted(BLIND.glob("*.csv")):
+        head = [ln for ln in f.read_text().splitlines()[:40] if ln.startswith("#")]
+        env = next((e for e in env_names if f.stem.endswith("-" + e)), None)
+        if env is None or not any(ln.replace(" ", "") == "#scaling:strong" for ln in head):
+            continue
+        codes.setdefault(f.stem[:-len(env) - 1], set()).add(env)
+    return sorted(c for c, have in codes.items()
+                  if any(set(pair) <= have for pair in INSTANCES.values()))
+
+
+def other_codes(machines: dict[str, object], lat: dict[str, float], markdown: bool) -> None:
+    """The third set: other codes of the same study, in the same environments and with the
+    same profiles, gathered blind after the collectives were added to the range and scored
+    once (``data/pairs-blind``)."""
+    from perfmodel.apps.transfer import read_runs
+    from perfmodel.errors import InputError
+
+    codes = strong_codes(list(machines))
+    if not codes:
+        print("\nskipped: no strong-scaling series in data/pairs-blind")
+        return
+    print(f"\n{'### ' if markdown else ''}Other codes of the study, same environments "
+          f"(blind: {', '.join(codes)})\n")
+    print("| A → B | code | points | " + " | ".join(NAMES) + " | 95 % range covers | "
+          "median width |")
+    print("|---" * (len(NAMES) + 5) + "|")
+    tally = Tally()
+    for pair in INSTANCES.values():
+        for src, dst in (pair, pair[::-1]):
+            for code in codes:
+                fa, fb = BLIND / f"{code}-{src}.csv", BLIND / f"{code}-{dst}.csv"
+                if not (fa.is_file() and fb.is_file()):
+                    continue
+                try:
+                    ra, rb = read_runs(fa), read_runs(fb)
+                except InputError as exc:
+                    print(f"| {src} → {dst} | {code} | skipped: {exc.what} |")
+                    continue
+                if len(set(least(ra)) & set(least(rb)) - {min(least(ra))}) == 0:
+                    continue
+                cells = tally.row(score(ra, rb, machines[src], machines[dst],
+                                        lat[dst] / lat[src]))
+                print(f"| {src} → {dst} | {code} | {cells}")
+    print(f"| all | | {tally.total()}")
 
 
 def environments(markdown: bool) -> None:

@@ -213,8 +213,10 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     profile = from_selection(name, selection, records, provenance)
     if got.node is not None:
         profile = replace(profile, node=got.node)
+    if got.collectives:
+        profile = replace(profile, collectives=got.collectives)
     profile = _mark_assumed(profile, spec)
-    if layout is not None and layout.as_dict():
+    if layout is not None and layout.as_dict():   # --nodes-in-name: said by each collective
         profile = replace(profile, notes=(*profile.notes, f"rank layout: {layout.said()}"),
                           layout=layout.as_dict())
     notes += _beyond_any_link(profile, data)

@@ -19,7 +19,8 @@ from typing import NamedTuple
 import numpy as np
 
 from perfmodel.errors import InputError
-from perfmodel.layout import Layout, place
+from perfmodel.layout import Layout, nodes_in_name, place
+from perfmodel.machine.at_scale import CollectiveRun, Found, collected
 from perfmodel.machine.profile import InputRecord
 from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements, check_physical, concat
 from perfmodel.node import Node
@@ -181,6 +182,8 @@ class Gathered(NamedTuple):
     """One pair's streams inside one node: the link inside a node."""
     box: int | None = None
     """The most ranks a placed job put on one node (None: no layout, or nothing placed)."""
+    collectives: tuple[CollectiveRun, ...] = ()
+    """Collectives timed at a known node count (:mod:`perfmodel.machine.at_scale`)."""
 
 
 _BOTH_WAYS = ", both ways (the ports' duplex)"
@@ -212,6 +215,7 @@ class FileUse:
     notes: list[str] = field(default_factory=list)
     said: list[Contribution] = field(default_factory=list)
     inside: list[Measurements] = field(default_factory=list)
+    collectives: list[Found] = field(default_factory=list)
     box: int = 0
     fanin: bool = False
 
@@ -267,7 +271,8 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
             lone = (path, tables)
         if one.fanin:
             fanin.append(path)
-        for name in ("used", "whole", "streams", "node", "records", "notes", "said", "inside"):
+        for name in ("used", "whole", "streams", "node", "records", "notes", "said", "inside",
+                     "collectives"):
             getattr(got, name).extend(getattr(one, name))
         got.box = max(got.box, one.box)
     if not got.used:
@@ -301,7 +306,7 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
         got.inside = []
     return Gathered(concat(got.used), tuple(records), notes + node_notes, _with_counts(whole),
                     tuple(got.said), node, tuple(got.used), tuple(whole), tuple(got.inside),
-                    got.box or None)
+                    got.box or None, collected(got.collectives))
 
 
 def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | None,
@@ -352,6 +357,36 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
     return one
 
 
+def _collective(table: Measurements, path: str | Path, layout: Layout,
+                into: FileUse) -> Contribution:
+    """A collective timed at a node count the file or the layout says: kept (to
+    ``into.collectives``) for what the machine does at that count; else unused, why said."""
+    procs = table.counts("processes")
+    p = int(procs[0]) if len(procs) == 1 else None
+    if "nodes" in table.attrs:
+        nodes, how = int(table.attrs["nodes"]), "its nodes from the job's own record"
+    elif layout.nodes is not None:
+        nodes, how = layout.nodes, "--nodes-per-job"
+    elif layout.ranks_per_node is not None and p is not None and p % layout.ranks_per_node == 0:
+        nodes, how = p // layout.ranks_per_node, f"{p} processes, --ranks-per-node"
+    elif layout.names and (n := nodes_in_name(Path(path).name)) is not None:
+        nodes, how = n, "its nodes from the file's name (--nodes-in-name)"
+    else:
+        return Contribution(str(path), table.label, "unused", 0,
+                            "a collective on an unknown number of nodes (give "
+                            "--nodes-per-job, or --nodes-in-name where the file names say it)")
+    rows = table.take((table.size > 0) & (table.time > 0))
+    if not len(rows):
+        return Contribution(str(path), table.label, "unused", 0,
+                            "a collective with no sized rows")
+    into.collectives.append((table.benchmark, nodes, p, np.asarray(rows.size),
+                             np.asarray(rows.time), f"{Path(path).name}, {how}"))
+    into.records.append(_record(table, len(rows), path))
+    return Contribution(str(path), table.label, "collectives", len(rows),
+                        f"the machine's {table.benchmark} on {nodes} nodes, kept for what "
+                        f"runs at that count ({how})")
+
+
 def sort_table(table: Measurements, path: str | Path, layout: Layout,
                into: FileUse) -> Contribution:
     """What a table other than a file's ping-pong informs: a stream placed across nodes the
@@ -381,10 +416,10 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
     if table.pattern == "application" and table.format == "reframe":
         return out("unused", "an application's run times (ReFrame): predict --fit reads them "
                              "as a timings CSV (nodes, processes, time_s)")
+    if table.pattern == "collective":
+        return _collective(table, path, layout, into)
     if table.pattern not in _STREAMS:
-        why = {"collective": "a collective: perfmodel predicts collectives, it does not fit "
-                             "them",
-               "application": "times a whole run: give it to predict --fit",
+        why = {               "application": "times a whole run: give it to predict --fit",
                "exchange": "an Exchange ring: fit it with --benchmark Exchange",
                "sendrecv": "a Sendrecv ring: fit it with --benchmark Sendrecv"}
         return out("unused", why.get(table.pattern, "timed as the benchmark defines it: not "
@@ -521,6 +556,6 @@ def informs(tables: Sequence[Measurements], path: str | Path) -> list[str]:
             out.append(_law_use(bool(len(t.single_stream())) and not t.is_fanin))
             continue
         said = sort_table(t, path, layout, FileUse())
-        out.append(said.said if said.role in ("fabric", "node") else
+        out.append(said.said if said.role in ("fabric", "node", "collectives") else
                    f"nothing: {said.said}")
     return out

@@ -14,6 +14,7 @@ as every ping-pong is).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -30,13 +31,19 @@ class Layout:
 
     ranks_per_node: int | None = None
     nodes: int | None = None
+    names: bool = False
+    """Each file's name says its job's node count (``…-256n-…``, ``size256``): what a
+    collective of unknown node count takes (``--nodes-in-name``)."""
 
     def __post_init__(self) -> None:
-        if self.ranks_per_node is not None and self.nodes is not None:
-            from perfmodel.errors import InputError
+        from perfmodel.errors import InputError
 
+        if self.ranks_per_node is not None and self.nodes is not None:
             raise InputError("--ranks-per-node and --nodes-per-job both say how ranks were "
                              "placed", fix="give one of them")
+        if self.names and self.nodes is not None:
+            raise InputError("--nodes-in-name and --nodes-per-job both say each job's nodes",
+                             fix="give one of them")
 
     def per_node(self, job: int) -> int | None:
         """Ranks on each node of a job of ``job`` processes, or None when not said."""
@@ -64,6 +71,24 @@ class Layout:
         if self.nodes is not None:
             return f"every job on {self.nodes} nodes, ranks in blocks"
         return "not given"
+
+
+_IN_NAME = re.compile(r"(?<![0-9a-z])(?:size[-_]?([0-9]{1,7})|([0-9]{1,7})[-_]?(?:n|nodes?))"
+                      r"(?![a-z])", re.I)
+"""A node count in a file's name: ``256n``, ``256-nodes``, ``size256``."""
+
+
+def nodes_in_name(name: str) -> int | None:
+    """The one node count a file's name says (``osu-256n-1322.out``, ``size256``), or None
+    when it says none or several that differ.
+
+    >>> nodes_in_name("combined-slurm-size256-osu-256n-1322-iter-5.out")
+    256
+    >>> nodes_in_name("osu_latency-2n-size32.out") is None
+    True
+    """
+    found = {int(a or b) for a, b in _IN_NAME.findall(name)}
+    return found.pop() if len(found) == 1 and min(found) >= 1 else None
 
 
 @dataclass(frozen=True)

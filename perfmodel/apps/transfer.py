@@ -137,6 +137,9 @@ class Moved:
     notes: tuple[str, ...]
     measured: NDArray[np.bool_]
     """Whether A was timed at each count (else its time there is extrapolated)."""
+    overhead_span: FloatArray | None = None
+    """At each count, the least and largest factor the range lets the overhead move by (one
+    message's, widened where both machines timed a collective on as many nodes), shape (n, 2)."""
 
     def to_dict(self) -> dict[str, Any]:
         rows = [{"nodes": int(self.nodes[i]), "processes": int(self.processes[i]),
@@ -145,7 +148,9 @@ class Moved:
                  "time_hi": float(self.time_hi[i]),
                  "on_a": {"time": float(self.time_a[i]), "work": float(self.work_a[i]),
                           "overhead": float(self.overhead_a[i])},
-                 "on_b": {"work": float(self.work_b[i]), "overhead": float(self.overhead_b[i])}}
+                 "on_b": {"work": float(self.work_b[i]), "overhead": float(self.overhead_b[i])},
+                 **({} if self.overhead_span is None else
+                    {"overhead_ratio_span": [float(v) for v in self.overhead_span[i]]})}
                 for i in range(len(self.nodes))]
         return {"rows": rows, "level": self.level, "latency_ratio": self.ratio,
                 "ratio_span": list(self.ratio_span), "node_ratio": self.node_ratio,
@@ -229,8 +234,10 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     overhead = np.maximum(t - work, 0.0)
     over_lo, over_hi = np.maximum(t_lo - work, 0.0), np.maximum(t_hi - work, 0.0)
     r = float(message_ratio(a, b, SMALL)[()])
-    span = message_ratio(a, b, np.geomspace(SMALL, size_hi, SIZES))
+    sizes = np.geomspace(SMALL, size_hi, SIZES)
+    span = message_ratio(a, b, sizes)
     lo_r, hi_r = min(1.0, float(span.min())), max(1.0, float(span.max()))
+    lo_n, hi_n, said_scale = at_scale(a, b, n, sizes, lo_r, hi_r)
     k, said_node = node_ratio(a, b) if on_b is None else on_b_ratio(timed, on_b, r)
     work_b = work * k
     z = NormalDist().inv_cdf(0.5 + level / 2)
@@ -252,19 +259,50 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     if n0 > 1:
         notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
                      "as work, which does not move (a lower bound on what moves)")
-    notes += said_fit
-    time, none, every = work_b + overhead * r, work_b + overhead * lo_r, work_b + overhead * hi_r
-    low, high = work_b + over_lo * lo_r, work_b + over_hi * hi_r   # A's own range (extrapolated)
+    notes += said_fit + said_scale
+    time, none, every = work_b + overhead * r, work_b + overhead * lo_n, work_b + overhead * hi_n
+    low, high = work_b + over_lo * lo_n, work_b + over_hi * hi_n   # A's own range (extrapolated)
     moves = (every - none) / time > DECISIVE_SHARE   # as an assumption is named beside one
     if np.any(moves):
         i = int(np.flatnonzero(moves)[-1])   # at the most nodes where it matters
-        notes.append(f"what decides it: the size of the messages behind the overhead (at "
-                     f"{n[i]:g} nodes, {none[i]:.3g} s if none of it is the network, "
-                     f"{every[i]:.3g} s on B if all of it is messages of "
-                     f"{format_size(size_hi)})")
+        scale = hi_n[i] > hi_r or lo_n[i] < lo_r
+        notes.append("what decides it: "
+                     + ("how the overhead moves at scale" if scale else
+                        "the size of the messages behind the overhead")
+                     + f" (at {n[i]:g} nodes, {none[i]:.3g} s at the least, {every[i]:.3g} s on "
+                     "B if all of it "
+                     + ("moves as the collectives timed on as many nodes do" if scale else
+                        f"is messages of {format_size(size_hi)}") + ")")
     return Moved(n, p, t, work, overhead, time, low / widen, high * widen, work_b,
                  overhead * r, r, (lo_r, hi_r), k, level, scatter, tuple(notes),
-                 measured)
+                 measured, np.c_[lo_n, hi_n])
+
+
+def at_scale(a: Machine, b: Machine, nodes: FloatArray, sizes: FloatArray, lo_r: float,
+             hi_r: float) -> tuple[FloatArray, FloatArray, list[str]]:
+    """How far the overhead may move at each of ``nodes``: one message's ratio (``lo_r`` to
+    ``hi_r``), widened at a count where both profiles hold a collective timed on that many
+    nodes to B's over A's time for it at ``sizes`` (:mod:`perfmodel.machine.at_scale`); and
+    the sentence that says so."""
+    from perfmodel.machine.at_scale import describe, ratios_at, spread
+
+    lo, hi = np.full(len(nodes), lo_r), np.full(len(nodes), hi_r)
+    said = []
+    for i, count in enumerate(nodes.tolist()):
+        got = ratios_at(a.profile.collectives, b.profile.collectives, count, sizes)
+        if not got or count <= 1:
+            continue
+        c_lo, c_hi = spread([r for _, _, r in got])
+        lo[i], hi[i] = min(lo_r, c_lo), max(hi_r, c_hi)
+        said.append(f"B's {describe([rb for _, rb, _ in got])} takes ×{c_lo:.3g}–{c_hi:.3g} "
+                    "A's")
+    if not said:
+        return lo, hi, []
+    return lo, hi, [f"at scale, both profiles time collectives on as many nodes, "
+                    f"{format_size(sizes[0])} to {format_size(sizes[-1])}: "
+                    + "; ".join(said) + f". What runs at scale differs that much beyond one "
+                    f"message's ×{lo_r:.3g}–{hi_r:.3g}: the range lets the overhead move by "
+                    "it too"]
 
 
 def extrapolated(timed: Runs, counts: FloatArray, level: float

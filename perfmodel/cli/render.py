@@ -152,11 +152,11 @@ def _inputs_section(out: Console, result: Calibration) -> None:
         t.column(col, justify="right" if col == "rows" else "left")
     for c in said:
         t.add_row(escape(c.path), escape(c.table or "—"), str(c.rows) if c.rows else "—",
-                  escape(c.said if c.role in ("law", "fabric", "node") else
+                  escape(c.said if c.role in ("law", "fabric", "node", "collectives") else
                          f"{c.role}: {c.said}"))
     out.print(t)
-    counts = {r: sum(c.role == r for c in said) for r in ("law", "fabric", "node", "unused",
-                                                           "skipped")}
+    counts = {r: sum(c.role == r for c in said)
+              for r in ("law", "fabric", "node", "collectives", "unused", "skipped")}
     out.print("inputs: " + ", ".join(f"{n} {r}" for r, n in counts.items() if n))
 
 

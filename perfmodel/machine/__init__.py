@@ -6,7 +6,9 @@
 - :mod:`~perfmodel.machine.core`: :class:`Machine`, what a round of messages and a kernel cost
   on a profile with what-if overrides (channels, line rate, latency, node speed);
 - :mod:`~perfmodel.machine.collectives`: collective operations as rounds of messages on a
-  :class:`Machine`.
+  :class:`Machine`;
+- :mod:`~perfmodel.machine.at_scale`: collectives the machine was measured running at a node
+  count, kept in its profile beside the law.
 
 Applications (:mod:`perfmodel.apps`), empirical scaling (:mod:`perfmodel.empirical`), sweeps
 and reports reach the network only through this package.

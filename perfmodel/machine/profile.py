@@ -19,6 +19,7 @@ import numpy as np
 from perfmodel import SCHEMA_VERSION
 from perfmodel.errors import InputError
 from perfmodel.files.doc import DocReader, as_float, read_covariance, read_estimate
+from perfmodel.machine.at_scale import CollectiveRun, read_collectives
 from perfmodel.network import models as registry
 from perfmodel.network.corrections import Corrections, Ratios
 from perfmodel.network.fabric import PARAMS as FABRIC_PARAMS
@@ -71,6 +72,8 @@ class Profile:
     layout: Mapping[str, int] = field(default_factory=dict)
     """How the inputs' jobs placed their ranks, as calibrate was told (``ranks_per_node`` or
     ``nodes_per_job``; empty: not said), so that a report reads the inputs as the fit did."""
+    collectives: tuple[CollectiveRun, ...] = ()
+    """Collectives the inputs timed at a known node count (:mod:`perfmodel.machine.at_scale`)."""
 
 
 def fit_summary(result: FitResult) -> dict[str, float]:
@@ -151,6 +154,8 @@ def to_dict(profile: Profile) -> dict[str, Any]:
                        "params": _params_doc(profile.node.params)}
     if profile.layout:
         doc["layout"] = dict(profile.layout)
+    if profile.collectives:
+        doc["collectives"] = [c.to_dict() for c in profile.collectives]
     return doc
 
 
@@ -164,7 +169,7 @@ def dumps(profile: Profile) -> str:
 
 
 _TOP = {"kind", "schema_version", "name", "provenance", "inputs", "network", "fabric", "node",
-        "layout"}
+        "layout", "collectives"}
 _FABRIC = {"topology", "channels", "box", "dof", "noise_rel", "fitted", "covariance", "ranges",
            "notes", "fit", "params", "corrections", "stream_fit"}
 _NETWORK = {"model", "dof", "noise_rel", "size_min", "size_max", "fitted", "covariance",
@@ -243,6 +248,7 @@ def from_dict(doc: Mapping[str, Any], path: str = "<profile>", text: str = "") -
         fabric=fabric,
         node=node,
         layout=dict(layout),
+        collectives=read_collectives(top, doc["collectives"]) if "collectives" in doc else (),
     )
 
 

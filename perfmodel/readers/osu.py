@@ -11,6 +11,11 @@ Every header variant: ``Latency (us)`` (≤ 7.3) or ``Avg Latency(us)`` (7.4), t
 the size-less barrier table, and several outputs concatenated by a job script.  Lines that
 are not rows (a launcher's warnings in the middle of a table) are skipped and said.
 
+OSU does not print how many processes ran a collective.  Where the job's Flux jobspec follows
+the table (a wrapper's ``START OF JOBSPEC`` line and the jobspec's JSON, RFC 14: a ``node``
+resource of ``count`` nodes, each with ``slot``s of one task), the table takes its nodes and
+ranks per node from it, and says so.
+
 Meaning, from the 7.4 sources: ``osu_latency`` prints ``t_total / (2 · iterations)``, a
 **one-way** time; ``osu_bw`` ``size / 1e6 · iterations · window / t_total``, MB = 10^6 B;
 ``osu_bibw`` the same counting both directions; ``osu_mbw_mr`` the aggregate over its pairs;
@@ -19,6 +24,7 @@ collectives the time of one call averaged over ranks.
 
 from __future__ import annotations
 
+import json
 import re
 
 from perfmodel.errors import InputError
@@ -37,6 +43,10 @@ _COLUMN = re.compile(
     r"Size|Avg Latency\s*\(us\)|Min Latency\s*\(us\)|Max Latency\s*\(us\)|Latency\s*\(us\)"
     r"|Bandwidth\s*\(MB/s\)|MB/s|Messages/s|Iterations|Validation|P\d+ Tail Lat\s*\(us\)"
     r"|Overall\s*\(us\)|Compute\s*\(us\)|Pure Comm\.?\s*\(us\)|Overlap\s*\(%\)", re.I)
+_JOBSPEC = '{"resources"'
+"""How a Flux jobspec's JSON line starts (its canonical form, RFC 14)."""
+MAX_JOBSPEC = 100_000
+"""The longest jobspec line read (a real one is under 2,000 characters)."""
 _PAIRS = re.compile(r"\[\s*pairs:\s*([0-9]{1,9})\s*\]\s*\[\s*window size:\s*([0-9]{1,9})\s*\]")
 
 _COLLECTIVES = ("allreduce", "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
@@ -104,6 +114,8 @@ class _Block:
         self.pairs: int | None = None
         self.rows: list[tuple[int, list[str]]] = []
         self.skipped: list[int] = []
+        self.job: tuple[int, int] | None = None
+        """Nodes and ranks per node, from a Flux jobspec after the table."""
 
     def table(self) -> Measurements | None:
         cols = [re.sub(r"\s+", "", c).lower() for c in self.columns]
@@ -146,7 +158,15 @@ class _Block:
                       self.version, statistic="mean", concurrency=counts, attrs=self.attrs)
         if self.pairs is None and self.benchmark == "multi_lat":
             table.notes.append("osu_multi_lat does not print how many pairs ran (ranks / 2)")
-        if self.pattern == "collective":
+        if self.pattern == "collective" and self.job is not None:
+            nodes, per = self.job
+            counts = {"processes": nodes * per}
+            table = Table(self.source, NAME, self.benchmark, self.pattern, quantity, meaning,
+                          self.version, statistic="mean", concurrency=counts,
+                          attrs={**self.attrs, "nodes": str(nodes),
+                                 "ranks per node": str(per)})
+            table.notes.append(f"{nodes} nodes × {per} ranks: the Flux jobspec after the table")
+        elif self.pattern == "collective":
             table.notes.append("OSU does not print the process count of a collective")
         index = {c: i for i, c in enumerate(cols)}
         need = sum(1 for c in cols if c != "validation")
@@ -192,6 +212,24 @@ class _Block:
         return table.build()
 
 
+def jobspec(line: str) -> tuple[int, int] | None:
+    """Nodes and tasks per node of a Flux jobspec line (one ``node`` resource of ``count``
+    nodes holding ``slot``s of one task each), or None when the line is not one."""
+    if len(line) > MAX_JOBSPEC:
+        return None
+    try:
+        doc = json.loads(line)
+        (node,) = doc["resources"]
+        (slot,) = node["with"]
+        nodes, per = node["count"], slot["count"]
+        ok = node["type"] == "node" and slot["type"] == "slot"
+    except (ValueError, KeyError, TypeError, RecursionError):   # nested past Python's stack
+        return None
+    if not ok or not all(type(v) is int and 1 <= v <= 1_000_000 for v in (nodes, per)):
+        return None
+    return nodes, per
+
+
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     blocks: list[_Block] = []
     for lineno, ln in lines_of(text):
@@ -204,9 +242,15 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 continue   # OSU 7.x prints some titles twice: one table, not a cut-off one
             blocks.append(_Block(source, lineno, match))
             continue
-        if not blocks or not ln or blocks[-1].closed:
+        if not blocks or not ln:
             continue
         block = blocks[-1]
+        if ln.startswith(_JOBSPEC) and block.pattern == "collective" and block.job is None:
+            block.job = jobspec(ln)
+            if block.job is not None:
+                continue
+        if block.closed:
+            continue
         if ln.startswith("#"):
             body = ln.lstrip("#").strip()
             if pairs := _PAIRS.search(body):

@@ -67,6 +67,10 @@ def calibrate(
         "--nodes-per-job", parse=options.whole(1, 1_000_000), metavar="N",
         help="Every job ran on N nodes, ranks in blocks (osu_mbw_mr and IMB across two "
              "nodes: --nodes-per-job 2); instead of --ranks-per-node.")] = None,
+    in_name: Annotated[bool, typer.Option(
+        "--nodes-in-name", help="Each file's name says its job's node count (…-256n-…, "
+                                "size256): collectives whose output does not say it are "
+                                "kept at that count.")] = False,
     repeats: Annotated[bool, typer.Option(
         "--repeats", help="The ping-pong tables are repeated runs of one configuration (a "
                           "noisy cloud, other node pairs): fit the law to all of them, the "
@@ -91,7 +95,7 @@ def calibrate(
     fixed = parse_fix(fix)
     from perfmodel.layout import Layout
 
-    layout = Layout(ranks_per_node=ranks_per_node, nodes=nodes)   # refuses both at once
+    layout = Layout(ranks_per_node=ranks_per_node, nodes=nodes, names=in_name)   # refuses both
     from perfmodel.calibrate import calibrate as run
     from perfmodel.calibrate import default_name
     from perfmodel.io import check_writable
