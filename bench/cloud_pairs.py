@@ -24,8 +24,15 @@ run), by:
 and perfmodel's answer (:func:`perfmodel.apps.transfer.move`) with its 95 % range.  Every
 directed pair is scored in both directions, per code; the medians are over every point.
 
-**Blind**: written and first run on 2026-11-27 after perfmodel's method was fixed on alaska
-(``bench/other_machine.py``); nothing in ``perfmodel/`` was changed after seeing these numbers.
+**Blind** when written and first run on 2026-11-27, after perfmodel's method was fixed on
+alaska (``bench/other_machine.py``).  Later the same day, after seeing these pairs, the profiles
+were given the study's ``osu_allreduce`` at 32 … 256 nodes (``calibrate --nodes-in-name``) and
+the range of ``predict --on`` the collectives' ratio at each count both timed: the point is
+unchanged, the range is chosen on these pairs (not blind).
+
+A third set, ``data/pairs-blind``: the study's other codes in the same six environments
+(MiniFE, Laghos, and MT-GEMM set apart: its runs share no work), gathered blind after the
+collectives were added and scored once.
 
 A second set, gathered blind the same day and scored once with the method unchanged: LAMMPS
 ReaxFF HNS at 4 … 32 nodes of AWS hpc7g.4xlarge (EFA) in five software environments of one
