@@ -167,3 +167,20 @@ def test_collected_medians_sizes_the_tables_share_and_keeps_the_rest() -> None:
     assert run.times == pytest.approx((2.0, 3.0, 3.0))
     assert run.processes == 16 and run.tables == 2
     assert np.isnan(run.time(np.array([4.0, 64.0]))).all()
+
+
+def test_a_report_lists_the_collectives_a_profile_keeps(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from perfmodel.cli.app import app
+
+    prof = calibrate([_folder(tmp_path)], layout=Layout(names=True)).profile
+    f = tmp_path / "p.toml"
+    f.write_text(dumps(prof))
+    out = tmp_path / "r.md"
+    res = CliRunner().invoke(app, ["report", str(f), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert "**Collectives timed at scale**" in text
+    assert "| allreduce | 8 | — | 4 B: 20 µs |" in text
+    assert "| allreduce | 32 | 128 |" in text

@@ -183,6 +183,8 @@ def profile_section(sec: SectionSpec, ctx: Context) -> Section:
                    f"sizes (the law alone is off by up to ×{net.measured.largest:.2f} there); "
                    "past them the ratio fades to the law alone within a doubling or two, and "
                    "no larger message is predicted faster than the largest measured.")
+    if prof.collectives:
+        out += _collectives(prof)
     if found:
         out += _diagnostics(ctx, prof, found)
     sizes = sec.options.get("sizes") or [1.0, 1024.0, 65536.0, 1048576.0]
@@ -190,6 +192,23 @@ def profile_section(sec: SectionSpec, ctx: Context) -> Section:
     if prof.fabric is not None:
         out += _fabric(ctx, prof, found)
     return Section(sec.title or f"Machine profile {prof.name}", tuple(out))
+
+
+def _collectives(prof: Any) -> list[Block]:
+    """The collectives the profile keeps at a node count: what ``predict --on`` compares
+    between two machines at scale."""
+    rows = []
+    for c in prof.collectives:
+        small, large = (c.sizes[0], c.times[0]), (c.sizes[-1], c.times[-1])
+        rows.append([c.op, str(c.nodes), "—" if c.processes is None else str(c.processes),
+                     f"{format_size(small[0])}: {format_time(small[1])}",
+                     f"{format_size(large[0])}: {format_time(large[1])}", str(c.tables),
+                     c.source.removeprefix("measured: ")])
+    return ["**Collectives timed at scale** (each size's median over the tables of that "
+            "operation and node count; `predict --on` compares two machines' at the counts it "
+            "predicts):",
+            table(["operation", "nodes", "ranks", "smallest size", "largest size", "tables",
+                   "from"], rows, right=(1, 2, 5))]
 
 
 def _diagnostics(ctx: Context, prof: Any, files: list[Path]) -> list[Block]:
