@@ -108,6 +108,8 @@ def main() -> None:
             print(f"| {app} | {cells}")
         print(f"| all | {tally.total()}")
     for src, dst in (("IB", "RoCE"), ("RoCE", "IB")):
+        best_ratio(every_run[src], every_run[dst], lat[dst] / lat[src], f"{src} → {dst}")
+    for src, dst in (("IB", "RoCE"), ("RoCE", "IB")):
         untimed(every_run[src], every_run[dst], machines[src], machines[dst],
                 lat[dst] / lat[src], f"{src} → {dst}", args.markdown)
     print(f"\n{'### ' if args.markdown else ''}Given B's own one-node run (`predict "
@@ -120,6 +122,30 @@ def main() -> None:
             given.row(score_with_b(every_run[src][app], every_run[dst][app], machines[src],
                                    machines[dst]))
         print(f"| {src} → {dst} | {given.total()}")
+
+
+def best_ratio(a_runs: dict[str, object], b_runs: dict[str, object], r: float,
+               title: str) -> None:
+    """How far any one ratio could go: the median error over the same points of
+    work + overhead · x, for x on a grid (what the rule does with x = r), and the x that
+    does best.  An upper bound on what choosing the ratio better could win here."""
+    grid = np.round(np.arange(0.5, 2.5001, 0.01), 2)
+    errs = np.zeros((len(grid), 0))
+    for code in sorted(set(a_runs) & set(b_runs)):
+        ra, rb = a_runs[code], b_runs[code]
+        t1 = float(ra.time[0])   # type: ignore[attr-defined]
+        for n, ta in zip(ra.nodes[1:], ra.time[1:], strict=True):   # type: ignore[attr-defined]
+            tb = float(rb.time[rb.nodes == n][0])   # type: ignore[attr-defined]
+            work = t1 / n
+            guess = work + max(ta - work, 0.0) * grid
+            errs = np.c_[errs, np.abs(guess / tb - 1)]
+    med = np.median(errs, axis=1)
+    i = int(np.argmin(med))
+    at_r = float(np.median(np.abs(errs[np.argmin(np.abs(grid - r))])))
+    print(f"\n{title}: the overhead moved by any one ratio x (0.50 to 2.50): the best median "
+          f"is {med[i]:.1%} at x = {grid[i]:.2f}; the 8-byte latency ratio {r:.2f} gives "
+          f"{at_r:.1%}; x within 0.05 of the best gives {med[max(i - 5, 0)]:.1%} to "
+          f"{med[min(i + 5, len(grid) - 1)]:.1%}")
 
 
 def untimed(a_runs: dict[str, object], b_runs: dict[str, object], a: object, b: object,
