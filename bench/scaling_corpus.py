@@ -38,8 +38,12 @@ points inside perfmodel's 95 % range.
   Frontier; CharLES on Stampede2; SPECFEM3D_GLOBE on Summit), gathered after the fourth had
   been seen, Amdahl's prior (``AMDAHL_WEIGHT``) chosen and K taken on the five parts before it;
   scored once.
+- **sixth** (``data/corpus-sixth``: WarpX on Summit and Cori KNL, ECP-WarpX/perf_logs; CMAQ
+  on AWS and Azure, CMASCenter/pcluster-cmaq; Charm++ lb_test and LeanMD on Santos Dumont,
+  eclufsc/packdrop-data-analysis), gathered after the fifth had been seen, the method
+  unchanged since; scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|fifth|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|sixth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -72,7 +76,10 @@ FIFTH = ("tinecolman-ramses-benchmarks-prototype2", "bcaddy-scaling-tests",
          "yunjaeh-CharLES_scaling", "SPECFEM-scaling-benchmarks")
 """The fifth held-out part (``data/corpus-fifth``, gathered once the fourth had been seen and
 Amdahl's prior chosen and K taken on the five parts before it): scored once."""
-PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth")
+SIXTH = ("ECP-WarpX-perf_logs", "CMASCenter-pcluster-cmaq", "eclufsc-packdrop-data-analysis")
+"""The sixth held-out part (``data/corpus-sixth``, gathered once the fifth had been seen, with
+the method as it stood after it): scored once."""
+PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth")
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
 LEVEL = 0.95
@@ -95,6 +102,8 @@ class Spec:
             return "fourth"
         if self.source in FIFTH:
             return "fifth"
+        if self.source in SIXTH:
+            return "sixth"
         return "held-out" if self.source in HELD_OUT else "tune"
 
 
@@ -117,7 +126,8 @@ def specs() -> list[Spec]:
         if d.is_dir() and d.name != "performance-study":
             source = "hpc-uk/archer-benchmarks" if d.name == "archer-benchmarks" else d.name
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
-    for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth"):
+    for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
+                  "corpus-sixth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
