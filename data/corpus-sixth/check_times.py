@@ -1,4 +1,4 @@
-"""Check every row of the corpus-sixth CSVs against its raw file (run once, 2026-11-28).
+"""Check every row of the corpus-sixth CSVs against its raw file (run once, 2026-11-27).
 
 For each row: `git show <commit>:<file>` in a local mirror of the source repository must contain
 the time_s string; the string must also sit in its own context (WarpX perf_logs CSV: the row whose
