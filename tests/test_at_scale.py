@@ -15,7 +15,7 @@ from perfmodel.calibrate import calibrate
 from perfmodel.errors import InputError
 from perfmodel.layout import Layout, nodes_in_name
 from perfmodel.machine import Machine
-from perfmodel.machine.at_scale import CollectiveRun, collected, ratios_at
+from perfmodel.machine.at_scale import CollectiveRun, collected, common, ratios
 from perfmodel.machine.profile import dumps, load
 from perfmodel.readers import read
 
@@ -154,9 +154,11 @@ def test_collectives_at_other_counts_or_of_other_operations_are_not_compared() -
     base = Machine(load(EDR))
     a = _with(base, 1.0, nodes=16)
     b = _with(base, 3.0, nodes=8)
-    assert ratios_at(a.profile.collectives, b.profile.collectives, 8, SIZES) == []
+    assert common(a.profile.collectives, b.profile.collectives) == {}
     other = dataclasses.replace(b.profile.collectives[0], op="alltoall", nodes=16)
-    assert ratios_at(a.profile.collectives, (other,), 16, SIZES) == []
+    assert common(a.profile.collectives, (other,)) == {}
+    same = common(a.profile.collectives, a.profile.collectives)
+    assert list(same) == [16] and ratios(same[16], [1e9]) == []   # no size both measured
 
 
 def test_collected_medians_sizes_the_tables_share_and_keeps_the_rest() -> None:

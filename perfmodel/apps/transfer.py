@@ -284,12 +284,13 @@ def at_scale(a: Machine, b: Machine, nodes: FloatArray, sizes: FloatArray, lo_r:
     ``hi_r``), widened at a count where both profiles hold a collective timed on that many
     nodes to B's over A's time for it at ``sizes`` (:mod:`perfmodel.machine.at_scale`); and
     the sentence that says so."""
-    from perfmodel.machine.at_scale import describe, ratios_at, spread
+    from perfmodel.machine.at_scale import common, describe, ratios, spread
 
     lo, hi = np.full(len(nodes), lo_r), np.full(len(nodes), hi_r)
     said = []
+    both = common(a.profile.collectives, b.profile.collectives)
     for i, count in enumerate(nodes.tolist()):
-        got = ratios_at(a.profile.collectives, b.profile.collectives, count, sizes)
+        got = ratios(both.get(int(count), []), sizes) if count == int(count) else []
         if not got or count <= 1:
             continue
         c_lo, c_hi = spread([r for _, _, r in got])

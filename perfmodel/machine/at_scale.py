@@ -98,20 +98,30 @@ def collected(found: Iterable[Found]) -> tuple[CollectiveRun, ...]:
     return tuple(out)
 
 
-def ratios_at(a: Sequence[CollectiveRun], b: Sequence[CollectiveRun], nodes: float,
-              sizes: ArrayLike) -> list[tuple[CollectiveRun, CollectiveRun, FloatArray]]:
-    """B's time over A's for each collective both timed on ``nodes`` nodes, at those of
-    ``sizes`` both measured (none where they share no operation at that count)."""
-    out = []
+def common(a: Sequence[CollectiveRun], b: Sequence[CollectiveRun]
+           ) -> dict[int, list[tuple[CollectiveRun, CollectiveRun]]]:
+    """The collectives both machines timed, by node count: (A's run, B's run) of each
+    operation both have at that count (one pass over each)."""
+    theirs = {(r.op, r.nodes): r for r in b}
+    out: dict[int, list[tuple[CollectiveRun, CollectiveRun]]] = {}
     for ra in a:
-        for rb in b:
-            if ra.op != rb.op or ra.nodes != nodes or rb.nodes != nodes:
-                continue
-            with np.errstate(invalid="ignore"):
-                r = rb.time(sizes) / ra.time(sizes)
-            r = r[np.isfinite(r)]
-            if r.size:
-                out.append((ra, rb, r))
+        rb = theirs.get((ra.op, ra.nodes))
+        if rb is not None:
+            out.setdefault(ra.nodes, []).append((ra, rb))
+    return out
+
+
+def ratios(both: Sequence[tuple[CollectiveRun, CollectiveRun]], sizes: ArrayLike
+           ) -> list[tuple[CollectiveRun, CollectiveRun, FloatArray]]:
+    """B's time over A's for each pair of runs (:func:`common`), at those of ``sizes`` both
+    measured (a pair with none left out)."""
+    out = []
+    for ra, rb in both:
+        with np.errstate(invalid="ignore"):
+            r = rb.time(sizes) / ra.time(sizes)
+        r = r[np.isfinite(r)]
+        if r.size:
+            out.append((ra, rb, r))
     return out
 
 
