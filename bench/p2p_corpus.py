@@ -26,7 +26,11 @@ BIC on relative residuals, extrapolated along its last segment.
 - **third**: ``data/p2p-third`` (gathered after the held-out part had been seen; three
   ``osu_latency`` outputs of one Google Cloud TCP network, scored once).
 
-    .venv/bin/python bench/p2p_corpus.py [--part tune|held-out|third|all] [--series]
+- **fourth**: ``data/p2p-fourth`` (gathered after the third had been seen, the method
+  unchanged since: Slingshot 11 at CSCS, 100G InfiniBand at SJTU, SDSC Comet's InfiniBand;
+  five files, three networks), scored once.
+
+    .venv/bin/python bench/p2p_corpus.py [--part tune|held-out|third|fourth|all] [--series]
         [--no-pycewise]
 """
 
@@ -71,6 +75,8 @@ def series_paths() -> list[tuple[str, str, Path]]:
         out.append(("held-out", f"{f.parent.name}/{f.name}", f))
     for f in sorted((ROOT / "data" / "p2p-third").rglob("*.txt")):
         out.append(("third", f"{f.parent.name}/{f.name}", f))
+    for f in sorted((ROOT / "data" / "p2p-fourth").rglob("*.txt")):
+        out.append(("fourth", f"{f.parent.name}/{f.name}", f))
     return out
 
 
@@ -193,7 +199,8 @@ def calibrate() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=("tune", "held-out", "third", "all"), default="tune")
+    ap.add_argument("--part", choices=("tune", "held-out", "third", "fourth", "all"),
+                    default="tune")
     ap.add_argument("--series", action="store_true")
     ap.add_argument("--no-pycewise", action="store_true")
     ap.add_argument("--calibrate", action="store_true",
@@ -275,7 +282,7 @@ def main() -> None:
         for r in rows:
             print(f"| {r['name']} | {r['part']} | {r['split']} | {r.get('model', '?')} | "
                   + " | ".join(f"{100 * np.median(r[m + '_err']):.1f}" for m in methods) + " |")
-    parts = ["tune", "held-out", "third"] if args.part == "all" else [args.part]
+    parts = ["tune", "held-out", "third", "fourth"] if args.part == "all" else [args.part]
     for part in parts:
         for kind in SPLITS:
             got = [r for r in rows if r["part"] == part and r["split"] == kind]
