@@ -283,9 +283,13 @@ def main() -> None:
             print(f"| {r['name']} | {r['part']} | {r['split']} | {r.get('model', '?')} | "
                   + " | ".join(f"{100 * np.median(r[m + '_err']):.1f}" for m in methods) + " |")
     parts = ["tune", "held-out", "third", "fourth"] if args.part == "all" else [args.part]
-    for part in parts:
+    groups = {p: (p,) for p in parts}
+    if args.part == "all":   # every part not chosen on, together
+        groups["held-out, third and fourth"] = ("held-out", "third", "fourth")
+    for label, members in groups.items():
         for kind in SPLITS:
-            got = [r for r in rows if r["part"] == part and r["split"] == kind]
+            got = [r for r in rows if r["part"] in members and r["split"] == kind]
+            part = label
             if not got:
                 continue
             print(f"\n{part}, {kind}: {len(got)} series, "
