@@ -61,8 +61,9 @@ class Calibration:
 
     def to_dict(self, path: Path | None = None) -> dict[str, Any]:
         """The calibration as plain data (SI units): the chosen law with its parameters and
-        derived quantities, the fit, the selection, every point, the inputs, the fabric, and
-        ``path``, where the profile was written (None: not written)."""
+        derived quantities, the fit, the selection, every point, the inputs, the fabric, the
+        collectives timed at scale, and ``path``, where the profile was written (None: not
+        written)."""
         best = self.selection.best
         model = best.model
         spec = registry.spec(model.kind)
@@ -97,6 +98,7 @@ class Calibration:
             "fabric": None if self.profile.fabric is None else self.profile.fabric.to_dict(),
             "node": None if self.profile.node is None else
             [p.to_dict() for p in self.profile.node.params],
+            "collectives": [c.to_dict() for c in self.profile.collectives],
             "contributions": [c.to_dict() for c in self.contributions],
         }
 

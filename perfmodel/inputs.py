@@ -20,7 +20,16 @@ import numpy as np
 
 from perfmodel.errors import InputError
 from perfmodel.layout import Layout, nodes_in_name, place
-from perfmodel.machine.at_scale import CollectiveRun, Found, collected
+from perfmodel.machine.at_scale import (
+    MOST_NODES,
+    MOST_PROCESSES,
+    MOST_SIZE,
+    MOST_TIME,
+    OP,
+    CollectiveRun,
+    Found,
+    collected,
+)
 from perfmodel.machine.profile import InputRecord
 from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements, check_physical, concat
 from perfmodel.node import Node
@@ -304,9 +313,11 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
         got.said = [replace(c, role="unused", rows=0, said=_INSIDE_ALONE)
                     if c.kind == "inside" else c for c in got.said]
         got.inside = []
-    return Gathered(concat(got.used), tuple(records), notes + node_notes, _with_counts(whole),
+    runs, capped = collected(got.collectives)
+    return Gathered(concat(got.used), tuple(records), notes + node_notes + capped,
+                    _with_counts(whole),
                     tuple(got.said), node, tuple(got.used), tuple(whole), tuple(got.inside),
-                    got.box or None, collected(got.collectives))
+                    got.box or None, runs)
 
 
 def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | None,
@@ -361,6 +372,13 @@ def _collective(table: Measurements, path: str | Path, layout: Layout,
                 into: FileUse) -> Contribution:
     """A collective timed at a node count the file or the layout says: kept (to
     ``into.collectives``) for what the machine does at that count; else unused, why said."""
+    def unused(why: str) -> Contribution:
+        return Contribution(str(path), table.label, "unused", 0, why)
+
+    rows = table.take((table.size > 0) & (table.time > 0) & (table.size <= MOST_SIZE)
+                      & (table.time <= MOST_TIME))
+    if not len(rows):
+        return unused("a collective with no sized rows (a barrier?): nothing to compare")
     procs = table.counts("processes")
     p = int(procs[0]) if len(procs) == 1 else None
     if "nodes" in table.attrs:
@@ -372,19 +390,21 @@ def _collective(table: Measurements, path: str | Path, layout: Layout,
     elif layout.names and (n := nodes_in_name(Path(path).name)) is not None:
         nodes, how = n, "its nodes from the file's name (--nodes-in-name)"
     else:
-        return Contribution(str(path), table.label, "unused", 0,
-                            "a collective on an unknown number of nodes (give "
-                            "--nodes-per-job, or --nodes-in-name where the file names say it)")
-    rows = table.take((table.size > 0) & (table.time > 0))
-    if not len(rows):
-        return Contribution(str(path), table.label, "unused", 0,
-                            "a collective with no sized rows")
-    into.collectives.append((table.benchmark, nodes, p, np.asarray(rows.size),
-                             np.asarray(rows.time), f"{Path(path).name}, {how}"))
+        return unused("a collective on an unknown number of nodes (give --nodes-per-job, or "
+                      "--nodes-in-name where the file names say it)")
+    if p is not None and p < nodes:
+        return unused(f"a collective of {p} processes cannot span {nodes} nodes")
+    if (p is not None and p > MOST_PROCESSES) or nodes > MOST_NODES:
+        return unused("more nodes or processes than a profile keeps")
+    op = table.benchmark.lower()
+    if not OP.fullmatch(op):
+        return unused(f"{table.benchmark[:40]!r} is not an operation's name")
+    into.collectives.append(Found(op, nodes, p, np.asarray(rows.size), np.asarray(rows.time),
+                                  f"{Path(path).name}, {how}"))
     into.records.append(_record(table, len(rows), path))
     return Contribution(str(path), table.label, "collectives", len(rows),
-                        f"the machine's {table.benchmark} on {nodes} nodes, kept for what "
-                        f"runs at that count ({how})")
+                        f"the machine's {op} on {nodes} nodes, kept for what runs at that "
+                        f"count ({how})")
 
 
 def sort_table(table: Measurements, path: str | Path, layout: Layout,
@@ -419,7 +439,7 @@ def sort_table(table: Measurements, path: str | Path, layout: Layout,
     if table.pattern == "collective":
         return _collective(table, path, layout, into)
     if table.pattern not in _STREAMS:
-        why = {               "application": "times a whole run: give it to predict --fit",
+        why = {"application": "times a whole run: give it to predict --fit",
                "exchange": "an Exchange ring: fit it with --benchmark Exchange",
                "sendrecv": "a Sendrecv ring: fit it with --benchmark Sendrecv"}
         return out("unused", why.get(table.pattern, "timed as the benchmark defines it: not "

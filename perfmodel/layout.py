@@ -73,21 +73,21 @@ class Layout:
         return "not given"
 
 
-_IN_NAME = re.compile(r"(?<![0-9a-z])(?:size[-_]?([0-9]{1,7})|([0-9]{1,7})[-_]?(?:n|nodes?))"
-                      r"(?![a-z])", re.I)
-"""A node count in a file's name: ``256n``, ``256-nodes``, ``size256``."""
+_IN_NAME = re.compile(r"(?<![0-9a-z])([0-9]{1,7})(?:n|[-_]?nodes?)(?![a-z0-9])", re.I)
+"""A node count in a file's name: ``256n``, ``256nodes``, ``256-nodes``, ``16_node`` (not
+``size256``, which is as often a message size, nor ``-n4``, a task count)."""
 
 
 def nodes_in_name(name: str) -> int | None:
-    """The one node count a file's name says (``osu-256n-1322.out``, ``size256``), or None
-    when it says none or several that differ.
+    """The one node count a file's name says (``osu-256n-1322.out``, ``run_16nodes.txt``), or
+    None when it says none or several that differ.
 
     >>> nodes_in_name("combined-slurm-size256-osu-256n-1322-iter-5.out")
     256
-    >>> nodes_in_name("osu_latency-2n-size32.out") is None
-    True
+    >>> nodes_in_name("osu_bcast_size1024.out") is None, nodes_in_name("allreduce-64-n4.out")
+    (True, None)
     """
-    found = {int(a or b) for a, b in _IN_NAME.findall(name)}
+    found = {int(v) for v in _IN_NAME.findall(name)}
     return found.pop() if len(found) == 1 and min(found) >= 1 else None
 
 

@@ -205,7 +205,8 @@ MAX_LINK_BANDWIDTH = 10e12
 a node's bonded NICs a few times that, and a shared-memory copy between cores of one node
 (HBM, ~3 TB/s) stays below it too: a size / time above 10 TB/s is a wrong unit (seconds
 under a ``_us`` column) or a bandwidth read as a time.  The real data in ``data/`` and the
-fixtures reach 30 GB/s (``data/local/mpi4py-bench-pingpong-np2.txt``)."""
+fixtures reach 114 GB/s (``osu_bw D D`` between two GPUs of one GH200 node, over NVLink:
+``data/p2p-fourth``); between nodes, 30 GB/s."""
 
 MIN_ONE_WAY = 10e-9
 """Seconds a one-way message takes at least.  A ping-pong through shared memory (a cache

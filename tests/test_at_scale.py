@@ -15,7 +15,7 @@ from perfmodel.calibrate import calibrate
 from perfmodel.errors import InputError
 from perfmodel.layout import Layout, nodes_in_name
 from perfmodel.machine import Machine
-from perfmodel.machine.at_scale import CollectiveRun, collected, common, ratios
+from perfmodel.machine.at_scale import CollectiveRun, Found, collected, common, ratios
 from perfmodel.machine.profile import dumps, load
 from perfmodel.readers import read
 
@@ -60,11 +60,20 @@ def test_a_jobspec_that_says_no_count_leaves_the_count_unknown(tmp_path: Path, l
     assert "nodes" not in t.attrs
 
 
-def test_a_file_name_says_one_node_count_or_none() -> None:
-    assert nodes_in_name("osu-256n-1322-iter-5.out") == 256
-    assert nodes_in_name("run_size64.txt") == 64
-    assert nodes_in_name("bw-2n-size32.out") is None   # two counts that differ
-    assert nodes_in_name("rfm_Osu_allreduce_job.out") is None
+@pytest.mark.parametrize("name, nodes", [
+    ("osu-256n-1322-iter-5.out", 256), ("run_16nodes.txt", 16), ("mbw_mr_8n.out", 8),
+    ("a_16-nodes.txt", 16), ("run-2n-64p.out", 2),
+    ("run-2n-4n.out", None),                 # two counts that differ
+    ("osu_bcast_size1024.out", None),        # a message size
+    ("allreduce-64-n4.out", None),           # a task count
+    ("osu_allreduce_np64.out", None), ("2021-10-12.out", None),
+    ("rfm_Osu_allreduce_job.out", None),
+])
+def test_a_file_name_says_one_node_count_or_none(name: str, nodes: int | None) -> None:
+    assert nodes_in_name(name) == nodes
+
+
+def test_nodes_in_name_and_nodes_per_job_are_not_both_given() -> None:
     with pytest.raises(InputError, match="--nodes-in-name"):
         Layout(nodes=2, names=True)
 
@@ -106,22 +115,36 @@ def test_a_profile_keeps_its_collectives_through_a_round_trip(tmp_path: Path) ->
     assert load(f).collectives == prof.collectives
 
 
-@pytest.mark.parametrize("edit, key", [
-    ('sizes = [4.0, 8.0', 'sizes = [8.0, 4.0'),        # not rising
-    ('nodes = 8', 'nodes = 0'),
-    ('nodes = 8', 'nodes = 8.5'),
-    ('op = "allreduce"', 'op = "all reduce; rm"'),
-    ('tables = 3', 'tables = 3\nextra = 1'),
-    ('sizes = [4.0', 'sizes = [1' + '0' * 400),
+@pytest.mark.parametrize("edit, into, key", [
+    ('sizes = [4.0, 8.0', 'sizes = [8.0, 4.0', "sizes"),        # not rising
+    ('nodes = 8', 'nodes = 0', "nodes"),
+    ('nodes = 8', 'nodes = 8.5', "nodes"),
+    ('op = "allreduce"', 'op = "all reduce; rm"', "op"),
+    ('op = "allreduce"', 'op = "Allreduce"', "op"),
+    ('tables = 3', 'tables = 3\nextra = 1', "extra"),
+    ('tables = 3', 'tables = 0', "tables"),
+    ('tables = 3\n', '', "tables"),
+    ('sizes = [4.0', 'sizes = [1' + '0' * 400, "sizes"),
+    ('times = [', 'times = [inf, ', "times"),
+    ('tables = 3', 'tables = 3\nprocesses = 4', "processes"),   # fewer than its 8 nodes
 ])
 def test_a_broken_collective_in_a_profile_is_one_clear_error(tmp_path: Path, edit: str,
-                                                              key: str) -> None:
+                                                              into: str, key: str) -> None:
     prof = calibrate([_folder(tmp_path)], layout=Layout(names=True)).profile
     text = dumps(prof)
     assert edit in text
     f = tmp_path / "p.toml"
-    f.write_text(text.replace(edit, key, 1))
-    with pytest.raises(InputError, match=r"collectives\[0\]"):
+    f.write_text(text.replace(edit, into, 1))
+    with pytest.raises(InputError, match=rf"collectives\[0\]\.{key}"):
+        load(f)
+
+
+def test_a_collective_twice_in_a_profile_is_refused(tmp_path: Path) -> None:
+    prof = calibrate([_folder(tmp_path)], layout=Layout(names=True)).profile
+    twice = dataclasses.replace(prof, collectives=(prof.collectives[0],) * 2)
+    f = tmp_path / "p.toml"
+    f.write_text(dumps(twice))
+    with pytest.raises(InputError, match=r"collectives\[1\]: is a second allreduce on 8 nodes"):
         load(f)
 
 
@@ -158,31 +181,81 @@ def test_collectives_at_other_counts_or_of_other_operations_are_not_compared() -
     other = dataclasses.replace(b.profile.collectives[0], op="alltoall", nodes=16)
     assert common(a.profile.collectives, (other,)) == {}
     same = common(a.profile.collectives, a.profile.collectives)
-    assert list(same) == [16] and ratios(same[16], [1e9]) == []   # no size both measured
+    assert list(same) == [16] and ratios(same[16], 1e9, 1e10) == []   # no size both measured
+
+
+def test_runs_of_other_ranks_a_node_than_the_code_are_not_compared() -> None:
+    base = Machine(load(EDR))
+    run = _with(base, 1.0).profile.collectives[0]
+    a = (dataclasses.replace(run, processes=8), dataclasses.replace(run, processes=256))
+    b = (dataclasses.replace(run, processes=256, times=tuple(3 * t for t in run.times)),)
+    # the code ran 32 ranks a node: only the 256-process runs (8 × 32) are its to compare
+    (pair,) = common(a, b, lambda nodes: 32 * nodes)[8]
+    assert pair[0].processes == pair[1].processes == 256
+    assert common(a[:1], b) == {}   # 8 ranks against 256: never paired
+
+
+def test_ratios_are_read_at_every_size_either_measured_inside_the_window() -> None:
+    run = _with(Machine(load(EDR)), 1.0).profile.collectives[0]
+    spiky = dataclasses.replace(run, times=tuple(t * (5.0 if s == 1024 else 1.0)
+                                                 for s, t in zip(run.sizes, run.times,
+                                                                 strict=True)))
+    ((_, _, r, sizes),) = ratios([(run, spiky)], 8, 65536)
+    assert list(sizes) == [8, 16, 64, 1024, 65536]
+    assert r.max() == pytest.approx(5.0) and r.min() == pytest.approx(1.0)
 
 
 def test_collected_medians_sizes_the_tables_share_and_keeps_the_rest() -> None:
     s1, s2 = np.array([8.0, 16.0, 32.0]), np.array([8.0, 16.0])
-    (run,) = collected([("allreduce", 4, 16, s1, np.array([1.0, 2.0, 3.0]), "x"),
-                        ("allreduce", 4, 16, s2, np.array([3.0, 4.0]), "y")])
+    (run,), notes = collected([Found("allreduce", 4, 16, s1, np.array([1.0, 2.0, 3.0]), "x"),
+                               Found("allreduce", 4, 16, s2, np.array([3.0, 4.0]), "y")])
     assert run.sizes == (8.0, 16.0, 32.0)
     assert run.times == pytest.approx((2.0, 3.0, 3.0))
-    assert run.processes == 16 and run.tables == 2
+    assert run.processes == 16 and run.tables == 2 and notes == []
     assert np.isnan(run.time(np.array([4.0, 64.0]))).all()
 
 
-def test_a_report_lists_the_collectives_a_profile_keeps(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
+def test_runs_of_other_processes_stay_apart_and_caps_are_said() -> None:
+    s = np.array([8.0, 16.0])
+    runs, _ = collected([Found("allreduce", 8, 8, s, s, "x"),
+                         Found("allreduce", 8, 512, s, s, "y")])
+    assert [r.processes for r in runs] == [8, 512]
+    many = [Found("allreduce", n, None, s, s, "x") for n in range(1, 300)]
+    runs, notes = collected(many)
+    assert len(runs) == 256 and "299 runs" in notes[0] and "first 256" in notes[0]
 
-    from perfmodel.cli.app import app
 
-    prof = calibrate([_folder(tmp_path)], layout=Layout(names=True)).profile
-    f = tmp_path / "p.toml"
-    f.write_text(dumps(prof))
-    out = tmp_path / "r.md"
-    res = CliRunner().invoke(app, ["report", str(f), "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    text = out.read_text()
-    assert "**Collectives timed at scale**" in text
-    assert "| allreduce | 8 | — | 4 B: 20 µs |" in text
-    assert "| allreduce | 32 | 128 |" in text
+def test_imb_collectives_are_kept_under_their_lower_case_name(tmp_path: Path) -> None:
+    imb = (ROOT / "tests" / "fixtures" / "benchmarks" / "imb_mpi1.txt").read_text()
+    assert "Benchmarking Allreduce" in imb
+    f = tmp_path / "imb_mpi1.txt"
+    f.write_text(imb)
+    prof = calibrate([f], layout=Layout(ranks_per_node=1)).profile
+    assert prof.collectives and all(c.op == c.op.lower() for c in prof.collectives)
+    out = tmp_path / "p.toml"
+    out.write_text(dumps(prof))
+    assert load(out).collectives == prof.collectives   # what calibrate writes loads
+
+
+def test_a_collective_of_fewer_processes_than_nodes_is_not_kept(tmp_path: Path) -> None:
+    imb = (ROOT / "tests" / "fixtures" / "benchmarks" / "imb_mpi1.txt").read_text()
+    f = tmp_path / "imb_mpi1.txt"
+    f.write_text(imb)
+    result = calibrate([f], layout=Layout(nodes=64))
+    assert not result.profile.collectives
+    said = [c.said for c in result.contributions if "Allreduce" in c.table]
+    assert said and all("cannot span 64 nodes" in s for s in said)
+
+
+@pytest.mark.parametrize("tasks, want", [
+    ('[{"count": {"per_slot": 2}}]', (4, 64, 16)),
+    ('[{"count": {"total": 5}}]', (4, 5, None)),
+    ('[{"count": {"total": 2}}]', None),
+    ('[{"count": 3}]', None),
+])
+def test_a_jobspec_s_task_count_sets_the_processes(tasks: str, want: object) -> None:
+    from perfmodel.readers.osu import jobspec
+
+    line = ('{"resources": [{"type": "node", "count": 4, "with": [{"type": "slot", "count": 8}]}],'
+            f' "tasks": {tasks}}}')
+    assert jobspec(line) == want

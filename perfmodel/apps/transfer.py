@@ -237,7 +237,8 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     sizes = np.geomspace(SMALL, size_hi, SIZES)
     span = message_ratio(a, b, sizes)
     lo_r, hi_r = min(1.0, float(span.min())), max(1.0, float(span.max()))
-    lo_n, hi_n, said_scale = at_scale(a, b, n, sizes, lo_r, hi_r)
+    lo_n, hi_n, said_scale = scale_span(a, b, n, np.maximum(t_hi - work, 0.0), timed.per_node,
+                                        size_hi, lo_r, hi_r)
     k, said_node = node_ratio(a, b) if on_b is None else on_b_ratio(timed, on_b, r)
     work_b = work * k
     z = NormalDist().inv_cdf(0.5 + level / 2)
@@ -265,45 +266,65 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     moves = (every - none) / time > DECISIVE_SHARE   # as an assumption is named beside one
     if np.any(moves):
         i = int(np.flatnonzero(moves)[-1])   # at the most nodes where it matters
-        scale = hi_n[i] > hi_r or lo_n[i] < lo_r
-        notes.append("what decides it: "
-                     + ("how the overhead moves at scale" if scale else
-                        "the size of the messages behind the overhead")
-                     + f" (at {n[i]:g} nodes, {none[i]:.3g} s at the least, {every[i]:.3g} s on "
-                     "B if all of it "
-                     + ("moves as the collectives timed on as many nodes do" if scale else
-                        f"is messages of {format_size(size_hi)}") + ")")
+        if hi_n[i] > hi_r or lo_n[i] < lo_r:
+            notes.append(f"what decides it: how the overhead moves at scale (at {n[i]:g} "
+                         f"nodes, {none[i]:.3g} to {every[i]:.3g} s on B as it moves by "
+                         f"×{lo_n[i]:.3g} to ×{hi_n[i]:.3g}: none of it the network to all, "
+                         "as one message or the collectives timed on as many nodes do)")
+        else:
+            notes.append(f"what decides it: the size of the messages behind the overhead (at "
+                         f"{n[i]:g} nodes, {none[i]:.3g} s at the least, {every[i]:.3g} s on "
+                         f"B if all of it is messages of {format_size(size_hi)})")
     return Moved(n, p, t, work, overhead, time, low / widen, high * widen, work_b,
                  overhead * r, r, (lo_r, hi_r), k, level, scatter, tuple(notes),
                  measured, np.c_[lo_n, hi_n])
 
 
-def at_scale(a: Machine, b: Machine, nodes: FloatArray, sizes: FloatArray, lo_r: float,
-             hi_r: float) -> tuple[FloatArray, FloatArray, list[str]]:
+def scale_span(a: Machine, b: Machine, nodes: FloatArray, overhead: FloatArray,
+               per_node: float, size_hi: float, lo_r: float, hi_r: float
+               ) -> tuple[FloatArray, FloatArray, list[str]]:
     """How far the overhead may move at each of ``nodes``: one message's ratio (``lo_r`` to
-    ``hi_r``), widened at a count where both profiles hold a collective timed on that many
-    nodes to B's over A's time for it at ``sizes`` (:mod:`perfmodel.machine.at_scale`); and
-    the sentence that says so."""
+    ``hi_r``), widened at a count where both profiles hold a collective timed on as many nodes
+    (with the code's ``per_node`` ranks a node, where a run says its processes) to B's over
+    A's time for it at the sizes either measured from :data:`SMALL` to ``size_hi``
+    (:mod:`perfmodel.machine.at_scale`); and the sentence that says so, naming the counts
+    where it widens and A has an overhead to move."""
     from perfmodel.machine.at_scale import common, describe, ratios, spread
 
     lo, hi = np.full(len(nodes), lo_r), np.full(len(nodes), hi_r)
-    said = []
-    both = common(a.profile.collectives, b.profile.collectives)
+    said, within = [], []
+    both = common(a.profile.collectives, b.profile.collectives,
+                  lambda count: round(count * per_node))
     for i, count in enumerate(nodes.tolist()):
-        got = ratios(both.get(int(count), []), sizes) if count == int(count) else []
-        if not got or count <= 1:
+        pairs = both.get(int(count), []) if count == int(count) and count > 1 else []
+        got = ratios(pairs, SMALL, size_hi)
+        if not got or overhead[i] <= 0:
             continue
-        c_lo, c_hi = spread([r for _, _, r in got])
+        c_lo, c_hi = spread([r for _, _, r, _ in got])
+        used = np.concatenate([m for _, _, _, m in got])
+        ranks = [ra.processes or rb.processes for ra, rb, _, _ in got]
+        unsaid = [w for w, v in (("A's", got[0][0].processes), ("B's", got[0][1].processes))
+                  if v is None]
+        shown = (f"B's {describe([rb for _, rb, _, _ in got], ranks=False)}"
+                 + (f" ({ranks[0]} ranks" + (f"; {unsaid[0]} does not say)" if unsaid else ")")
+                    if ranks[0] else "")
+                 + f" takes ×{c_lo:.3g}–{c_hi:.3g} A's ({format_size(used.min())} to "
+                 f"{format_size(used.max())})")
+        if c_lo >= lo_r and c_hi <= hi_r:
+            within.append(shown)
+            continue
         lo[i], hi[i] = min(lo_r, c_lo), max(hi_r, c_hi)
-        said.append(f"B's {describe([rb for _, rb, _ in got])} takes ×{c_lo:.3g}–{c_hi:.3g} "
-                    "A's")
-    if not said:
-        return lo, hi, []
-    return lo, hi, [f"at scale, both profiles time collectives on as many nodes, "
-                    f"{format_size(sizes[0])} to {format_size(sizes[-1])}: "
-                    + "; ".join(said) + f". What runs at scale differs that much beyond one "
-                    f"message's ×{lo_r:.3g}–{hi_r:.3g}: the range lets the overhead move by "
-                    "it too"]
+        said.append(shown)
+    out = []
+    if said:
+        out.append("at scale, both profiles time collectives on as many nodes: "
+                   + "; ".join(said) + f". Beyond one message's ×{lo_r:.3g}–{hi_r:.3g}, what "
+                   "runs at scale differs by that much: the range lets the overhead move by it "
+                   "too")
+    if within:
+        out.append("collectives both profiles time on as many nodes stay within one message's "
+                   f"×{lo_r:.3g}–{hi_r:.3g}: " + "; ".join(within))
+    return lo, hi, out
 
 
 def extrapolated(timed: Runs, counts: FloatArray, level: float

@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -29,14 +29,26 @@ FloatArray = NDArray[np.float64]
 MOST_SIZES = 64
 """The most sizes one collective keeps (OSU prints 20 to 24)."""
 OP = re.compile(r"[a-z][a-z0-9_]{0,39}")
-"""An operation's name as the readers give it (``allreduce``, ``reduce_scatter``)."""
+"""An operation's name, lower case (``allreduce``, ``reduce_scatter``; IMB's ``Allreduce``
+is kept as ``allreduce``, so that the two tools' runs pair)."""
 MOST_RUNS = 256
-"""The most (operation, node count) entries a profile keeps."""
+"""The most (operation, node count, processes) entries a profile keeps."""
+MOST_NODES = 10**7
+MOST_PROCESSES = 10**9
+MOST_TIME = 1e6
+MOST_SIZE = 1e15
 
 
-Found = tuple[str, int, int | None, FloatArray, FloatArray, str]
-"""One collective table as calibrate finds it: operation, nodes, processes (None: unknown),
-sizes, times, and where it came from."""
+class Found(NamedTuple):
+    """One collective table as calibrate finds it."""
+
+    op: str
+    nodes: int
+    processes: int | None
+    """None: not known."""
+    size: FloatArray
+    time: FloatArray
+    where: str
 
 
 @dataclass(frozen=True)
@@ -72,107 +84,146 @@ class CollectiveRun:
                 "source": self.source}
 
 
-def collected(found: Iterable[Found]) -> tuple[CollectiveRun, ...]:
-    """The runs of each (operation, node count) among ``found`` (op, nodes, processes, sizes,
-    times, where from): each size's median time over the tables that hold it; the processes
-    kept where every table agrees on them."""
-    groups: dict[tuple[str, int], list[tuple[int | None, FloatArray, FloatArray, str]]] = {}
-    for op, nodes, count, size, time, where in found:
-        groups.setdefault((op, nodes), []).append((count, size, time, where))
-    out = []
-    for (op, nodes), runs in sorted(groups.items())[:MOST_RUNS]:
-        size = np.concatenate([r[1] for r in runs])
-        time = np.concatenate([r[2] for r in runs])
-        keep = (size > 0) & np.isfinite(time) & (time > 0)
-        sizes = np.unique(size[keep])[:MOST_SIZES]
-        if not sizes.size:
-            continue
-        med = [float(np.median(time[keep & (size == s)])) for s in sizes]
-        ranks = {r[0] for r in runs}
-        wheres = list(dict.fromkeys(r[3] for r in runs))
+def collected(found: Iterable[Found]) -> tuple[tuple[CollectiveRun, ...], list[str]]:
+    """The runs of each (operation, node count, processes) among ``found``: each size's median
+    time over the tables that hold it; and notes on what the caps left out (at most
+    :data:`MOST_RUNS` runs of :data:`MOST_SIZES` sizes)."""
+    groups: dict[tuple[str, int, int], list[Found]] = {}
+    for f in found:
+        groups.setdefault((f.op, f.nodes, -1 if f.processes is None else f.processes),
+                          []).append(f)
+    out, notes = [], []
+    if len(groups) > MOST_RUNS:
+        notes.append(f"collectives: {len(groups)} runs (operation, nodes, processes); the "
+                     f"first {MOST_RUNS} by operation and node count are kept")
+    for (op, nodes, procs), runs in sorted(groups.items())[:MOST_RUNS]:
+        size = np.concatenate([r.size for r in runs])
+        time = np.concatenate([r.time for r in runs])
+        every = np.unique(size)
+        sizes = every[:MOST_SIZES]
+        if len(every) > MOST_SIZES:
+            notes.append(f"collectives: {op} on {nodes} nodes keeps its {MOST_SIZES} smallest "
+                         f"of {len(every)} sizes")
+        med = [float(np.median(time[size == s])) for s in sizes]
+        wheres = list(dict.fromkeys(r.where for r in runs))
         shown = "; ".join(wheres[:3]) + (f"; and {len(wheres) - 3} more" if len(wheres) > 3
                                          else "")
-        out.append(CollectiveRun(op, nodes, ranks.pop() if len(ranks) == 1 else None,
+        out.append(CollectiveRun(op, nodes, None if procs < 0 else procs,
                                  tuple(sizes.tolist()), tuple(med), len(runs),
                                  f"measured: {shown}"))
-    return tuple(out)
+    return tuple(out), notes
 
 
-def common(a: Sequence[CollectiveRun], b: Sequence[CollectiveRun]
+def common(a: Sequence[CollectiveRun], b: Sequence[CollectiveRun], processes: Any = None
            ) -> dict[int, list[tuple[CollectiveRun, CollectiveRun]]]:
     """The collectives both machines timed, by node count: (A's run, B's run) of each
-    operation both have at that count (one pass over each)."""
-    theirs = {(r.op, r.nodes): r for r in b}
+    operation both have on as many nodes, with the same processes where both say them.
+    ``processes(nodes)``, when given, is the code's own at a count: a run of another known
+    number of ranks there is not its to compare."""
+    theirs: dict[tuple[str, int], list[CollectiveRun]] = {}
+    for rb in b:
+        theirs.setdefault((rb.op, rb.nodes), []).append(rb)
     out: dict[int, list[tuple[CollectiveRun, CollectiveRun]]] = {}
     for ra in a:
-        rb = theirs.get((ra.op, ra.nodes))
-        if rb is not None:
+        want = None if processes is None else processes(ra.nodes)
+        if want is not None and ra.processes not in (None, want):
+            continue
+        for rb in theirs.get((ra.op, ra.nodes), []):
+            if (want is not None and rb.processes not in (None, want)) or (
+                    None not in (ra.processes, rb.processes) and ra.processes != rb.processes):
+                continue
             out.setdefault(ra.nodes, []).append((ra, rb))
     return out
 
 
-def ratios(both: Sequence[tuple[CollectiveRun, CollectiveRun]], sizes: ArrayLike
-           ) -> list[tuple[CollectiveRun, CollectiveRun, FloatArray]]:
-    """B's time over A's for each pair of runs (:func:`common`), at those of ``sizes`` both
-    measured (a pair with none left out)."""
+def ratios(both: Sequence[tuple[CollectiveRun, CollectiveRun]], lo: float, hi: float
+           ) -> list[tuple[CollectiveRun, CollectiveRun, FloatArray, FloatArray]]:
+    """B's time over A's for each pair of runs (:func:`common`) at every size either measured
+    from ``lo`` to ``hi`` bytes that both span (the other's time interpolated there), with
+    those sizes; a pair with none left out."""
     out = []
     for ra, rb in both:
+        sizes = np.unique(np.r_[ra.sizes, rb.sizes])
+        sizes = sizes[(sizes >= lo) & (sizes <= hi)]
         with np.errstate(invalid="ignore"):
             r = rb.time(sizes) / ra.time(sizes)
-        r = r[np.isfinite(r)]
-        if r.size:
-            out.append((ra, rb, r))
+        ok = np.isfinite(r)
+        if np.any(ok):
+            out.append((ra, rb, r[ok], sizes[ok]))
     return out
 
 
+def _whole(rk: DocReader, item: Any, key: str, most: int, least: int = 1) -> int:
+    """``item[key]``, a whole number from ``least`` to ``most`` (one clear error if not)."""
+    v = item.get(key)
+    if type(v) is not int or not least <= v <= most:
+        raise rk.fail(key, f"is {str(v)[:40]}, not a whole number from {least} to {most:g}",
+                      "regenerate the profile with perfmodel calibrate")
+    return v
+
+
+def _numbers(rk: DocReader, item: Any, key: str, most: float, count: int | None
+             ) -> FloatArray:
+    """``item[key]``, a list of 1 to :data:`MOST_SIZES` finite numbers in (0, ``most``]
+    (``count`` of them when given)."""
+    fix = "regenerate the profile with perfmodel calibrate"
+    raw = item.get(key)
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MOST_SIZES or (
+            count is not None and len(raw) != count):
+        raise rk.fail(key, f"is not a list of {count or f'1 to {MOST_SIZES}'} numbers", fix)
+    values = [as_float(v) for v in raw]
+    got = np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
+    if not (np.all(np.isfinite(got)) and np.all(got > 0) and got.max() <= most):
+        raise rk.fail(key, f"holds a value that is not a number from 0 to {most:g}", fix)
+    return got
+
+
 def read_collectives(r: DocReader, doc: Any) -> tuple[CollectiveRun, ...]:
-    """The profile's ``[[collectives]]``, each checked: a known operation name, whole node and
-    process counts, rising positive sizes with one positive finite time each."""
+    """The profile's ``[[collectives]]``, each checked: an operation's name, whole node, process
+    and table counts (at least as many processes as nodes), rising sizes with one time each, and
+    no two of one operation, node count and processes."""
     fix = "regenerate the profile with perfmodel calibrate"
     if not isinstance(doc, list) or len(doc) > MOST_RUNS:
         raise r.fail("collectives", f"is not a list of at most {MOST_RUNS} tables", fix)
-    out = []
+    out: list[CollectiveRun] = []
+    seen: set[tuple[str, int, int | None]] = set()
     for k, item in enumerate(doc):
         rk = r.at(f"collectives[{k}].")
         if not isinstance(item, dict):
             raise rk.fail("", "is not a table", fix)
         rk.only(item, {"op", "nodes", "processes", "sizes", "times", "tables", "source"})
         op = rk.text(item, "op")
-        nodes, tables, procs = (item.get(key) for key in ("nodes", "tables", "processes"))
-        if not (type(nodes) is int and type(tables) is int and 1 <= nodes <= 10**7
-                and 1 <= tables <= 10**7) or not (
-                procs is None or (type(procs) is int and 1 <= procs <= 10**9)):
-            raise rk.fail("nodes", "is not a whole node, table and process count", fix)
         if not OP.fullmatch(op):
-            raise rk.fail("op", f"is {op[:40]!r}, not an operation's name", "e.g. allreduce")
-        sizes, times = item.get("sizes"), item.get("times")
-        if not (isinstance(sizes, list) and isinstance(times, list)
-                and 1 <= len(sizes) == len(times) <= MOST_SIZES):
-            raise rk.fail("sizes", "are not one time for each of 1 to 64 sizes", fix)
-        values = [as_float(v) for v in (*sizes, *times)]
-        if any(v is None for v in values):
-            raise rk.fail("sizes", "are not all numbers", fix)
-        s = np.asarray(values[:len(sizes)], dtype=np.float64)
-        t = np.asarray(values[len(sizes):], dtype=np.float64)
-        if not (np.all(np.isfinite(s)) and np.all(np.isfinite(t)) and np.all(s > 0)
-                and np.all(t > 0) and np.all(np.diff(s) > 0) and s[-1] <= 1e15
-                and t.max() <= 1e6):
-            raise rk.fail("sizes", "are not rising sizes from 1 B to 1 PB, each with a time "
-                                   "from 0 to 10⁶ s", fix)
+            raise rk.fail("op", f"is {op[:40]!r}, not an operation's name in lower case",
+                          "e.g. allreduce")
+        nodes = _whole(rk, item, "nodes", MOST_NODES)
+        tables = _whole(rk, item, "tables", MOST_NODES)
+        procs = None if "processes" not in item else \
+            _whole(rk, item, "processes", MOST_PROCESSES, least=nodes)
+        sizes = _numbers(rk, item, "sizes", MOST_SIZE, None)
+        if not np.all(np.diff(sizes) > 0):
+            raise rk.fail("sizes", "do not rise", fix)
+        times = _numbers(rk, item, "times", MOST_TIME, len(sizes))
         source = item.get("source", "")
         if not isinstance(source, str):
             raise rk.fail("source", "is not text", "give a quoted string")
-        out.append(CollectiveRun(op, nodes, procs, tuple(s.tolist()), tuple(t.tolist()),
-                                 tables, source))
+        if (op, nodes, procs) in seen:
+            raise rk.fail("", f"is a second {op} on {nodes} nodes"
+                          + ("" if procs is None else f" of {procs} processes"),
+                          "keep one: calibrate writes each once")
+        seen.add((op, nodes, procs))
+        out.append(CollectiveRun(op, nodes, procs, tuple(sizes.tolist()),
+                                 tuple(times.tolist()), tables, source))
     return tuple(out)
 
 
-def describe(runs: Sequence[CollectiveRun]) -> str:
-    """``allreduce and alltoall on 256 nodes (24576 ranks)``: runs of one node count."""
+def describe(runs: Sequence[CollectiveRun], ranks: bool = True) -> str:
+    """``allreduce and alltoall on 256 nodes (24576 ranks)``: runs of one node count (their
+    ranks left out, or where they differ or are not said)."""
     ops = list(dict.fromkeys(r.op for r in runs))
     named = ops[0] if len(ops) == 1 else ", ".join(ops[:-1]) + " and " + ops[-1]
     procs = {r.processes for r in runs}
-    p = procs.pop() if len(procs) == 1 else None
+    p = procs.pop() if len(procs) == 1 and ranks else None
     n = runs[0].nodes
     return f"{named} on {n} node{'s' if n != 1 else ''}" + ("" if p is None else f" ({p} ranks)")
 

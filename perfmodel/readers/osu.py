@@ -13,8 +13,8 @@ are not rows (a launcher's warnings in the middle of a table) are skipped and sa
 
 OSU does not print how many processes ran a collective.  Where the job's Flux jobspec follows
 the table (a wrapper's ``START OF JOBSPEC`` line and the jobspec's JSON, RFC 14: a ``node``
-resource of ``count`` nodes, each with ``slot``s of one task), the table takes its nodes and
-ranks per node from it, and says so.
+resource of ``count`` nodes, each with ``slot``s, and the tasks' count), the table takes its
+nodes and processes from it, and says so.
 
 Meaning, from the 7.4 sources: ``osu_latency`` prints ``t_total / (2 · iterations)``, a
 **one-way** time; ``osu_bw`` ``size / 1e6 · iterations · window / t_total``, MB = 10^6 B;
@@ -114,8 +114,8 @@ class _Block:
         self.pairs: int | None = None
         self.rows: list[tuple[int, list[str]]] = []
         self.skipped: list[int] = []
-        self.job: tuple[int, int] | None = None
-        """Nodes and ranks per node, from a Flux jobspec after the table."""
+        self.job: tuple[int, int, int | None] | None = None
+        """Nodes, processes and ranks per node, from a Flux jobspec after the table."""
 
     def table(self) -> Measurements | None:
         cols = [re.sub(r"\s+", "", c).lower() for c in self.columns]
@@ -159,13 +159,13 @@ class _Block:
         if self.pairs is None and self.benchmark == "multi_lat":
             table.notes.append("osu_multi_lat does not print how many pairs ran (ranks / 2)")
         if self.pattern == "collective" and self.job is not None:
-            nodes, per = self.job
-            counts = {"processes": nodes * per}
+            nodes, procs, per = self.job
             table = Table(self.source, NAME, self.benchmark, self.pattern, quantity, meaning,
-                          self.version, statistic="mean", concurrency=counts,
-                          attrs={**self.attrs, "nodes": str(nodes),
-                                 "ranks per node": str(per)})
-            table.notes.append(f"{nodes} nodes × {per} ranks: the Flux jobspec after the table")
+                          self.version, statistic="mean", concurrency={"processes": procs},
+                          attrs={**self.attrs, "nodes": str(nodes)}
+                          | ({} if per is None else {"ranks per node": str(per)}))
+            table.notes.append(f"{procs} processes on {nodes} nodes: the Flux jobspec after "
+                               "the table")
         elif self.pattern == "collective":
             table.notes.append("OSU does not print the process count of a collective")
         index = {c: i for i, c in enumerate(cols)}
@@ -212,22 +212,34 @@ class _Block:
         return table.build()
 
 
-def jobspec(line: str) -> tuple[int, int] | None:
-    """Nodes and tasks per node of a Flux jobspec line (one ``node`` resource of ``count``
-    nodes holding ``slot``s of one task each), or None when the line is not one."""
+def jobspec(line: str) -> tuple[int, int, int | None] | None:
+    """Nodes, processes and ranks per node (None when the tasks are not spread evenly) of a
+    Flux jobspec line: one ``node`` resource of ``count`` nodes holding ``slot``s, and a task
+    count of one a slot, ``per_slot`` a slot, or a ``total``; None when the line is not one."""
     if len(line) > MAX_JOBSPEC:
         return None
     try:
         doc = json.loads(line)
         (node,) = doc["resources"]
         (slot,) = node["with"]
-        nodes, per = node["count"], slot["count"]
+        nodes, slots = node["count"], slot["count"]
         ok = node["type"] == "node" and slot["type"] == "slot"
-    except (ValueError, KeyError, TypeError, RecursionError):   # nested past Python's stack
+        tasks = doc.get("tasks") or [{}]
+        count = tasks[0].get("count", {}) if len(tasks) == 1 else None
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):   # not a jobspec
         return None
-    if not ok or not all(type(v) is int and 1 <= v <= 1_000_000 for v in (nodes, per)):
+    whole = [v for v in (nodes, slots) if type(v) is int and 1 <= v <= 1_000_000]
+    if not ok or len(whole) != 2 or not isinstance(count, dict):
         return None
-    return nodes, per
+    per_slot, total = count.get("per_slot", 1), count.get("total")
+    if total is not None:
+        if type(total) is not int or not nodes <= total <= 10**9:
+            return None
+        return nodes, total, (total // nodes if total % nodes == 0 else None)
+    if type(per_slot) is not int or not 1 <= per_slot <= 1_000_000 \
+            or nodes * slots * per_slot > 10**9:
+        return None
+    return nodes, nodes * slots * per_slot, slots * per_slot
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
