@@ -9,8 +9,7 @@ note's k-th "Charm++> Running on MPI version" block, with numPes <processes>, "R
 unique compute nodes (24-way SMP)", the note's load balancer created, and for lb_test the last
 "TIME PER STEP\t150\t<t>\t" line, for LeanMD "Total application time <t> s"); and <commit> must
 equal `git log -1 <snapshot> -- <file>`.
-Usage: python check_times.py MIRROR_ROOT   (e.g. /work/.mirror); each folder's check_times.py
-checks that folder alone with the same rules.
+Usage: python check_times.py MIRROR_ROOT   (e.g. /work/.mirror).
 """
 import csv
 import io
@@ -66,16 +65,6 @@ def charm(text, row):
 def in_context(folder, text, row):
     return {'ECP-WarpX-perf_logs': warpx, 'CMASCenter-pcluster-cmaq': cmaq,
             'eclufsc-packdrop-data-analysis': charm}[folder](text, row)
-
-
-class Only:
-    """One folder of this corpus, seen by check_rows.check as if it were the whole corpus."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-
-    def glob(self, pattern):
-        return sorted(self.folder.glob('*.csv'))
 
 
 if __name__ == '__main__':
