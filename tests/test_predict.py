@@ -87,7 +87,8 @@ def test_interval_uses_student_t_at_the_fit_dof() -> None:
 def test_inside_the_sizes_measured_the_model_follows_the_table_and_the_law_beyond() -> None:
     """A table the law cannot follow (a bump the law has no term for): at each size measured
     the model gives that size's median, between two sizes the ratio interpolated in
-    ln(1 + size), past the largest the law alone; the law's parameters are as fitted."""
+    ln(1 + size), past the largest the law alone or, where that is slower, the table's top
+    rate; the law's parameters are as fitted."""
     sizes = np.geomspace(1.0, 2**20, 21)
     law = TRUTH["alpha"] + sizes / TRUTH["beta"]
     bump = np.where((sizes > 100) & (sizes < 5000), 1.3, 1.0)
@@ -105,7 +106,10 @@ def test_inside_the_sizes_measured_the_model_follows_the_table_and_the_law_beyon
     want = model.law([mid])[0] * math.exp(r[0] * (1 - w) + r[1] * w)
     assert model.time([mid])[0] == pytest.approx(want, rel=1e-9)
     far = np.array([2.0**22, 2.0**26])
-    assert model.time(far) == pytest.approx(model.law(far), rel=1e-12)
+    # the table's top (2^19 to 2^20 B) rises at the true rate: past it, the true law
+    true = TRUTH["alpha"] + far / TRUTH["beta"]
+    assert model.time(far) == pytest.approx(np.minimum(model.law(far), true), rel=1e-9)
+    assert model.top_rate == pytest.approx(TRUTH["beta"], rel=1e-9)
 
 
 def test_past_the_largest_size_calibrated_the_range_widens_by_the_stated_law() -> None:
@@ -145,3 +149,37 @@ def test_a_line_rate_holds_the_lower_end() -> None:
     assert capped.time_lo == pytest.approx(sizes / 1.05e9, rel=1e-12)
     assert capped.time_hi == pytest.approx(free.time_hi, rel=1e-12)
     assert any("line rate" in n for n in capped.notes)
+
+
+def test_past_the_table_no_byte_costs_more_than_at_its_top() -> None:
+    """A table whose rate rises at its top (a protocol switch at 8 KiB: 2 GB/s below, 8 GB/s
+    above) under a law fitted to all of it (Hockney's one rate, slower than the top): past the
+    largest size the time is the largest size's plus the extra bytes at the top rate, and the
+    prediction says so."""
+    sizes = np.geomspace(8.0, 65536.0, 14)
+    times = np.where(sizes < 8192, 2e-6 + sizes / 2e9, 4e-6 + sizes / 8e9)
+    from perfmodel.measurements import Measurements
+
+    data = Measurements("switch", sizes, times, tuple(range(2, 16)))
+    model = fit_model(data, "hockney").model
+    assert model.top_rate == pytest.approx(8e9, rel=1e-9)
+    far = np.array([2.0**20, 2.0**24])
+    want = times[-1] + (far - sizes[-1]) / 8e9
+    assert np.all(model.law(far) > want)           # the law alone is slower there
+    assert model.time(far) == pytest.approx(want, rel=1e-9)
+    pred = predict(model, far, 0.95)
+    assert any("no byte costs more than at the top of its table" in n for n in pred.notes)
+
+
+def test_a_dense_table_s_top_rate_spans_a_doubling() -> None:
+    """NetPIPE's sizes n − 3, n, n + 3: the top rate is read between sizes a doubling apart, so
+    1 % noise on the last few sizes moves it by about 1 %, not by their few bytes' worth."""
+    base = np.geomspace(64.0, 65536.0, 11)
+    sizes = np.sort(np.concatenate([base - 3, base, base + 3]))
+    rng = np.random.default_rng(7)
+    times = (3e-6 + sizes / 5e9) * (1 + 0.01 * rng.standard_normal(len(sizes)))
+    from perfmodel.measurements import Measurements
+
+    model = fit_model(Measurements("dense", sizes, times, tuple(range(2, 2 + len(sizes)))),
+                      "hockney").model
+    assert model.top_rate == pytest.approx(5e9, rel=0.06)

@@ -64,15 +64,18 @@ class NetworkModel(ParamSet):
 
     def time(self, nbytes: ArrayLike) -> FloatArray:
         """One-way time in seconds at ``nbytes``: the law, held inside the sizes calibrated
-        to their measured times (:attr:`measured`), and past them never below the largest
-        size's time (nor, below them, above the smallest's): the fading ratio alone guarantees
-        that only where the law grows by √2 a doubling."""
+        to their measured times (:attr:`measured`).  Past them it is never below the largest
+        size's time, nor above it by more than the extra bytes at the table's top incremental
+        rate (:attr:`top_rate`): a byte past the table costs no more than the last bytes
+        measured did.  Below them it is never above the smallest size's time."""
         t = self.law(nbytes)
         if self.measured is None:
             return t
         held = t * self.measured.factor(nbytes)
         (lo, hi), (first, last) = self.measured.ends, self._end_times
         m = np.asarray(nbytes, dtype=np.float64)
+        if self.top_rate is not None:
+            held = np.where(m > hi, np.minimum(held, last + (m - hi) / self.top_rate), held)
         held = np.where(m > hi, np.maximum(held, last), held)
         return np.asarray(np.where(m < lo, np.minimum(held, first), held), dtype=np.float64)
 
@@ -83,6 +86,23 @@ class NetworkModel(ParamSet):
         t = self.law(np.array(self.measured.ends)) * np.exp(
             [self.measured.log_ratio[0], self.measured.log_ratio[-1]])
         return float(t[0]), float(t[1])
+
+    @functools.cached_property
+    def top_rate(self) -> float | None:
+        """Bytes per second the measured table adds at its top: from the largest size at most
+        half its largest to its largest (sizes a doubling apart or more, so that a table of
+        close sizes, NetPIPE's n − 3, n, n + 3, does not divide its noise by a few bytes);
+        None where the table does not reach a doubling or its time does not grow there."""
+        assert self.measured is not None
+        sizes = np.asarray(self.measured.sizes, dtype=np.float64)
+        below = np.flatnonzero(sizes <= sizes[-1] / 2)
+        if not below.size:
+            return None
+        pick = np.array([sizes[below[-1]], sizes[-1]])
+        ratio = np.array([self.measured.log_ratio[below[-1]], self.measured.log_ratio[-1]])
+        t = self.law(pick) * np.exp(ratio)
+        rise = float(t[1] - t[0])
+        return float(pick[1] - pick[0]) / rise if rise > 0 else None
 
     def law(self, nbytes: ArrayLike) -> FloatArray:
         """The law alone at ``nbytes``, one way, seconds."""

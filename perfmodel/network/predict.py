@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.network import models as registry
 from perfmodel.network.fit import NetworkModel
-from perfmodel.units import format_line_rate, format_size
+from perfmodel.units import format_line_rate, format_rate, format_size
 
 FloatArray = NDArray[np.float64]
 
@@ -170,14 +170,15 @@ def _half_width(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[s
                       dtype=np.float64)
 
 
-EXTRAPOLATION_K = {0.5: 0.210, 0.68: 0.379, 0.8: 0.537, 0.9: 0.638, 0.95: 0.691, 0.99: 0.976}
+EXTRAPOLATION_K = {0.5: 0.190, 0.68: 0.365, 0.8: 0.516, 0.9: 0.632, 0.95: 0.687, 0.99: 1.044}
 """Past the largest size a law was fitted on, its error grows with the distance: quantiles, by
 level, of |ln(measured / predicted)| / √(doublings past that size), over real ping-pong series
 each fitted up to 16 KiB, 64 KiB, 256 KiB or 1 MiB and scored from twice the cut up (the tune
 part of ``bench/p2p_corpus.py``: 99 cuts, 847 points; ``--calibrate`` prints this table and
 says why the square root).  The fit's own interval covered 24 % (cut at 16 KiB) to 74 % (1 MiB)
 of those points at 95 %: its parameters' uncertainty says nothing of a protocol or a bandwidth
-the data never reached."""
+the data never reached.  Taken again (2026-11-27) once predictions past the table were held
+to the table's top incremental rate (:meth:`NetworkModel.time`)."""
 
 
 def extrapolation_half(size: FloatArray, largest: float, level: float) -> FloatArray:
@@ -236,6 +237,16 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95,
                          f"{model.kind} law times each size's measured ratio, interpolated "
                          f"between sizes (the law alone is off by up to "
                          f"×{model.measured.largest:.2f} there)")
+    past = m > hi_size
+    if model.measured is not None and np.any(past) and model.top_rate is not None:
+        free = model.law(m[past]) * model.measured.factor(m[past])
+        if np.any(free > t[past] * (1 + 1e-9)):
+            notes.append(f"past the largest size calibrated ({format_size(hi_size)}) no byte "
+                         f"costs more than at the top of its table, from half the largest size "
+                         f"up "
+                         f"({format_rate(model.top_rate)}); the {model.kind} law alone is "
+                         "slower there (the bound was chosen on real series: "
+                         "bench/p2p_corpus.py)")
     wider = extrapolation_half(m, hi_size, level)
     if np.any(wider > 0) and np.any(np.isfinite(hi)):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -248,8 +259,13 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95,
                      "times: how far real ping-pong series strayed from a law fitted below "
                      "them (bench/p2p_corpus.py)")
     if ceiling is not None and ceiling > 0:
-        capped = np.isfinite(lo) & (lo < np.minimum(m / ceiling, t))
-        lo = np.where(capped, np.minimum(m / ceiling, t), lo)
+        wire = m / ceiling
+        if np.any(t < wire):
+            notes.append(f"a time below {format_line_rate(ceiling)}'s, the line rate's, is "
+                         "raised to it: no message goes faster than the wire")
+            t = np.maximum(t, wire)
+        capped = np.isfinite(lo) & (lo < wire)
+        lo = np.where(capped, wire, lo)
         if np.any(capped):
             notes.append(f"the range's lower end is held at the line rate, "
                          f"{format_line_rate(ceiling)}: no message goes faster")
