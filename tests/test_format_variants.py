@@ -293,3 +293,31 @@ def test_a_second_tool_far_down_a_file_is_found_on_its_line() -> None:
     start = len((osu + "# job log line\n" * 500).splitlines()) + 1
     with pytest.raises(InputError, match=rf"log.txt:{start}: holds the output of 2 tools"):
         parse("log.txt", text)
+
+
+def test_an_osu_suite_log_reads_whole() -> None:
+    """A whole OSU 5.6.3 suite run by a job script (lines from ISI-apex/casper-utils,
+    exp/osubench/discovery): osu_ibarrier prints its column header without a '#', the
+    all-to-all titles say 'Personalized Exchange', and osu_hello and osu_init print a sentence,
+    no table."""
+    text = (
+        "# OSU MPI All-to-All Personalized Exchange Latency Test v5.6.3\n"
+        "# Size       Avg Latency(us)\n1                       3.39\n2                       3.37\n"
+        "# OSU MPI Non-blocking Barrier Latency Test v5.6.3\n"
+        "# Overall = Coll. Init + Compute + MPI_Test + MPI_Wait\n\n"
+        "       Overall(us)       Compute(us)    Pure Comm.(us)        Overlap(%)\n"
+        "              4.17              3.07              2.57             57.25\n"
+        "# OSU MPI Latency Test v5.6.3\n# Size          Latency (us)\n"
+        "0                       2.05\n1                       2.07\n"
+        "# OSU MPI Hello World Test v5.6.3\nThis is a test with 2 processes\n"
+        "# OSU MPI Init Test v5.6.3\nnprocs: 2, min: 261 ms, max: 266 ms, avg: 263 ms\n")
+    alltoall, ibarrier, latency = parse("suite.log", text)
+    assert (alltoall.benchmark, alltoall.pattern) == ("alltoall", "collective")
+    assert (ibarrier.benchmark, ibarrier.pattern) == ("ibarrier", "collective")
+    assert ibarrier.time[0] == pytest.approx(2.57e-6)   # the pure communication
+    assert latency.benchmark == "latency" and len(latency) == 2
+
+
+def test_an_osu_title_without_a_table_is_still_a_cut_output() -> None:
+    with pytest.raises(InputError, match="title but no column header"):
+        parse("cut.txt", "# OSU MPI Latency Test v5.6.3\nsrun: error: node failure\n")

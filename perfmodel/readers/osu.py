@@ -49,6 +49,8 @@ MAX_JOBSPEC = 100_000
 """The longest jobspec line read (a real one is under 2,000 characters)."""
 _PAIRS = re.compile(r"\[\s*pairs:\s*([0-9]{1,9})\s*\]\s*\[\s*window size:\s*([0-9]{1,9})\s*\]")
 
+_STARTUP = ("hello_world", "init")
+"""OSU's start-up tests (``osu_hello``, ``osu_init``): a title and a sentence, no table."""
 _COLLECTIVES = ("allreduce", "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
                 "bcast", "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block",
                 "scatter", "scatterv", "scan", "exscan", "barrier", "ibarrier")
@@ -71,7 +73,9 @@ def _benchmark(title: str, op: str | None) -> tuple[str, Pattern]:
     if t in fixed:
         return fixed[t]
     if t.endswith(" latency"):
-        name = t.removesuffix(" latency").replace("broadcast", "bcast").replace("-", "_")
+        name = t.removesuffix(" latency").removesuffix(" personalized exchange")
+        name = re.sub(r"all-to-all(v|w)?", r"alltoall\1", name)
+        name = name.replace("broadcast", "bcast").replace("-", "_")
         name = name.replace("non_blocking ", "i").replace(" ", "_")
         if name in _COLLECTIVES or name.lstrip("i") in _COLLECTIVES:
             return name, "collective"
@@ -119,6 +123,8 @@ class _Block:
 
     def table(self) -> Measurements | None:
         cols = [re.sub(r"\s+", "", c).lower() for c in self.columns]
+        if not cols and self.benchmark in _STARTUP:
+            return None   # osu_hello, osu_init: a sentence, no table of sizes
         if not cols:
             raise InputError(f"OSU {self.benchmark} has a title but no column header",
                              file=self.source, line=self.line,
@@ -279,6 +285,10 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 block.closed = True   # another tool's comment: this table has ended
             continue
         tokens = ln.split()
+        if not block.columns and not block.rows and _COLUMN.match(ln):
+            block.columns = _header(ln)   # osu_ibarrier's header, printed without a '#'
+            block.line = lineno
+            continue
         if block.columns and number(tokens[0]) is not None:
             block.rows.append((lineno, tokens))
         elif block.columns:
