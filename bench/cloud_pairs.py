@@ -32,7 +32,8 @@ unchanged, the range is chosen on these pairs (not blind).
 
 A third set, ``data/pairs-blind``: the study's other codes in the same six environments
 (MiniFE, Laghos, and MT-GEMM set apart: its runs share no work), gathered blind after the
-collectives were added and scored once.
+collectives were added and scored once; its weak-scaling codes (AMG2023, Quicksilver) were
+scored once later, after ``move`` learnt weak scaling (``predict --on --scaling weak``).
 
 A second set, gathered blind the same day and scored once with the method unchanged: LAMMPS
 ReaxFF HNS at 4 … 32 nodes of AWS hpc7g.4xlarge (EFA) in five software environments of one
@@ -223,14 +224,14 @@ def main() -> None:
     environments(args.markdown)
 
 
-def strong_codes(env_names: list[str]) -> list[str]:
-    """The codes of ``data/pairs-blind`` whose files say ``# scaling: strong`` and that ran in
+def strong_codes(env_names: list[str], kind: str = "strong") -> list[str]:
+    """The codes of ``data/pairs-blind`` whose files say ``# scaling: <kind>`` and that ran in
     both environments of some instance type."""
     codes: dict[str, set[str]] = {}
     for f in sorted(BLIND.glob("*.csv")):
         head = [ln for ln in f.read_text().splitlines()[:40] if ln.startswith("#")]
         env = next((e for e in env_names if f.stem.endswith("-" + e)), None)
-        if env is None or not any(ln.replace(" ", "") == "#scaling:strong" for ln in head):
+        if env is None or not any(ln.replace(" ", "") == f"#scaling:{kind}" for ln in head):
             continue
         codes.setdefault(f.stem[:-len(env) - 1], set()).add(env)
     return sorted(c for c, have in codes.items()
@@ -274,6 +275,65 @@ def other_codes(machines: dict[str, object], lat: dict[str, float], markdown: bo
     print(f"| all but {', '.join(DEGENERATE)} | | {tally.total()}")
     if odd.inside:
         print(f"| {', '.join(DEGENERATE)} (not a code that shares work) | | {odd.total()}")
+    weak_codes(machines, lat, markdown)
+
+
+def score_weak(ra: object, rb: object, a_machine: object, b_machine: object, r: float
+               ) -> Scores:
+    """As :func:`score` for a weak-scaling code (``predict --on --scaling weak``): each node's
+    work is A's smallest run's at every count, and the rule's f is the share of A's time beyond
+    it, 1 − T_A(n0) / T_A(n)."""
+    from perfmodel.apps.transfer import move
+
+    a, b = least(ra), least(rb)
+    counts = sorted(n for n in set(a) & set(b) if n > min(a))
+    moved = move(ra, a_machine, b_machine, 0.95, counts, weak=True)   # type: ignore[arg-type]
+    n0 = min(a)
+    guesses = {}
+    for n in counts:
+        f = float(np.clip(1.0 - a[n0] / a[n], 0.0, 1.0))
+        guesses[n] = {"B = A": a[n], "A × (1 − f + f·r)": a[n] * (1.0 - f + f * r)}
+    return _scored(moved, b, guesses)
+
+
+def weak_codes(machines: dict[str, object], lat: dict[str, float], markdown: bool) -> None:
+    """The third set's weak-scaling codes (``# scaling: weak``), moved with ``weak=True``:
+    every instance type's two environments, both directions, where both ran the code with the
+    same ranks a node; scored once."""
+    from perfmodel.apps.transfer import read_runs
+    from perfmodel.errors import InputError
+
+    codes = strong_codes(list(machines), "weak")
+    if not codes:
+        return
+    print(f"\n{'### ' if markdown else ''}Weak-scaling codes of the study, same environments "
+          f"(`--scaling weak`; blind: {', '.join(codes)})\n")
+    print("| A → B | code | points | " + " | ".join(NAMES) + " | 95 % range covers | "
+          "median width |")
+    print("|---" * (len(NAMES) + 5) + "|")
+    tally = Tally()
+    for pair in INSTANCES.values():
+        for src, dst in (pair, pair[::-1]):
+            for code in codes:
+                fa, fb = BLIND / f"{code}-{src}.csv", BLIND / f"{code}-{dst}.csv"
+                if not (fa.is_file() and fb.is_file()):
+                    continue
+                try:
+                    ra, rb = read_runs(fa), read_runs(fb)
+                except InputError as exc:
+                    print(f"| {src} → {dst} | {code} | skipped: {exc.what} |")
+                    continue
+                if ra.per_node != rb.per_node:
+                    print(f"| {src} → {dst} | {code} | skipped: {ra.per_node:g} and "
+                          f"{rb.per_node:g} ranks a node |")
+                    continue
+                if len(set(least(ra)) & set(least(rb)) - {min(least(ra))}) == 0:
+                    continue
+                cells = tally.row(score_weak(ra, rb, machines[src], machines[dst],
+                                             lat[dst] / lat[src]))
+                print(f"| {src} → {dst} | {code} | {cells}")
+    if tally.inside:
+        print(f"| all | | {tally.total()}")
 
 
 def environments(markdown: bool) -> None:

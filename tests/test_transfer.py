@@ -200,3 +200,20 @@ def test_on_fit_from_the_command_line(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["predict", "ppm", "--fit", str(b_runs), "--machine", str(EDR),
                                  "--on", str(ROCE), "--on-fit", str(b_runs)])
     assert r.exit_code == 2 and "without APP" in r.output
+
+
+def test_weak_scaling_keeps_each_node_s_work_and_moves_the_rest(machines) -> None:
+    """A weak-scaling code (the same work a node at every count, 100 s) whose overhead is
+    latency-bound messages: on B its time is the work plus the overhead moved by the ratio, at
+    every count; read as strong scaling, the work would shrink and the ratio move too much."""
+    a, b = machines
+    n = np.array([1.0, 2, 4, 8, 16])
+    calls = 2e6 * np.log2(n)
+    on_a = 100.0 + calls * float(a.message(8.0))
+    on_b = 100.0 + calls * float(b.message(8.0))
+    got = move(runs(n, 32 * n, on_a), a, b, weak=True)
+    assert got.time == pytest.approx(on_b, rel=1e-9)
+    assert got.work_a == pytest.approx(np.full(5, 100.0), rel=1e-12)
+    assert any("weak scaling" in s for s in got.notes)
+    strong = move(runs(n, 32 * n, on_a), a, b)
+    assert np.all(strong.time[1:] > got.time[1:])

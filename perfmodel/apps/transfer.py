@@ -174,7 +174,7 @@ def node_ratio(a: Machine, b: Machine) -> tuple[float, str]:
         (said or "the nodes' flop rates are the same: the work is not moved")
 
 
-def on_b_ratio(timed: Runs, on_b: Runs, r: float) -> tuple[float, str]:
+def on_b_ratio(timed: Runs, on_b: Runs, r: float, weak: bool = False) -> tuple[float, str]:
     """How B's nodes do the work, from the code's own runs on B: at the smallest count both ran,
     n*, B's time is the work moved by k plus A's overhead there moved by ``r``, so
     k = (T_B(n*) − r · overhead_A(n*)) / work_A(n*) (at A's smallest count, the whole time's
@@ -189,7 +189,7 @@ def on_b_ratio(timed: Runs, on_b: Runs, r: float) -> tuple[float, str]:
                          fix="run the code on B at a count A ran, the smallest one best")
     ns = float(common[0])
     n0, t0 = float(timed.nodes.min()), float(timed.time[np.argmin(timed.nodes)])
-    work = t0 * n0 / ns
+    work = t0 if weak else t0 * n0 / ns
     t_a = float(timed.time[timed.nodes == ns][0])
     t_b = float(on_b.time[on_b.nodes == ns][0])
     k = (t_b - r * max(t_a - work, 0.0)) / work
@@ -204,12 +204,13 @@ def on_b_ratio(timed: Runs, on_b: Runs, r: float) -> tuple[float, str]:
 
 def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
          nodes: Sequence[float] | None = None, size_hi: float = SIZE_HI,
-         on_b: Runs | None = None) -> Moved:
+         on_b: Runs | None = None, weak: bool = False) -> Moved:
     """The times of ``timed`` (measured on ``a``) on ``b``, at the node counts ``nodes`` (every
     count measured when None).  A count not timed on A is extrapolated there first
     (:func:`extrapolated`), its interval carried into the range, and said.  ``on_b``: runs of
     the same code on B, which set how B's nodes do the work (:func:`on_b_ratio`) in place of
-    the profiles' flop rates."""
+    the profiles' flop rates.  ``weak``: the problem grows with the nodes, so each node's work
+    is the smallest run's at every count (not that run's shared over more nodes)."""
     if not 0.5 <= level < 1:
         raise InputError(f"level {level:g} is not a coverage", fix="e.g. 0.95")
     order = np.argsort(timed.nodes)
@@ -223,14 +224,14 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
         keep = np.isin(n, want)
         n, p, t, t_lo, t_hi, measured = (v[keep] for v in (n, p, t, t_lo, t_hi, measured))
         if missing.size:
-            got = extrapolated(timed, missing, level)
+            got = extrapolated(timed, missing, level, weak)
             said_fit.append(got[-1])
             n, p, t, t_lo, t_hi = (np.r_[v, w] for v, w in zip((n, p, t, t_lo, t_hi), got[:5],
                                                                 strict=True))
             measured = np.r_[measured, np.zeros(len(missing), dtype=bool)]
             by = np.argsort(n)
             n, p, t, t_lo, t_hi, measured = (v[by] for v in (n, p, t, t_lo, t_hi, measured))
-    work = t0 * n0 / n
+    work = np.full(len(n), t0) if weak else t0 * n0 / n
     overhead = np.maximum(t - work, 0.0)
     over_lo, over_hi = np.maximum(t_lo - work, 0.0), np.maximum(t_hi - work, 0.0)
     r = float(message_ratio(a, b, SMALL)[()])
@@ -239,15 +240,17 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     lo_r, hi_r = min(1.0, float(span.min())), max(1.0, float(span.max()))
     lo_n, hi_n, said_scale = scale_span(a, b, n, np.maximum(t_hi - work, 0.0), timed.per_node,
                                         size_hi, lo_r, hi_r)
-    k, said_node = node_ratio(a, b) if on_b is None else on_b_ratio(timed, on_b, r)
+    k, said_node = node_ratio(a, b) if on_b is None else on_b_ratio(timed, on_b, r, weak)
     work_b = work * k
     z = NormalDist().inv_cdf(0.5 + level / 2)
     scatter = timed.scatter if on_b is None else math.hypot(timed.scatter, on_b.scatter)
     elsewhere = a.profile.name != b.profile.name
     widen = math.exp(z * math.hypot(scatter, ELSEWHERE if elsewhere else 0.0))
     notes = [*timed.notes, said_node,
-             f"the overhead beyond the smallest run's work shared perfectly moves by B's "
-             f"time for a message of {format_size(SMALL)} over A's: {r:.3g}",
+             ("weak scaling (the problem grows with the nodes): the overhead beyond the "
+              "smallest run's time" if weak else
+              "the overhead beyond the smallest run's work shared perfectly")
+             + f" moves by B's time for a message of {format_size(SMALL)} over A's: {r:.3g}",
              f"the range: none to all of the overhead is the network, its messages of "
              f"{format_size(SMALL)} to {format_size(size_hi)} (assumed; B/A from "
              f"{lo_r:.3g} to {hi_r:.3g}), "
@@ -327,18 +330,19 @@ def scale_span(a: Machine, b: Machine, nodes: FloatArray, overhead: FloatArray,
     return lo, hi, out
 
 
-def extrapolated(timed: Runs, counts: FloatArray, level: float
+def extrapolated(timed: Runs, counts: FloatArray, level: float, weak: bool = False
                  ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, str]:
     """A's time at node ``counts`` it was not timed at: the forms of T(p) fitted on its runs
     and averaged as ``perfmodel scaling`` does (:func:`perfmodel.empirical.fit.fit_scaling`,
-    strong scaling: the same problem at every count), with that prediction's ``level`` range;
+    strong scaling, the same problem at every count, unless ``weak``), with that prediction's
+    ``level`` range;
     nodes, processes, time, low, high and a sentence saying so."""
     from perfmodel.empirical.fit import LIMIT, fit_scaling, predict_scaling
     from perfmodel.errors import FitError
 
     per = timed.per_node
     try:
-        fit = fit_scaling(timed.processes, timed.time, "strong")
+        fit = fit_scaling(timed.processes, timed.time, "weak" if weak else "strong")
     except FitError as exc:
         raise InputError(f"no run on A at {format_counts(counts)} node(s), and A's times cannot "
                          f"be extrapolated there: {exc.what}", fix="choose among the counts "
@@ -351,7 +355,10 @@ def extrapolated(timed: Runs, counts: FloatArray, level: float
                              "nodes") from None
     form = fit.chosen.fit
     said = (f"not timed on A at {format_counts(counts)} node(s): A's time there is extrapolated "
-            f"from its runs (strong scaling assumed: the same problem at every count) by every "
+            f"from its runs ("
+            + ("weak scaling: the problem grows with the nodes" if weak else
+               "strong scaling assumed: the same problem at every count")
+            + ") by every "
             f"form of T(p) weighted by its cross-validation, Amdahl's law carrying a quarter, "
             f"as perfmodel scaling does (the "
             f"runs' form: {form.form.name}, T(p) = {form.formula}), its {level:.0%} range "

@@ -327,7 +327,8 @@ ProblemSize = Annotated[float | None, option(
 Scaling = Annotated[str, option(
     "--scaling", choices=("strong", "weak"), metavar="strong|weak",
     help="strong: the same problem on every node count; weak: --size per process, so the "
-         "problem grows with the nodes.")]
+         "problem grows with the nodes (with --on and no APP: each node's work is the "
+         "smallest run's at every count).")]
 App = Annotated[str, typer.Argument(
     metavar="APP", help="A built-in application model (ppm, nbody, physical-optics …; "
                         "perfmodel models lists them) or a model file.")]

@@ -67,7 +67,7 @@ def predict(
     mapping = options.columns(columns)
     if app_model is None:
         return elsewhere(timings, where, machine, other, channels, link_speed, level, json_out,
-                         nodes, mapping, on_fit)
+                         nodes, mapping, on_fit, scaling_mode == "weak")
     if on_fit is not None:
         raise InputError("--on-fit moves a code's own timings (without APP)",
                          fix="drop APP to move the timings, or drop --on-fit")
@@ -163,7 +163,8 @@ def predict(
 def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | None,
               other: Path | None, channels: int | None, link_speed: float | None,
               level: float, json_out: bool, nodes: options.Counts | None,
-              columns: dict[str, str] | None = None, on_fit: Path | None = None) -> None:
+              columns: dict[str, str] | None = None, on_fit: Path | None = None,
+              weak: bool = False) -> None:
     """``predict --fit T --machine A --on B`` without a model: the code's times moved from A
     to B (:mod:`perfmodel.apps.transfer`)."""
     if timings is None or machine is None:
@@ -189,7 +190,7 @@ def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | Non
                 line_rate=link_speed, path=target,
                 fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
     on_b = read_runs(on_fit, labels, columns) if on_fit is not None else None
-    result = move(runs, a, b, level, nodes, on_b=on_b)
+    result = move(runs, a, b, level, nodes, on_b=on_b, weak=weak)
     if json_out:
         emit_json({"timings": str(timings), "machine": str(machine), "on": str(target),
                    **result.to_dict()})
