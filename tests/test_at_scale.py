@@ -170,7 +170,7 @@ def test_collectives_that_differ_at_a_count_widen_the_range_there_only() -> None
     assert wide.time_hi[3] == pytest.approx((12.5 + 17.5 * 3.0) * widen, rel=1e-9)
     assert wide.overhead_span is not None and wide.overhead_span[3] == pytest.approx([1.0, 3.0])
     assert any("allreduce on 8 nodes takes ×3–3 A's" in s for s in wide.notes)
-    assert any("how the overhead moves at scale" in s for s in wide.notes)
+    assert any("what decides it: how the overhead moves at scale" in s for s in wide.notes)
 
 
 def test_collectives_at_other_counts_or_of_other_operations_are_not_compared() -> None:

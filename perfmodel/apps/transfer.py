@@ -269,15 +269,14 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     moves = (every - none) / time > DECISIVE_SHARE   # as an assumption is named beside one
     if np.any(moves):
         i = int(np.flatnonzero(moves)[-1])   # at the most nodes where it matters
-        if hi_n[i] > hi_r or lo_n[i] < lo_r:
-            notes.append(f"what decides it: how the overhead moves at scale (at {n[i]:g} "
-                         f"nodes, {none[i]:.3g} to {every[i]:.3g} s on B as it moves by "
-                         f"×{lo_n[i]:.3g} to ×{hi_n[i]:.3g}: none of it the network to all, "
-                         "as one message or the collectives timed on as many nodes do)")
-        else:
-            notes.append(f"what decides it: the size of the messages behind the overhead (at "
-                         f"{n[i]:g} nodes, {none[i]:.3g} s at the least, {every[i]:.3g} s on "
-                         f"B if all of it is messages of {format_size(size_hi)})")
+        scale = hi_n[i] > hi_r or lo_n[i] < lo_r
+        notes.append("what decides it: " + (
+            "how the overhead moves at scale" if scale else
+            "how much of the overhead is the network, and the size of its messages")
+            + f" (at {n[i]:g} nodes, {none[i]:.3g} to {every[i]:.3g} s on B as the overhead "
+            f"moves by ×{lo_n[i]:.3g} to ×{hi_n[i]:.3g}: none of it the network, or all of it "
+            f"as one message of {format_size(SMALL)} to {format_size(size_hi)}"
+            + (" or the collectives timed on as many nodes" if scale else "") + ")")
     return Moved(n, p, t, work, overhead, time, low / widen, high * widen, work_b,
                  overhead * r, r, (lo_r, hi_r), k, level, scatter, tuple(notes),
                  measured, np.c_[lo_n, hi_n])
