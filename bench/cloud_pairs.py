@@ -50,7 +50,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -242,9 +244,6 @@ def other_codes(machines: dict[str, object], lat: dict[str, float], markdown: bo
     """The third set: other codes of the same study, in the same environments and with the
     same profiles, gathered blind after the collectives were added to the range and scored
     once (``data/pairs-blind``)."""
-    from perfmodel.apps.transfer import read_runs
-    from perfmodel.errors import InputError
-
     codes = strong_codes(list(machines))
     if not codes:
         print("\nskipped: no strong-scaling series in data/pairs-blind")
@@ -255,6 +254,23 @@ def other_codes(machines: dict[str, object], lat: dict[str, float], markdown: bo
           "median width |")
     print("|---" * (len(NAMES) + 5) + "|")
     tally, odd = Tally(), Tally()
+    for src, dst, code, ra, rb in blind_pairs(codes, same_layout=False):
+        into = odd if code in DEGENERATE else tally
+        cells = into.row(score(ra, rb, machines[src], machines[dst], lat[dst] / lat[src]))
+        print(f"| {src} → {dst} | {code} | {cells}")
+    print(f"| all but {', '.join(DEGENERATE)} | | {tally.total()}")
+    if odd.inside:
+        print(f"| {', '.join(DEGENERATE)} (not a code that shares work) | | {odd.total()}")
+    weak_codes(machines, lat, markdown)
+
+
+def blind_pairs(codes: list[str], same_layout: bool) -> Iterator[tuple[str, str, str, Any, Any]]:
+    """Every instance type's two environments, both directions, for each of ``codes`` both ran
+    (``data/pairs-blind``) at a count beyond A's smallest: (A, B, code, A's runs, B's runs); a
+    pair that cannot be read, or (``same_layout``) ran other ranks a node, is said skipped."""
+    from perfmodel.apps.transfer import read_runs
+    from perfmodel.errors import InputError
+
     for pair in INSTANCES.values():
         for src, dst in (pair, pair[::-1]):
             for code in codes:
@@ -266,16 +282,12 @@ def other_codes(machines: dict[str, object], lat: dict[str, float], markdown: bo
                 except InputError as exc:
                     print(f"| {src} → {dst} | {code} | skipped: {exc.what} |")
                     continue
-                if len(set(least(ra)) & set(least(rb)) - {min(least(ra))}) == 0:
+                if same_layout and ra.per_node != rb.per_node:
+                    print(f"| {src} → {dst} | {code} | skipped: {ra.per_node:g} and "
+                          f"{rb.per_node:g} ranks a node |")
                     continue
-                into = odd if code in DEGENERATE else tally
-                cells = into.row(score(ra, rb, machines[src], machines[dst],
-                                       lat[dst] / lat[src]))
-                print(f"| {src} → {dst} | {code} | {cells}")
-    print(f"| all but {', '.join(DEGENERATE)} | | {tally.total()}")
-    if odd.inside:
-        print(f"| {', '.join(DEGENERATE)} (not a code that shares work) | | {odd.total()}")
-    weak_codes(machines, lat, markdown)
+                if set(least(ra)) & set(least(rb)) - {min(least(ra))}:
+                    yield src, dst, code, ra, rb
 
 
 def score_weak(ra: object, rb: object, a_machine: object, b_machine: object, r: float
@@ -300,9 +312,6 @@ def weak_codes(machines: dict[str, object], lat: dict[str, float], markdown: boo
     """The third set's weak-scaling codes (``# scaling: weak``), moved with ``weak=True``:
     every instance type's two environments, both directions, where both ran the code with the
     same ranks a node; scored once."""
-    from perfmodel.apps.transfer import read_runs
-    from perfmodel.errors import InputError
-
     codes = strong_codes(list(machines), "weak")
     if not codes:
         return
@@ -312,26 +321,9 @@ def weak_codes(machines: dict[str, object], lat: dict[str, float], markdown: boo
           "median width |")
     print("|---" * (len(NAMES) + 5) + "|")
     tally = Tally()
-    for pair in INSTANCES.values():
-        for src, dst in (pair, pair[::-1]):
-            for code in codes:
-                fa, fb = BLIND / f"{code}-{src}.csv", BLIND / f"{code}-{dst}.csv"
-                if not (fa.is_file() and fb.is_file()):
-                    continue
-                try:
-                    ra, rb = read_runs(fa), read_runs(fb)
-                except InputError as exc:
-                    print(f"| {src} → {dst} | {code} | skipped: {exc.what} |")
-                    continue
-                if ra.per_node != rb.per_node:
-                    print(f"| {src} → {dst} | {code} | skipped: {ra.per_node:g} and "
-                          f"{rb.per_node:g} ranks a node |")
-                    continue
-                if len(set(least(ra)) & set(least(rb)) - {min(least(ra))}) == 0:
-                    continue
-                cells = tally.row(score_weak(ra, rb, machines[src], machines[dst],
-                                             lat[dst] / lat[src]))
-                print(f"| {src} → {dst} | {code} | {cells}")
+    for src, dst, code, ra, rb in blind_pairs(codes, same_layout=True):
+        cells = tally.row(score_weak(ra, rb, machines[src], machines[dst], lat[dst] / lat[src]))
+        print(f"| {src} → {dst} | {code} | {cells}")
     if tally.inside:
         print(f"| all | | {tally.total()}")
 
