@@ -248,11 +248,8 @@ def other_codes(machines: dict[str, object], lat: dict[str, float], markdown: bo
     if not codes:
         print("\nskipped: no strong-scaling series in data/pairs-blind")
         return
-    print(f"\n{'### ' if markdown else ''}Other codes of the study, same environments "
-          f"(blind: {', '.join(codes)})\n")
-    print("| A → B | code | points | " + " | ".join(NAMES) + " | 95 % range covers | "
-          "median width |")
-    print("|---" * (len(NAMES) + 5) + "|")
+    heading(f"Other codes of the study, same environments (blind: {', '.join(codes)})",
+            markdown)
     tally, odd = Tally(), Tally()
     for src, dst, code, ra, rb in blind_pairs(codes, same_layout=False):
         into = odd if code in DEGENERATE else tally
@@ -262,6 +259,14 @@ def other_codes(machines: dict[str, object], lat: dict[str, float], markdown: bo
     if odd.inside:
         print(f"| {', '.join(DEGENERATE)} (not a code that shares work) | | {odd.total()}")
     weak_codes(machines, lat, markdown)
+
+
+def heading(title: str, markdown: bool) -> None:
+    """A blind table's title and column heads (A → B, code, then :func:`score`'s cells)."""
+    print(f"\n{'### ' if markdown else ''}{title}\n")
+    print("| A → B | code | points | " + " | ".join(NAMES) + " | 95 % range covers | "
+          "median width |")
+    print("|---" * (len(NAMES) + 5) + "|")
 
 
 def blind_pairs(codes: list[str], same_layout: bool) -> Iterator[tuple[str, str, str, Any, Any]]:
@@ -315,11 +320,8 @@ def weak_codes(machines: dict[str, object], lat: dict[str, float], markdown: boo
     codes = strong_codes(list(machines), "weak")
     if not codes:
         return
-    print(f"\n{'### ' if markdown else ''}Weak-scaling codes of the study, same environments "
-          f"(`--scaling weak`; blind: {', '.join(codes)})\n")
-    print("| A → B | code | points | " + " | ".join(NAMES) + " | 95 % range covers | "
-          "median width |")
-    print("|---" * (len(NAMES) + 5) + "|")
+    heading("Weak-scaling codes of the study, same environments (`--scaling weak`; blind: "
+            f"{', '.join(codes)})", markdown)
     tally = Tally()
     for src, dst, code, ra, rb in blind_pairs(codes, same_layout=True):
         cells = tally.row(score_weak(ra, rb, machines[src], machines[dst], lat[dst] / lat[src]))
