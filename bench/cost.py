@@ -151,7 +151,7 @@ CASES = [
     Case("calibrate-fabric", "stream rows of `calibrate DIR --nodes-per-job 2` (6 pair "
          "counts, the NIC's gap checked on held-out rows)",
          lambda n, d: [EXE, "calibrate", str(streams_folder(n, d)), "--nodes-per-job", "2",
-                       "--no-write", "--quiet"], (600, 6_000, 60_000)),
+                       "--no-write", "--quiet"], (600, 20_000, 200_000)),
     Case("network-json", "rows of `network --pairs 1..N --json`",
          lambda n, d: [EXE, "network", BEOWULF, "--pairs", f"1..{n}", "--sizes", "1KiB",
                        "--json"], (10, 1_000, 10_000)),
