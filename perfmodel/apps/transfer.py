@@ -291,7 +291,7 @@ def scale_span(a: Machine, b: Machine, nodes: FloatArray, overhead: FloatArray,
     A's time for it at the sizes either measured from :data:`SMALL` to ``size_hi``
     (:mod:`perfmodel.machine.at_scale`); and the sentence that says so, naming the counts
     where it widens and A has an overhead to move."""
-    from perfmodel.machine.at_scale import common, describe, ratios, spread
+    from perfmodel.machine.at_scale import common, describe, ratios
 
     lo, hi = np.full(len(nodes), lo_r), np.full(len(nodes), hi_r)
     said, within = [], []
@@ -302,12 +302,13 @@ def scale_span(a: Machine, b: Machine, nodes: FloatArray, overhead: FloatArray,
         got = ratios(pairs, SMALL, size_hi)
         if not got or overhead[i] <= 0:
             continue
-        c_lo, c_hi = spread([r for _, _, r, _ in got])
+        every = np.concatenate([r for _, _, r, _ in got])
+        c_lo, c_hi = float(every.min()), float(every.max())
         used = np.concatenate([m for _, _, _, m in got])
         ranks = [ra.processes or rb.processes for ra, rb, _, _ in got]
         unsaid = [w for w, v in (("A's", got[0][0].processes), ("B's", got[0][1].processes))
                   if v is None]
-        shown = (f"B's {describe([rb for _, rb, _, _ in got], ranks=False)}"
+        shown = (f"B's {describe([rb for _, rb, _, _ in got])}"
                  + (f" ({ranks[0]} ranks" + (f"; {unsaid[0]} does not say)" if unsaid else ")")
                     if ranks[0] else "")
                  + f" takes ×{c_lo:.3g}–{c_hi:.3g} A's ({format_size(used.min())} to "

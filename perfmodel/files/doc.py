@@ -130,3 +130,18 @@ def read_covariance(r: DocReader, raw: Any, k: int) -> np.ndarray:
             not (np.all(np.isfinite(cov)) or np.all(np.isnan(cov))):
         raise r.fail("covariance", f"is not a valid {k}×{k} covariance matrix", r.redo)
     return cov
+
+
+def number_list(r: DocReader, doc: Mapping[str, Any], key: str, table: str = "corrections",
+                finite: bool = False) -> np.ndarray | None:
+    """``[…TABLE].KEY``, a list of numbers (``finite``: of finite ones), or None when absent;
+    an integer too large for a float is not a number."""
+    v = doc.get(key)
+    if v is None:
+        return None
+    got = [as_float(x) for x in v] if isinstance(v, list) else [None]
+    if not all(x is not None and (math.isfinite(x) or not finite) for x in got):
+        where = f"{table}.{key}" if table else key
+        raise r.fail(where, f"is not a list of {'finite ' if finite else ''}numbers",
+                     "regenerate the profile with calibrate")
+    return np.asarray(got, dtype=np.float64)

@@ -13,16 +13,16 @@ machine can say how far B's collectives at that count sit from A's.
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from perfmodel.files.doc import DocReader, as_float
+from perfmodel.files.doc import DocReader, number_list
+from perfmodel.network.corrections import group_median
 
 FloatArray = NDArray[np.float64]
 
@@ -97,24 +97,24 @@ def collected(found: Iterable[Found]) -> tuple[tuple[CollectiveRun, ...], list[s
         notes.append(f"collectives: {len(groups)} runs (operation, nodes, processes); the "
                      f"first {MOST_RUNS} by operation and node count are kept")
     for (op, nodes, procs), runs in sorted(groups.items())[:MOST_RUNS]:
-        size = np.concatenate([r.size for r in runs])
-        time = np.concatenate([r.time for r in runs])
-        every = np.unique(size)
-        sizes = every[:MOST_SIZES]
+        every, group = np.unique(np.concatenate([r.size for r in runs]), return_inverse=True)
+        med = group_median(np.concatenate([r.time for r in runs]), group.astype(np.intp),
+                           len(every))[:MOST_SIZES]
         if len(every) > MOST_SIZES:
             notes.append(f"collectives: {op} on {nodes} nodes keeps its {MOST_SIZES} smallest "
                          f"of {len(every)} sizes")
-        med = [float(np.median(time[size == s])) for s in sizes]
         wheres = list(dict.fromkeys(r.where for r in runs))
         shown = "; ".join(wheres[:3]) + (f"; and {len(wheres) - 3} more" if len(wheres) > 3
                                          else "")
         out.append(CollectiveRun(op, nodes, None if procs < 0 else procs,
-                                 tuple(sizes.tolist()), tuple(med), len(runs),
+                                 tuple(every[:MOST_SIZES].tolist()), tuple(med.tolist()),
+                                 len(runs),
                                  f"measured: {shown}"))
     return tuple(out), notes
 
 
-def common(a: Sequence[CollectiveRun], b: Sequence[CollectiveRun], processes: Any = None
+def common(a: Sequence[CollectiveRun], b: Sequence[CollectiveRun],
+           processes: Callable[[int], int] | None = None
            ) -> dict[int, list[tuple[CollectiveRun, CollectiveRun]]]:
     """The collectives both machines timed, by node count: (A's run, B's run) of each
     operation both have on as many nodes, with the same processes where both say them.
@@ -167,13 +167,11 @@ def _numbers(rk: DocReader, item: Any, key: str, most: float, count: int | None
     """``item[key]``, a list of 1 to :data:`MOST_SIZES` finite numbers in (0, ``most``]
     (``count`` of them when given)."""
     fix = "regenerate the profile with perfmodel calibrate"
-    raw = item.get(key)
-    if not isinstance(raw, list) or not 1 <= len(raw) <= MOST_SIZES or (
-            count is not None and len(raw) != count):
+    got = number_list(rk, item, key, "", finite=True)
+    if got is None or not 1 <= len(got) <= MOST_SIZES or (count is not None
+                                                         and len(got) != count):
         raise rk.fail(key, f"is not a list of {count or f'1 to {MOST_SIZES}'} numbers", fix)
-    values = [as_float(v) for v in raw]
-    got = np.asarray([math.nan if v is None else v for v in values], dtype=np.float64)
-    if not (np.all(np.isfinite(got)) and np.all(got > 0) and got.max() <= most):
+    if not (np.all(got > 0) and got.max() <= most):
         raise rk.fail(key, f"holds a value that is not a number from 0 to {most:g}", fix)
     return got
 
@@ -217,20 +215,9 @@ def read_collectives(r: DocReader, doc: Any) -> tuple[CollectiveRun, ...]:
     return tuple(out)
 
 
-def describe(runs: Sequence[CollectiveRun], ranks: bool = True) -> str:
-    """``allreduce and alltoall on 256 nodes (24576 ranks)``: runs of one node count (their
-    ranks left out, or where they differ or are not said)."""
+def describe(runs: Sequence[CollectiveRun]) -> str:
+    """``allreduce and alltoall on 256 nodes``: the operations of runs of one node count."""
     ops = list(dict.fromkeys(r.op for r in runs))
     named = ops[0] if len(ops) == 1 else ", ".join(ops[:-1]) + " and " + ops[-1]
-    procs = {r.processes for r in runs}
-    p = procs.pop() if len(procs) == 1 and ranks else None
     n = runs[0].nodes
-    return f"{named} on {n} node{'s' if n != 1 else ''}" + ("" if p is None else f" ({p} ranks)")
-
-
-def spread(ratios: Sequence[FloatArray]) -> tuple[float, float]:
-    """The least and largest of ratios over sizes and operations (1.0, 1.0 when none)."""
-    every = np.concatenate([np.asarray(r, dtype=np.float64) for r in ratios]) if ratios \
-        else np.ones(1)
-    lo, hi = float(every.min()), float(every.max())
-    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else (1.0, 1.0)
+    return f"{named} on {n} node{'s' if n != 1 else ''}"

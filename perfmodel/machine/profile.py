@@ -18,7 +18,12 @@ import numpy as np
 
 from perfmodel import SCHEMA_VERSION
 from perfmodel.errors import InputError
-from perfmodel.files.doc import DocReader, as_float, read_covariance, read_estimate
+from perfmodel.files.doc import (
+    DocReader,
+    number_list,
+    read_covariance,
+    read_estimate,
+)
 from perfmodel.machine.at_scale import CollectiveRun, read_collectives
 from perfmodel.network import models as registry
 from perfmodel.network.corrections import Corrections, Ratios
@@ -334,7 +339,7 @@ def _corrections(r: DocReader, doc: Any) -> Corrections:
         raise r.fail("corrections", "is not a table", "regenerate the profile with calibrate")
     names = [f"{w}{k}" for w in ("", "both_") for k in (*_RATIOS, "per_nic")]
     r.at(f"{r.prefix}corrections.").only(doc, {"sizes", "source", *names})
-    sizes = _numbers(r, doc, "sizes")
+    sizes = number_list(r, doc, "sizes")
     if sizes is None or not len(sizes) or not np.all(np.isfinite(sizes)) \
             or not np.all(sizes > 0) or not np.all(np.diff(sizes) > 0):
         raise r.fail("corrections.sizes", "are not rising positive sizes, one per ratio",
@@ -356,7 +361,7 @@ def _measured(r: DocReader, doc: Any, size_range: tuple[float, float]) -> Measur
     r.at(f"{r.prefix}measured.").only(doc, {"sizes", "log_ratio", "spread", "source"})
     lists: list[np.ndarray] = []
     for key in ("sizes", "log_ratio", "spread"):
-        got = _numbers(r, doc, key, "measured", finite=True)
+        got = number_list(r, doc, key, "measured", finite=True)
         if key != "spread" and (got is None or not len(got)):
             raise r.fail(f"measured.{key}", "is not a list of finite numbers", fix)
         lists.append(np.zeros(0) if got is None else got)
@@ -376,23 +381,9 @@ def _measured(r: DocReader, doc: Any, size_range: tuple[float, float]) -> Measur
     return Measured(tuple(sizes.tolist()), tuple(ratio.tolist()), tuple(spread.tolist()))
 
 
-def _numbers(r: DocReader, doc: Mapping[str, Any], key: str, table: str = "corrections",
-             finite: bool = False) -> np.ndarray | None:
-    """``[…TABLE].KEY``, a list of numbers (``finite``: of finite ones), or None when absent;
-    an integer too large for a float is not a number."""
-    v = doc.get(key)
-    if v is None:
-        return None
-    got = [as_float(x) for x in v] if isinstance(v, list) else [None]
-    if not all(x is not None and (math.isfinite(x) or not finite) for x in got):
-        raise r.fail(f"{table}.{key}", f"is not a list of {'finite ' if finite else ''}numbers",
-                     "regenerate the profile with calibrate")
-    return np.asarray(got, dtype=np.float64)
-
-
 def _ratios(r: DocReader, doc: Mapping[str, Any], prefix: str, count: int) -> Ratios | None:
     """One kind of traffic's ratios (``prefix`` ``both_``: both ways), or None when absent."""
-    lists = {k: _numbers(r, doc, prefix + k) for k in _RATIOS}
+    lists = {k: number_list(r, doc, prefix + k) for k in _RATIOS}
     if lists["stream"] is None and lists["port"] is None:
         return None
     for k, v in lists.items():
