@@ -63,13 +63,29 @@ def test_the_range_brackets_the_network_share_and_is_never_far_below_the_point(m
     t = np.array([100.0, 60.0, 40.0, 35.0])
     got = move(runs(n, 32 * n, t), a, b)
     # two machines: the scatter (assumed, no count run twice) and what else differs between
-    # them (assumed), in quadrature
+    # them (taken from real pairs, and said so), in quadrature
     widen = math.exp(1.959964 * math.hypot(SCATTER, ELSEWHERE))
     # none of the overhead is the network: A's own time, less the scatter
     assert got.time_lo == pytest.approx(t / widen, rel=1e-5)
-    assert any("what else differs between the two machines" in s for s in got.notes)
+    assert any("what else differs between the two machines" in s and "real pairs" in s
+               for s in got.notes)
     assert np.all(got.time_hi > got.time) and np.all(got.time_lo >= got.time / 10)
     assert got.ratio_span[0] == 1.0 and got.ratio_span[1] > got.ratio
+
+
+def test_what_else_differs_can_be_given_and_zero_leaves_only_the_scatter(machines) -> None:
+    a, b = machines
+    n = np.array([1.0, 2, 4, 8])
+    t = np.array([100.0, 60.0, 40.0, 35.0])
+    given = move(runs(n, 32 * n, t), a, b, elsewhere=0.3)
+    assert given.time_lo == pytest.approx(t / math.exp(1.959964 * math.hypot(SCATTER, 0.3)),
+                                          rel=1e-5)
+    assert any("what else differs" in s and "given" in s for s in given.notes)
+    none = move(runs(n, 32 * n, t), a, b, elsewhere=0.0)
+    assert none.time_lo == pytest.approx(t / math.exp(1.959964 * SCATTER), rel=1e-5)
+    assert not any("what else differs" in s for s in none.notes)
+    # the point never moves with it
+    assert given.time == pytest.approx(none.time, rel=1e-12)
 
 
 def test_scatter_comes_from_repeats_and_is_said_assumed_without(machines) -> None:
@@ -148,6 +164,8 @@ def test_command_on_alaska_cp2k_moves_ib_timings_to_roce() -> None:
       "figure=cp2k_time", "--machine", str(EDR), "--on", str(ROCE), "--nodes", "5000"],
      "no run on A at 5000"),
     (["predict", "ppm", "--on", str(ROCE)], "--on predicts"),
+    (["predict", "ppm", "--unexplained", "0.05"], "without APP"),
+    (["predict", "--unexplained", "5%"], "--unexplained '5%' is not a number from 0 to 1"),
 ])
 def test_bad_requests_are_one_line_and_exit_2(args, said) -> None:
     res = CliRunner().invoke(app, args)
@@ -184,6 +202,17 @@ def test_b_runs_that_cannot_set_the_work_are_refused(machines, b_nodes, per, sai
     bn = np.array(b_nodes)
     with pytest.raises(InputError, match=said):
         move(runs(n, 32 * n, 100.0 / n), a, b, on_b=runs(bn, per * bn, np.ones(len(bn))))
+
+
+def test_unexplained_from_the_command_line_narrows_the_range_and_not_the_point() -> None:
+    base = ["predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"), "--where",
+            "figure=cp2k_time", "--machine", str(EDR), "--on", str(ROCE), "--json"]
+    wide, narrow = (json.loads(CliRunner().invoke(app, base + extra).stdout)
+                    for extra in ([], ["--unexplained", "0.02"]))
+    for w, n in zip(wide["rows"], narrow["rows"], strict=True):
+        assert n["time"] == pytest.approx(w["time"], rel=1e-12)
+        assert w["time_lo"] < n["time_lo"] and n["time_hi"] < w["time_hi"]
+    assert any("2%" in s and "given" in s for s in narrow["notes"])
 
 
 def test_on_fit_from_the_command_line(tmp_path: Path) -> None:

@@ -42,6 +42,12 @@ def predict(
         help="Runs of the same code on B (without APP): at the smallest count both ran, "
              "they set how B's nodes do its work, in place of the profiles' flop rates "
              "(read with the same --where and --columns).")] = None,
+    unexplained: Annotated[float | None, options.option(
+        "--unexplained", parse=options.number(0.0, 1.0, example="0.05"), metavar="SD",
+        help="With --on: what else differs between the machines (software, placement, the "
+             "day), a relative standard deviation of the time that widens the range; e.g. "
+             "0.05 when only the network changed (default 0.11, taken from real pairs).")
+    ] = None,
     nodes: Annotated[options.Counts | None, options.nodes(
         "Node (process) counts to predict: 1,2,4,8,16 or 1..64 (without APP: those the "
         "timings have, by default all of them).")] = None,
@@ -67,10 +73,11 @@ def predict(
     mapping = options.columns(columns)
     if app_model is None:
         return elsewhere(timings, where, machine, other, channels, link_speed, level, json_out,
-                         nodes, mapping, on_fit, scaling_mode == "weak")
-    if on_fit is not None:
-        raise InputError("--on-fit moves a code's own timings (without APP)",
-                         fix="drop APP to move the timings, or drop --on-fit")
+                         nodes, mapping, on_fit, scaling_mode == "weak", unexplained)
+    if on_fit is not None or unexplained is not None:
+        flag = "--on-fit" if on_fit is not None else "--unexplained"
+        raise InputError(f"{flag} belongs to moving a code's own timings (without APP)",
+                         fix=f"drop APP to move the timings, or drop {flag}")
     nodes = nodes if nodes is not None else NODES
     if saved is not None and (timings is not None or set_values):
         raise InputError("--from gives every constant", fix="drop --fit and --set, or --from")
@@ -164,7 +171,7 @@ def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | Non
               other: Path | None, channels: int | None, link_speed: float | None,
               level: float, json_out: bool, nodes: options.Counts | None,
               columns: dict[str, str] | None = None, on_fit: Path | None = None,
-              weak: bool = False) -> None:
+              weak: bool = False, unexplained: float | None = None) -> None:
     """``predict --fit T --machine A --on B`` without a model: the code's times moved from A
     to B (:mod:`perfmodel.apps.transfer`)."""
     if timings is None or machine is None:
@@ -190,7 +197,7 @@ def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | Non
                 line_rate=link_speed, path=target,
                 fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
     on_b = read_runs(on_fit, labels, columns) if on_fit is not None else None
-    result = move(runs, a, b, level, nodes, on_b=on_b, weak=weak)
+    result = move(runs, a, b, level, nodes, on_b=on_b, weak=weak, elsewhere=unexplained)
     if json_out:
         emit_json({"timings": str(timings), "machine": str(machine), "on": str(target),
                    **result.to_dict()})
