@@ -42,8 +42,11 @@ points inside perfmodel's 95 % range.
   on AWS and Azure, CMASCenter/pcluster-cmaq; Charm++ lb_test and LeanMD on Santos Dumont,
   eclufsc/packdrop-data-analysis), gathered after the fifth had been seen, the method
   unchanged since; scored once.
+- **seventh** (``data/corpus-seventh``: LULESH on HPX-5 at 1–14 nodes of Indiana University's
+  cutter, uswick/scripts_misc; weak scaling, five series of one study), gathered after the
+  sixth had been seen, the method unchanged; scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|sixth|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|seventh|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -79,8 +82,11 @@ Amdahl's prior chosen and K taken on the five parts before it): scored once."""
 SIXTH = ("ECP-WarpX-perf_logs", "CMASCenter-pcluster-cmaq", "eclufsc-packdrop-data-analysis")
 """The sixth held-out part (``data/corpus-sixth``, gathered once the fifth had been seen, with
 the method as it stood after it): scored once."""
-PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth")
-UNSEEN = ("fifth", "sixth")
+SEVENTH = ("uswick-scripts_misc",)
+"""The seventh held-out part (``data/corpus-seventh``, gathered once the sixth had been seen,
+the method unchanged): scored once."""
+PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh")
+UNSEEN = ("fifth", "sixth", "seventh")
 """The parts gathered after the method last changed (Amdahl's prior and RANGE_K were taken on
 the five parts before the fifth): blind to the method as it stands, unlike the earlier held-out
 parts, which were seen before those choices."""
@@ -108,6 +114,8 @@ class Spec:
             return "fifth"
         if self.source in SIXTH:
             return "sixth"
+        if self.source in SEVENTH:
+            return "seventh"
         return "held-out" if self.source in HELD_OUT else "tune"
 
 
@@ -131,7 +139,7 @@ def specs() -> list[Spec]:
             source = "hpc-uk/archer-benchmarks" if d.name == "archer-benchmarks" else d.name
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
     for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
-                  "corpus-sixth"):
+                  "corpus-sixth", "corpus-seventh"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
