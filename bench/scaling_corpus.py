@@ -310,7 +310,8 @@ def table(got: list[dict], title: str, tools: list[str], head: dict[str, str], m
     sources = sorted({r["spec"].source for r in got})
     points = sum(len(r["q"]) for r in got)
     print(f"\n{'### ' if md else ''}{title}: {len(got)} series, {points} scored points, "
-          f"{len(sources)} sources{'' if by_source else ': ' + ', '.join(sources)}\n")
+          + (f"{len(sources)} sources" if by_source else f"sources: {', '.join(sources)}")
+          + "\n")
     print("| method | median | P90 | median of series medians | negative or missing "
           "| series worse than Amdahl by 5 points |" + (" median of source medians |"
                                                         if by_source else ""))
