@@ -171,6 +171,30 @@ def test_past_the_table_no_byte_costs_more_than_at_its_top() -> None:
     assert any("no byte costs more than at the top of its table" in n for n in pred.notes)
 
 
+def test_a_switch_inside_the_top_doubling_is_paid_once_not_by_every_byte() -> None:
+    """A rendezvous handshake between the table's last two sizes (8 µs more from 64 KiB on, at
+    the same 5 GB/s): the top doubling then adds bytes at 2.25 GB/s, slower than the table's
+    average rate at its top (2.83 GB/s), so the doubling below it sets the rate: exactly 5 GB/s,
+    and past the table the time is the largest size's plus the extra bytes at 5 GB/s.  Without
+    the jump the top doubling's own rate stands."""
+    from perfmodel.measurements import Measurements
+
+    sizes = 2.0 ** np.arange(3, 17)
+    times = 2e-6 + sizes / 5e9 + np.where(sizes >= 65536, 8e-6, 0.0)
+    model = fit_model(Measurements("jump", sizes, times, tuple(range(2, 16))), "hockney").model
+    assert 65536 / (times[-1] - times[-2]) / 2 < sizes[-1] / times[-1]   # the jump, as built
+    assert model.top_rate == pytest.approx(5e9, rel=1e-9)
+    far = np.array([2.0**20, 2.0**24])
+    want = times[-1] + (far - sizes[-1]) / 5e9
+    assert model.time(far) == pytest.approx(np.minimum(model.law(far), want), rel=1e-9)
+    # a jump whose doubling below added bytes no faster keeps the top's own rate
+    slow = 2e-6 + sizes / 5e9
+    slow[-3:] = 10e-6, 30e-6, 69e-6   # 16, 32, 64 KiB: 0.82 GB/s below, 0.84 at the top
+    kept = fit_model(Measurements("slow", sizes, slow, tuple(range(2, 16))), "hockney").model
+    assert 32768 / 39e-6 < 65536 / 69e-6   # the top is slower than the average: a jump
+    assert kept.top_rate == pytest.approx(32768 / 39e-6, rel=1e-6)
+
+
 def test_a_dense_table_s_top_rate_spans_a_doubling() -> None:
     """NetPIPE's sizes n − 3, n, n + 3: the top rate is read between sizes a doubling apart, so
     1 % noise on the last few sizes moves it by about 1 %, not by their few bytes' worth."""

@@ -92,21 +92,35 @@ class NetworkModel(ParamSet):
         """Bytes per second the measured table adds at its top: from the largest size at most
         half its largest to its largest (sizes a doubling apart or more, so that a table of
         close sizes, NetPIPE's n − 3, n, n + 3, does not divide its noise by a few bytes);
-        None where the table does not reach a doubling or its time does not grow there."""
+        None where the table does not reach a doubling or its time does not grow there.
+
+        Where that rate is below the table's average rate at its largest size (the size over
+        its time), the time jumped inside the top doubling, as at a switch to a rendezvous
+        protocol or a new packet: a cost paid once, not by every byte.  Then the doubling
+        below it, when it added bytes faster, gives the rate."""
         assert self.measured is not None
         sizes = np.asarray(self.measured.sizes, dtype=np.float64)
+        times = self.law(sizes) * np.exp(np.asarray(self.measured.log_ratio))
+        top = _rate(sizes, times, len(sizes) - 1)
+        if top is None or top >= sizes[-1] / times[-1]:
+            return top
         below = np.flatnonzero(sizes <= sizes[-1] / 2)
-        if not below.size:
-            return None
-        pick = np.array([sizes[below[-1]], sizes[-1]])
-        ratio = np.array([self.measured.log_ratio[below[-1]], self.measured.log_ratio[-1]])
-        t = self.law(pick) * np.exp(ratio)
-        rise = float(t[1] - t[0])
-        return float(pick[1] - pick[0]) / rise if rise > 0 else None
+        before = _rate(sizes, times, int(below[-1]))
+        return before if before is not None and before > top else top
 
     def law(self, nbytes: ArrayLike) -> FloatArray:
         """The law alone at ``nbytes``, one way, seconds."""
         return registry.evaluate(self.kind, nbytes, self.values)
+
+
+def _rate(sizes: FloatArray, times: FloatArray, last: int) -> float | None:
+    """Bytes per second added from the largest size at most half ``sizes[last]`` up to it;
+    None where there is no such size or the time does not grow."""
+    below = np.flatnonzero(sizes <= sizes[last] / 2)
+    if not below.size:
+        return None
+    rise = float(times[last] - times[below[-1]])
+    return float(sizes[last] - sizes[below[-1]]) / rise if rise > 0 else None
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,7 @@ def _half_width(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[s
                       dtype=np.float64)
 
 
-EXTRAPOLATION_K = {0.5: 0.190, 0.68: 0.365, 0.8: 0.516, 0.9: 0.632, 0.95: 0.687, 0.99: 1.044}
+EXTRAPOLATION_K = {0.5: 0.189, 0.68: 0.362, 0.8: 0.511, 0.9: 0.630, 0.95: 0.681, 0.99: 1.044}
 """Past the largest size a law was fitted on, its error grows with the distance: quantiles, by
 level, of |ln(measured / predicted)| / √(doublings past that size), over real ping-pong series
 each fitted up to 16 KiB, 64 KiB, 256 KiB or 1 MiB and scored from twice the cut up (the tune
@@ -178,7 +178,8 @@ part of ``bench/p2p_corpus.py``: 99 cuts, 847 points; ``--calibrate`` prints thi
 says why the square root).  The fit's own interval covered 24 % (cut at 16 KiB) to 74 % (1 MiB)
 of those points at 95 %: its parameters' uncertainty says nothing of a protocol or a bandwidth
 the data never reached.  Taken again (2026-11-27) once predictions past the table were held
-to the table's top incremental rate (:meth:`NetworkModel.time`)."""
+to the table's top incremental rate (:meth:`NetworkModel.time`), and again once a jump inside
+the top doubling was paid once (:attr:`NetworkModel.top_rate`)."""
 
 
 def extrapolation_half(size: FloatArray, largest: float, level: float) -> FloatArray:
