@@ -217,8 +217,12 @@ def test_nodes_beside_a_process_count_describe_the_runs(tmp_path: Path) -> None:
     s = load_series([ppn], {"ranks_per_node": "24"})
     assert s.processes.tolist() == [24, 48, 96, 192] and s.count == "processes"
     mixed = tmp_path / "mixed.csv"
-    mixed.write_text("nodes,processes,time_s\n1,1,10\n1,24,1\n2,48,0.6\n4,96,0.4\n")
+    mixed.write_text("nodes,processes,time_s\n1,1,10\n2,2,5.1\n2,48,0.6\n4,96,0.4\n")
     _refused(["scaling", str(mixed)], "ranks_per_node")
+    # a serial run beside full nodes is packed (each run on the fewest nodes that hold it)
+    serial = tmp_path / "serial.csv"
+    serial.write_text("nodes,processes,time_s\n1,1,10\n1,24,1\n2,48,0.6\n4,96,0.4\n")
+    assert load_series([serial]).processes.tolist() == [1, 24, 48, 96]
 
 
 def test_two_problem_sizes_are_two_series(tmp_path: Path) -> None:

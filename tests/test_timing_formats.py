@@ -297,3 +297,24 @@ def test_columns_without_timings_and_their_notes_on_the_model_path(tmp_path: Pat
     rows = read_timings(f, {"nodes": "NNodes", "time": "Secs"})
     assert "columns not used: MinSecs" in " ".join(rows.notes)
     np.testing.assert_array_equal(rows.times, [100, 55, 30, 18])
+
+
+def test_a_code_scaled_inside_one_node_is_one_series(tmp_path: Path) -> None:
+    """Processes 1 … 16 on one node, or 2^k processes on nodes of 40 cores: the processes a
+    node differ but every run is packed on the fewest nodes that hold it, so it is one series;
+    the same node counts at one and at 32 processes a node are two."""
+    one = tmp_path / "one.csv"
+    one.write_text("nodes,processes,time_s\n1,1,100\n1,2,51\n1,4,26\n1,8,14\n1,16,8\n")
+    s = load_series([one])
+    np.testing.assert_array_equal(s.processes, [1, 2, 4, 8, 16])
+    assert s.nodes is not None and np.all(s.nodes == 1)
+    per = tmp_path / "per.csv"
+    per.write_text("nodes,ranks_per_node,time_s\n2,1,60\n2,2,31\n2,4,17\n")
+    np.testing.assert_array_equal(load_series([per]).processes, [2, 4, 8])
+    packed = tmp_path / "packed.csv"
+    packed.write_text("nodes,processes,time_s\n1,32,100\n2,64,52\n4,128,27\n7,256,15\n")
+    np.testing.assert_array_equal(load_series([packed]).nodes, [1, 2, 4, 7])
+    two = tmp_path / "two.csv"
+    two.write_text("nodes,processes,time_s\n2,2,60\n4,4,31\n2,64,9\n4,128,5\n")
+    with pytest.raises(InputError, match="2 values of ranks_per_node"):
+        load_series([two])

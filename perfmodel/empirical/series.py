@@ -149,15 +149,36 @@ def _one_size_per_count(p: FloatArray, sizes: FloatArray, count: str, file: str 
 
 
 def _one_series(labels: list[dict[str, str]], file: str | None) -> None:
-    """Refuse rows that hold several series (two machines, two parts, two benchmarks)."""
+    """Refuse rows that hold several series (two machines, two parts, two benchmarks).  The
+    processes a node may differ only where every run has the same nodes (a code scaled inside
+    them) or is packed: on the fewest nodes that hold its processes at the most any run places
+    on a node (2^k processes on nodes of 40 cores).  The same node counts run at one and at 32
+    processes a node are two series."""
     keys = set().union(*(lab.keys() for lab in labels))
-    for key in sorted(keys - set(REPEAT) - {"size"}):
+    free = set(REPEAT) | {"size"}
+    same = len({lab.get("nodes") for lab in labels}) == 1
+    if "nodes" in keys and (same or _packed(labels)):
+        free |= set(PER_NODE)
+    for key in sorted(keys - free):
         values = sorted({lab.get(key, "") for lab in labels})
         if len(values) > 1:
             shown = ", ".join(v or "(none)" for v in values[:6])
             raise InputError(f"the runs hold {len(values)} values of {key} ({shown}): several "
                              "series", file=file,
                              fix=f"choose one with --where {key}={values[0]}")
+
+
+def _packed(labels: list[dict[str, str]]) -> bool:
+    """Whether every run's nodes are the fewest that hold its processes at the largest number
+    of processes a node among the runs (read from the ``nodes`` and ``ranks_per_node``
+    labels; False where a run lacks them)."""
+    try:
+        n = np.array([float(lab["nodes"]) for lab in labels])
+        per = np.array([float(next(lab[k] for k in PER_NODE if k in lab)) for lab in labels])
+    except (KeyError, StopIteration, ValueError):
+        return False
+    most = float(per.max())
+    return bool(np.all(n == np.ceil(n * per / most - 1e-9)))
 
 
 def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str],
