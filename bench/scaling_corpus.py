@@ -45,8 +45,12 @@ points inside perfmodel's 95 % range.
 - **seventh** (``data/corpus-seventh``: LULESH on HPX-5 at 1–14 nodes of Indiana University's
   cutter, uswick/scripts_misc; weak scaling, five series of one study), gathered after the
   sixth had been seen, the method unchanged; scored once.
+- **eighth** (``data/corpus-eighth``: PencilFFTs and P3DFFT on Jean Zay, jipolanco/PencilFFTs.jl;
+  Quantum ESPRESSO on one to four nodes, Ruberhauptmann/bachelorthesis; a hybrid kd-tree on one
+  ORFEO node, Francesc0rtu/HPC-2021-2022-Assignment-2), gathered once the seventh had been
+  seen and series packed on their nodes were read as one, the method unchanged; scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|seventh|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|eighth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -85,8 +89,12 @@ the method as it stood after it): scored once."""
 SEVENTH = ("uswick-scripts_misc",)
 """The seventh held-out part (``data/corpus-seventh``, gathered once the sixth had been seen,
 the method unchanged): scored once."""
-PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh")
-UNSEEN = ("fifth", "sixth", "seventh")
+EIGHTH = ("jipolanco-PencilFFTs.jl", "Ruberhauptmann-bachelorthesis",
+          "Francesc0rtu-HPC-2021-2022-Assignment-2")
+"""The eighth held-out part (``data/corpus-eighth``, gathered once the seventh had been seen and
+series packed on their nodes were read as one, the method unchanged): scored once."""
+PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+UNSEEN = ("fifth", "sixth", "seventh", "eighth")
 """The parts gathered after the method last changed (Amdahl's prior and RANGE_K were taken on
 the five parts before the fifth): blind to the method as it stands, unlike the earlier held-out
 parts, which were seen before those choices."""
@@ -116,6 +124,8 @@ class Spec:
             return "sixth"
         if self.source in SEVENTH:
             return "seventh"
+        if self.source in EIGHTH:
+            return "eighth"
         return "held-out" if self.source in HELD_OUT else "tune"
 
 
@@ -139,7 +149,7 @@ def specs() -> list[Spec]:
             source = "hpc-uk/archer-benchmarks" if d.name == "archer-benchmarks" else d.name
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
     for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
-                  "corpus-sixth", "corpus-seventh"):
+                  "corpus-sixth", "corpus-seventh", "corpus-eighth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
