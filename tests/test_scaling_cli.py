@@ -349,3 +349,23 @@ def test_a_weak_fit_moves_to_another_network_with_amdahl_in_its_average(tmp_path
                  "100Mbps", "--message-size", "16KiB", "--nodes", "64", "--json"])
     assert "work+serial" in [c["name"] for c in doc["candidates"]]
     assert sum(c["weight"] for c in doc["candidates"]) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_counts_past_one_node_are_marked_off_node(tmp_path: Path) -> None:
+    """Every run on one node: counts past its most processes are marked off-node, in the JSON
+    and the notes; runs on several nodes are not marked."""
+    one = tmp_path / "one.csv"
+    one.write_text("nodes,processes,time_s\n1,1,100\n1,2,51\n1,4,26\n1,8,14\n1,16,8\n")
+    res = runner.invoke(app, ["scaling", str(one), "--nodes", "8,16,32,64", "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert [r["off_node"] for r in doc["predictions"]] == [False, False, True, True]
+    assert any("past 16 processes" in n and "network" in n for n in doc["notes"])
+    text = runner.invoke(app, ["scaling", str(one), "--nodes", "16,32"]).stdout
+    assert "off-node" in text
+    many = tmp_path / "many.csv"
+    many.write_text("nodes,processes,time_s\n1,16,100\n2,32,51\n4,64,27\n8,128,15\n")
+    doc = json.loads(runner.invoke(app, ["scaling", str(many), "--nodes", "256",
+                                         "--json"]).stdout)
+    assert not doc["predictions"][0]["off_node"]
+    assert not any("off-node" in n for n in doc["notes"])

@@ -62,12 +62,13 @@ def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
     f = fit.chosen.fit
     rows = []
     runs, medians = measured(series, pred.processes)
+    off, said = series.off_node(pred.processes)
     for i, q in enumerate(pred.processes):
         n, med = int(runs[i]), float(medians[i])
         row: dict[str, Any] = {
             "processes": q, "time": pred.time[i], "time_lo": pred.lo[i],
             "time_hi": pred.hi[i], "ratio": pred.ratio[i], "trust": pred.trust[i],
-            "runs": n, "measured_median": med if n else None}
+            "off_node": bool(off[i]), "runs": n, "measured_median": med if n else None}
         if share is not None:
             row["comm_share"] = share[i]
         if moved is not None:
@@ -88,7 +89,7 @@ def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
         "candidates": [{"name": c.fit.form.name, "cv_error": c.score,
                         "formula": c.fit.formula, "weight": w}
                        for c, w in zip(fit.members, fit.weights, strict=True)],
-        "notes": list(fit.notes) + list(series.notes),
+        "notes": list(fit.notes) + list(series.notes) + ([said] if said else []),
         "level": pred.level,
         "trust_limits": {"near": NEAR, "far": FAR, "refused_beyond": LIMIT},
         "target": target or None,
@@ -142,7 +143,8 @@ def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Ret
               + (" and Amdahl's law's" if len(fit.members) > len(fit.candidates) else "")
               + f", averaged in ln t, {how} "
               f"({top}, {len(heavy) - 3} more)")
-    for note in (*fit.notes, *series.notes):
+    off, said = series.off_node(pred.processes)
+    for note in (*fit.notes, *series.notes, *([said] if said else [])):
         out.print(f"[yellow]note:[/] {escape(note)}")
     table = Tabular(title=None, box=None, header_style="bold")
     table.column(series.count)
@@ -163,7 +165,7 @@ def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Ret
         cells = [format_number(q), str(n) if n else "", format_time(med) if n else "",
                  format_time(float(pred.time[i])),
                  f"{format_time(float(pred.lo[i]))} – {format_time(float(pred.hi[i]))}",
-                 pred.trust[i]]
+                 pred.trust[i] + (", off-node" if off[i] else "")]
         if share is not None:
             cells.append(format_share(float(share[i]), 0))
         if moved is not None:

@@ -64,6 +64,23 @@ class Series:
     def __len__(self) -> int:
         return len(self.times)
 
+    def off_node(self, counts: Sequence[float] | FloatArray) -> tuple[NDArray[np.bool_], str]:
+        """Which of the process ``counts`` would cross onto another node when every run is
+        on one node (at the most processes a run placed there), and the sentence that says
+        so ("" when none does, or when the runs already crossed nodes or do not say theirs):
+        the network then enters, and no run measured what it costs."""
+        q = np.asarray(counts, dtype=np.float64)
+        if self.nodes is None or self.count != "processes" or np.any(self.nodes != 1):
+            return np.zeros(len(q), dtype=bool), ""
+        most = float(self.processes.max())
+        off = q > most
+        if not off.any():
+            return off, ""
+        return off, (f"every run is on one node: past {most:g} processes, the most any run "
+                     "placed there, they may cross onto other nodes and their messages onto the "
+                     "network, which no run used, so the forms cannot know what it costs "
+                     "(marked off-node; time a run on two nodes and fit with it)")
+
 
 @dataclass
 class _Rows:
