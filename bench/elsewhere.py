@@ -106,7 +106,7 @@ def main() -> None:
     print("|---" * (len(got) + 2) + "|")
     for e in sorted({0.0, ELSEWHERE, chosen, 0.05, 0.1, 0.15, 0.2}):
         cells = [f"{np.mean(ins):.0%} (×{np.median(w):.2f})" for ins, w in at[e].values()]
-        print(f"| {e:.2f} | " + " | ".join(cells) + f" | {pooled[e]:.0%} |")
+        print(f"| {e:.2f} | " + " | ".join(cells) + f" | {pooled[e]:.1%} |")
     points = sum(len(ins) for ins, _ in at[GRID[0]].values())
     print(f"\nthe least e at which the 95 % range holds {LEVEL:.0%} of the {points} points "
           f"pooled: {chosen:.2f} (perfmodel.apps.transfer.ELSEWHERE is {ELSEWHERE:.2f})")

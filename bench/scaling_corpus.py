@@ -304,19 +304,22 @@ def main() -> None:
         if got:
             table(got, part, tools, head, md)
     if args.part == "all":
-        table([r for r in rows if r["spec"].part != "tune"], "every part not tuned on, pooled",
-              tools, head, md, by_source=True)
-        table([r for r in rows if r["spec"].part in UNSEEN], "every part gathered after the "
-              "method last changed, pooled (" + ", ".join(UNSEEN) + ")", tools, head, md,
-              by_source=True)
+        pooled = {"every part not tuned on, pooled":
+                  [r for r in rows if r["spec"].part != "tune"],
+                  "every part gathered after the method last changed, pooled ("
+                  + ", ".join(UNSEEN) + ")": [r for r in rows if r["spec"].part in UNSEEN]}
+        for title, got in pooled.items():
+            if got:
+                table(got, title, tools, head, md, by_source=True)
 
 
 def table(got: list[dict], title: str, tools: list[str], head: dict[str, str], md: bool,
           by_source: bool = False) -> None:
     """One part's table: each method's median and P90 over its points, the median of its
     series' medians, its misses and the series it loses to Amdahl by 5 points; perfmodel's
-    range; and a row per source (``by_source``: the median of the sources' medians too, each
-    source weighing the same, since one source may hold most of the points)."""
+    range; and a row per source.  ``by_source`` (pooled parts): instead of the rows, the
+    median of the sources' medians and the range's least, largest and median coverage by
+    source, each source weighing the same, since one source may hold most of the points."""
     sources = sorted({r["spec"].source for r in got})
     points = sum(len(r["q"]) for r in got)
     print(f"\n{'### ' if md else ''}{title}: {len(got)} series, {points} scored points, "
@@ -359,6 +362,7 @@ def table(got: list[dict], title: str, tools: list[str], head: dict[str, str], m
             held_src = np.concatenate([r["inside"] for r in mine])
             print(f"| {src} | {len(mine)} | {len(held_src)} | " + " | ".join(cells)
                   + f" | {held_src.mean():.0%} |")
+
 
 if __name__ == "__main__":
     main()

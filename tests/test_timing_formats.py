@@ -314,6 +314,14 @@ def test_a_code_scaled_inside_one_node_is_one_series(tmp_path: Path) -> None:
     packed = tmp_path / "packed.csv"
     packed.write_text("nodes,processes,time_s\n1,32,100\n2,64,52\n4,128,27\n7,256,15\n")
     np.testing.assert_array_equal(load_series([packed]).nodes, [1, 2, 4, 7])
+    # 256 processes on 7 nodes (36.57 a node) and on 8: the 8-node run is not packed
+    seven = tmp_path / "seven.csv"
+    seven.write_text("nodes,processes,time_s\n1,32,100\n2,64,52\n7,256,15\n8,256,14\n")
+    with pytest.raises(InputError, match="values of ranks_per_node"):
+        load_series([seven])
+    explicit = tmp_path / "explicit.csv"
+    explicit.write_text("nodes,ranks_per_node,time_s\n1,1,100\n1,24,9\n2,24,5\n4,24,3\n")
+    np.testing.assert_array_equal(load_series([explicit]).processes, [1, 24, 48, 96])
     two = tmp_path / "two.csv"
     two.write_text("nodes,processes,time_s\n2,2,60\n4,4,31\n2,64,9\n4,128,5\n")
     with pytest.raises(InputError, match="2 values of ranks_per_node"):

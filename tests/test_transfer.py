@@ -83,7 +83,10 @@ def test_what_else_differs_can_be_given_and_zero_leaves_only_the_scatter(machine
     assert any("what else differs" in s and "given" in s for s in given.notes)
     none = move(runs(n, 32 * n, t), a, b, elsewhere=0.0)
     assert none.time_lo == pytest.approx(t / math.exp(1.959964 * SCATTER), rel=1e-5)
-    assert not any("what else differs" in s for s in none.notes)
+    assert [s for s in none.notes if "what else differs" in s] == [
+        "what else differs between the two machines: nothing (given)"]
+    small = move(runs(n, 32 * n, t), a, b, elsewhere=0.004)
+    assert any("0.4 %" in s for s in small.notes) and small.elsewhere == 0.004
     # the point never moves with it
     assert given.time == pytest.approx(none.time, rel=1e-12)
 
@@ -166,6 +169,9 @@ def test_command_on_alaska_cp2k_moves_ib_timings_to_roce() -> None:
     (["predict", "ppm", "--on", str(ROCE)], "--on predicts"),
     (["predict", "ppm", "--unexplained", "0.05"], "without APP"),
     (["predict", "--unexplained", "5%"], "--unexplained '5%' is not a number from 0 to 1"),
+    (["predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"), "--where",
+      "figure=cp2k_time", "--machine", str(EDR), "--link-speed", "10Gbps", "--unexplained",
+      "0.05"], "give --on B too"),
 ])
 def test_bad_requests_are_one_line_and_exit_2(args, said) -> None:
     res = CliRunner().invoke(app, args)
@@ -212,7 +218,10 @@ def test_unexplained_from_the_command_line_narrows_the_range_and_not_the_point()
     for w, n in zip(wide["rows"], narrow["rows"], strict=True):
         assert n["time"] == pytest.approx(w["time"], rel=1e-12)
         assert w["time_lo"] < n["time_lo"] and n["time_hi"] < w["time_hi"]
-    assert any("2%" in s and "given" in s for s in narrow["notes"])
+    assert any("2 %" in s and "given" in s for s in narrow["notes"])
+    assert narrow["elsewhere"] == {"value": 0.02, "source": "given"}
+    assert wide["elsewhere"]["value"] == pytest.approx(ELSEWHERE)
+    assert "real pairs" in wide["elsewhere"]["source"]
 
 
 def test_on_fit_from_the_command_line(tmp_path: Path) -> None:

@@ -144,6 +144,10 @@ class Moved:
     overhead_span: FloatArray | None = None
     """At each count, the least and largest factor the range lets the overhead move by (one
     message's, widened where both machines timed a collective on as many nodes), shape (n, 2)."""
+    elsewhere: float = 0.0
+    """What else differs between the machines, as a relative standard deviation of the time,
+    that widened the range (:data:`ELSEWHERE`, given, or 0 where B is A changed)."""
+    elsewhere_source: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         rows = [{"nodes": int(self.nodes[i]), "processes": int(self.processes[i]),
@@ -158,7 +162,9 @@ class Moved:
                 for i in range(len(self.nodes))]
         return {"rows": rows, "level": self.level, "latency_ratio": self.ratio,
                 "ratio_span": list(self.ratio_span), "node_ratio": self.node_ratio,
-                "scatter": self.scatter, "notes": list(self.notes)}
+                "scatter": self.scatter,
+                "elsewhere": {"value": self.elsewhere, "source": self.elsewhere_source},
+                "notes": list(self.notes)}
 
 
 def message_ratio(a: Machine, b: Machine, sizes: Any) -> FloatArray:
@@ -253,6 +259,8 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     scatter = timed.scatter if on_b is None else math.hypot(timed.scatter, on_b.scatter)
     other = elsewhere if elsewhere is not None else (
         0.0 if a.profile.name == b.profile.name else ELSEWHERE)
+    said_other = ("given" if elsewhere is not None else
+                  "none: B is A with its hardware changed" if other == 0 else ELSEWHERE_SOURCE)
     widen = math.exp(z * math.hypot(scatter, other))
     notes = [*timed.notes, said_node,
              ("weak scaling (the problem grows with the nodes): the overhead beyond the "
@@ -265,10 +273,11 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
              f"widened by {z:.2f} × the run-to-run scatter {scatter:.1%} "
              f"({timed.scatter_source}"
              + ("" if on_b is None else f"; with B's runs' {on_b.scatter:.1%}") + ")"
-             + (f" and what else differs between the two machines, {other:.0%} (their "
-                "software, placement and day, which no ping-pong measures: "
-                + (ELSEWHERE_SOURCE if elsewhere is None else "given") + ")"
+             + (f" and what else differs between the two machines, {100 * other:.3g} % (their "
+                f"software, placement and day, which no ping-pong measures: {said_other})"
                 if other else "")]
+    if elsewhere == 0:
+        notes.append("what else differs between the two machines: nothing (given)")
     if n0 > 1:
         notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
                      "as work, which does not move (a lower bound on what moves)")
@@ -288,7 +297,7 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
             + (" or the collectives timed on as many nodes" if scale else "") + ")")
     return Moved(n, p, t, work, overhead, time, low / widen, high * widen, work_b,
                  overhead * r, r, (lo_r, hi_r), k, level, scatter, tuple(notes),
-                 measured, np.c_[lo_n, hi_n])
+                 measured, np.c_[lo_n, hi_n], other, said_other)
 
 
 def scale_span(a: Machine, b: Machine, nodes: FloatArray, overhead: FloatArray,

@@ -40,8 +40,8 @@ PER_NODE = ("ranks_per_node", "ppn")
 REPEAT = ("rep", "repetition", "run", "source", "note", "date", "commit", "file", "cores",
           "threads", "nodes", "mflops", "mops", "mflop_s", "speedup", "efficiency")
 """Label columns that may differ inside one series: they describe runs, not series (a node
-count beside the process count, a rate measured with the time).  Every other label, processes
-per node included, must take one value."""
+count beside the process count, a rate measured with the time).  Every other label must take
+one value; the processes a node may differ only as :func:`_one_series` says."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,8 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
                          fix="check the labels and values, and that the runs verified")
     files = tuple(dict.fromkeys(rows.source[i] for i in keep))
     one = files[0] if len(files) == 1 else None
-    _one_series([rows.labels[i] for i in keep], one)
+    _one_series([rows.labels[i] for i in keep], one,
+                np.array([rows.p[i] for i in keep]), np.array([rows.nodes[i] for i in keep]))
     counts = sorted({rows.count[i] for i in keep})
     if len(counts) > 1:
         raise InputError(f"the runs count in {' and '.join(counts)}", file=one,
@@ -165,7 +166,8 @@ def _one_size_per_count(p: FloatArray, sizes: FloatArray, count: str, file: str 
                      file=file, fix=f"choose one with --where size={at_q[0]:g}")
 
 
-def _one_series(labels: list[dict[str, str]], file: str | None) -> None:
+def _one_series(labels: list[dict[str, str]], file: str | None, p: FloatArray,
+                nodes: FloatArray) -> None:
     """Refuse rows that hold several series (two machines, two parts, two benchmarks).  The
     processes a node may differ only where every run has the same nodes (a code scaled inside
     them) or is packed: on the fewest nodes that hold its processes at the most any run places
@@ -173,8 +175,8 @@ def _one_series(labels: list[dict[str, str]], file: str | None) -> None:
     processes a node are two series."""
     keys = set().union(*(lab.keys() for lab in labels))
     free = set(REPEAT) | {"size"}
-    same = len({lab.get("nodes") for lab in labels}) == 1
-    if "nodes" in keys and (same or _packed(labels)):
+    if "nodes" in keys and np.all(np.isfinite(nodes)) and (
+            np.all(nodes == nodes[0]) or _packed(p, nodes)):
         free |= set(PER_NODE)
     for key in sorted(keys - free):
         values = sorted({lab.get(key, "") for lab in labels})
@@ -185,17 +187,13 @@ def _one_series(labels: list[dict[str, str]], file: str | None) -> None:
                              fix=f"choose one with --where {key}={values[0]}")
 
 
-def _packed(labels: list[dict[str, str]]) -> bool:
-    """Whether every run's nodes are the fewest that hold its processes at the largest number
-    of processes a node among the runs (read from the ``nodes`` and ``ranks_per_node``
-    labels; False where a run lacks them)."""
-    try:
-        n = np.array([float(lab["nodes"]) for lab in labels])
-        per = np.array([float(next(lab[k] for k in PER_NODE if k in lab)) for lab in labels])
-    except (KeyError, StopIteration, ValueError):
+def _packed(p: FloatArray, nodes: FloatArray) -> bool:
+    """Whether every run's ``nodes`` are the fewest that hold its ``p`` processes at the most
+    processes a node among the runs (with a relative slack of 10⁻⁹ for the division)."""
+    if np.any(nodes <= 0) or np.any(p <= 0):
         return False
-    most = float(per.max())
-    return bool(np.all(n == np.ceil(n * per / most - 1e-9)))
+    most = float(np.max(p / nodes))
+    return bool(np.all(nodes == np.ceil(p / most * (1 - 1e-9))))
 
 
 def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str],

@@ -42,6 +42,15 @@ power to detect a true packet law on sparse data (29/30, against 27/30 at weight
 
 _lower = registry.lower_bound
 
+JUMP = 0.02
+"""How much more than its size a table's time must grow over its top doubling (in ln) to
+have jumped there (:attr:`NetworkModel.top_span`): above a table's noise, which passes for a
+jump too (2 % noise on 200 Hockney tables: 81 "jumps" with no margin, 42 with this one; every
+jump of the real tables in ``bench/p2p_corpus.py`` passes it)."""
+RESOLVED = 0.01
+"""The least growth in ln of the time over the doubling below a jump whose rate is read: a
+rise of less than 1 % gives no rate (a flat doubling would give a rate without bound)."""
+
 
 @dataclass(frozen=True)
 class NetworkModel(ParamSet):
@@ -66,8 +75,9 @@ class NetworkModel(ParamSet):
         """One-way time in seconds at ``nbytes``: the law, held inside the sizes calibrated
         to their measured times (:attr:`measured`).  Past them it is never below the largest
         size's time, nor above it by more than the extra bytes at the table's top incremental
-        rate (:attr:`top_rate`): a byte past the table costs no more than the last bytes
-        measured did.  Below them it is never above the smallest size's time."""
+        rate (:attr:`top_rate`, read over its top doubling, or the one below where the top
+        jumped): a byte past the table costs no more than those bytes did.  Below them it is
+        never above the smallest size's time."""
         t = self.law(nbytes)
         if self.measured is None:
             return t
@@ -89,38 +99,54 @@ class NetworkModel(ParamSet):
 
     @functools.cached_property
     def top_rate(self) -> float | None:
-        """Bytes per second the measured table adds at its top: from the largest size at most
-        half its largest to its largest (sizes a doubling apart or more, so that a table of
-        close sizes, NetPIPE's n − 3, n, n + 3, does not divide its noise by a few bytes);
-        None where the table does not reach a doubling or its time does not grow there.
+        """Bytes per second the measured table adds at its top (:attr:`top_span` says over
+        which sizes); None where the table does not reach a doubling or its time does not grow
+        there."""
+        got = self.top_span
+        return None if got is None else got[0]
 
-        Where that rate is below the table's average rate at its largest size (the size over
-        its time), the time jumped inside the top doubling, as at a switch to a rendezvous
-        protocol or a new packet: a cost paid once, not by every byte.  Then the doubling
-        below it, when it added bytes faster, gives the rate."""
+    @functools.cached_property
+    def top_span(self) -> tuple[float, float, float, bool] | None:
+        """The rate past the table, the sizes it was read between, and whether the top
+        doubling jumped.  Read from the largest size at most half the largest up to the
+        largest (sizes a doubling apart or more, so that a table of close sizes, NetPIPE's
+        n − 3, n, n + 3, does not divide its noise by a few bytes).
+
+        Where the time grew over that doubling by more than the size did, by more than
+        :data:`JUMP` in ln, it jumped there, as at a switch to a rendezvous protocol or a new
+        packet: a cost paid once, not by every byte.  Then the doubling below it gives the
+        rate, when it added bytes faster and its own time grew by more than :data:`RESOLVED`
+        (a rise a timer and repeated runs resolve)."""
         assert self.measured is not None
         sizes = np.asarray(self.measured.sizes, dtype=np.float64)
         times = self.law(sizes) * np.exp(np.asarray(self.measured.log_ratio))
-        top = _rate(sizes, times, len(sizes) - 1)
-        if top is None or top >= sizes[-1] / times[-1]:
-            return top
-        below = np.flatnonzero(sizes <= sizes[-1] / 2)
-        before = _rate(sizes, times, int(below[-1]))
-        return before if before is not None and before > top else top
+        last = len(sizes) - 1
+        top = _span(sizes, times, last)
+        if top is None:
+            return None
+        mid = top[1]
+        rate = float(sizes[last] - sizes[mid]) / float(times[last] - times[mid])
+        grew = math.log(times[last] / times[mid]) - math.log(sizes[last] / sizes[mid])
+        below = _span(sizes, times, mid) if grew > JUMP else None
+        if below is not None and math.log(times[mid] / times[below[1]]) > RESOLVED:
+            first = below[1]
+            before = float(sizes[mid] - sizes[first]) / float(times[mid] - times[first])
+            if before > rate:
+                return before, float(sizes[first]), float(sizes[mid]), True
+        return rate, float(sizes[mid]), float(sizes[last]), False
 
     def law(self, nbytes: ArrayLike) -> FloatArray:
         """The law alone at ``nbytes``, one way, seconds."""
         return registry.evaluate(self.kind, nbytes, self.values)
 
 
-def _rate(sizes: FloatArray, times: FloatArray, last: int) -> float | None:
-    """Bytes per second added from the largest size at most half ``sizes[last]`` up to it;
-    None where there is no such size or the time does not grow."""
+def _span(sizes: FloatArray, times: FloatArray, last: int) -> tuple[int, int] | None:
+    """The indices of the largest size at most half ``sizes[last]`` and of ``last``; None
+    where there is no such size or the time does not grow between them."""
     below = np.flatnonzero(sizes <= sizes[last] / 2)
-    if not below.size:
+    if not below.size or not times[last] > times[below[-1]]:
         return None
-    rise = float(times[last] - times[below[-1]])
-    return float(sizes[last] - sizes[below[-1]]) / rise if rise > 0 else None
+    return last, int(below[-1])
 
 
 @dataclass(frozen=True)

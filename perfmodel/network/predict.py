@@ -170,7 +170,7 @@ def _half_width(at: Callable[[Mapping[str, float]], FloatArray], base: Mapping[s
                       dtype=np.float64)
 
 
-EXTRAPOLATION_K = {0.5: 0.189, 0.68: 0.362, 0.8: 0.511, 0.9: 0.630, 0.95: 0.681, 0.99: 1.044}
+EXTRAPOLATION_K = {0.5: 0.189, 0.68: 0.362, 0.8: 0.508, 0.9: 0.630, 0.95: 0.681, 0.99: 1.044}
 """Past the largest size a law was fitted on, its error grows with the distance: quantiles, by
 level, of |ln(measured / predicted)| / √(doublings past that size), over real ping-pong series
 each fitted up to 16 KiB, 64 KiB, 256 KiB or 1 MiB and scored from twice the cut up (the tune
@@ -239,15 +239,19 @@ def predict(model: NetworkModel, sizes: ArrayLike, level: float = 0.95,
                          f"between sizes (the law alone is off by up to "
                          f"×{model.measured.largest:.2f} there)")
     past = m > hi_size
-    if model.measured is not None and np.any(past) and model.top_rate is not None:
+    span = model.top_span if model.measured is not None and np.any(past) else None
+    if span is not None:
+        assert model.measured is not None
+        rate, first, last, jumped = span
         free = model.law(m[past]) * model.measured.factor(m[past])
         if np.any(free > t[past] * (1 + 1e-9)):
             notes.append(f"past the largest size calibrated ({format_size(hi_size)}) no byte "
-                         f"costs more than at the top of its table, from half the largest size "
-                         f"up "
-                         f"({format_rate(model.top_rate)}); the {model.kind} law alone is "
-                         "slower there (the bound was chosen on real series: "
-                         "bench/p2p_corpus.py)")
+                         f"costs more than the table's did from {format_size(first)} to "
+                         f"{format_size(last)} ({format_rate(rate)})"
+                         + ("; its top doubling jumped, a cost paid once, so the doubling "
+                            "below it sets the rate" if jumped else "")
+                         + f"; the {model.kind} law alone is slower there (the bound was "
+                         "chosen on real series: bench/p2p_corpus.py)")
     wider = extrapolation_half(m, hi_size, level)
     if np.any(wider > 0) and np.any(np.isfinite(hi)):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

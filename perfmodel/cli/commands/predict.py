@@ -46,7 +46,8 @@ def predict(
         "--unexplained", parse=options.number(0.0, 1.0, example="0.05"), metavar="SD",
         help="With --on: what else differs between the machines (software, placement, the "
              "day), a relative standard deviation of the time that widens the range; e.g. "
-             "0.05 when only the network changed (default 0.11, taken from real pairs).")
+             "0.05 when only the network changed (by default taken from real pairs, as the "
+             "notes say).")
     ] = None,
     nodes: Annotated[options.Counts | None, options.nodes(
         "Node (process) counts to predict: 1,2,4,8,16 or 1..64 (without APP: those the "
@@ -189,6 +190,9 @@ def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | Non
 
     if on_fit is not None and other is None:
         raise InputError("--on-fit gives runs on B", fix="give --on B too")
+    if unexplained is not None and other is None:
+        raise InputError("--unexplained is what else differs between two machines; B is A "
+                         "with its hardware changed", fix="give --on B too, or drop it")
     labels = parse_where(where or [])
     runs = read_runs(timings, labels, columns)
     a = Machine(load(machine))
