@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from perfmodel.apps.timings import apply_columns, parse_columns, read_timings
 from perfmodel.apps.transfer import read_runs
 from perfmodel.cli.app import app
-from perfmodel.empirical.series import load_series
+from perfmodel.empirical.series import Series, load_series
 from perfmodel.errors import InputError
 from perfmodel.readers import parse
 from perfmodel.readers.sacct import elapsed
@@ -303,26 +303,22 @@ def test_a_code_scaled_inside_one_node_is_one_series(tmp_path: Path) -> None:
     """Processes 1 … 16 on one node, or 2^k processes on nodes of 40 cores: the processes a
     node differ but every run is packed on the fewest nodes that hold it, so it is one series;
     the same node counts at one and at 32 processes a node are two."""
-    one = tmp_path / "one.csv"
-    one.write_text("nodes,processes,time_s\n1,1,100\n1,2,51\n1,4,26\n1,8,14\n1,16,8\n")
-    s = load_series([one])
+    def series(rows: str, head: str = "nodes,processes,time_s") -> Series:
+        path = tmp_path / f"s{len(list(tmp_path.iterdir()))}.csv"
+        path.write_text(f"{head}\n{rows}\n")
+        return load_series([path])
+
+    s = series("1,1,100\n1,2,51\n1,4,26\n1,8,14\n1,16,8")
     np.testing.assert_array_equal(s.processes, [1, 2, 4, 8, 16])
     assert s.nodes is not None and np.all(s.nodes == 1)
-    per = tmp_path / "per.csv"
-    per.write_text("nodes,ranks_per_node,time_s\n2,1,60\n2,2,31\n2,4,17\n")
-    np.testing.assert_array_equal(load_series([per]).processes, [2, 4, 8])
-    packed = tmp_path / "packed.csv"
-    packed.write_text("nodes,processes,time_s\n1,32,100\n2,64,52\n4,128,27\n7,256,15\n")
-    np.testing.assert_array_equal(load_series([packed]).nodes, [1, 2, 4, 7])
-    # 256 processes on 7 nodes (36.57 a node) and on 8: the 8-node run is not packed
-    seven = tmp_path / "seven.csv"
-    seven.write_text("nodes,processes,time_s\n1,32,100\n2,64,52\n7,256,15\n8,256,14\n")
-    with pytest.raises(InputError, match="values of ranks_per_node"):
-        load_series([seven])
-    explicit = tmp_path / "explicit.csv"
-    explicit.write_text("nodes,ranks_per_node,time_s\n1,1,100\n1,24,9\n2,24,5\n4,24,3\n")
-    np.testing.assert_array_equal(load_series([explicit]).processes, [1, 24, 48, 96])
-    two = tmp_path / "two.csv"
-    two.write_text("nodes,processes,time_s\n2,2,60\n4,4,31\n2,64,9\n4,128,5\n")
-    with pytest.raises(InputError, match="2 values of ranks_per_node"):
-        load_series([two])
+    per = series("2,1,60\n2,2,31\n2,4,17", "nodes,ranks_per_node,time_s")
+    np.testing.assert_array_equal(per.processes, [2, 4, 8])
+    np.testing.assert_array_equal(series("1,32,100\n2,64,52\n4,128,27\n7,256,15").nodes,
+                                  [1, 2, 4, 7])
+    # a serial run beside full nodes, the processes a node given
+    serial = series("1,1,100\n1,24,9\n2,24,5\n4,24,3", "nodes,ranks_per_node,time_s")
+    np.testing.assert_array_equal(serial.processes, [1, 24, 48, 96])
+    for rows in ("1,32,100\n2,64,52\n7,256,15\n8,256,14",   # 8 nodes where 7 hold 256
+                 "2,2,60\n4,4,31\n2,64,9\n4,128,5"):       # one and 32 a node
+        with pytest.raises(InputError, match="values of ranks_per_node"):
+            series(rows)

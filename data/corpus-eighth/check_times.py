@@ -11,17 +11,16 @@ ceil(processes / 40); QE job output: one 'running on <processes> processors' lin
 'distributed on <nodes> nodes' line, one 'real <t>' line equal to time_s, and 'JOB DONE.';
 kd-tree time_thin.csv: the note's line number holds MPI = processes, OMP = threads and total
 time = time_s, with nodes = 1.
-This is the walk of data/check_rows.py with that one change (the raw string for ms files).
+The walk is data/check_rows.py's, given that raw string.
 Usage: python check_times.py MIRROR_ROOT   (e.g. /work/.mirror).
 """
-import csv
 import math
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import git  # noqa: E402  (data/check_rows.py)
+from check_rows import check  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'jipolanco-PencilFFTs.jl': 'jipolanco+PencilFFTs.jl',
           'Ruberhauptmann-bachelorthesis': 'Ruberhauptmann+bachelorthesis',
@@ -70,34 +69,8 @@ CONTEXT = {'jipolanco-PencilFFTs.jl': pencil, 'Ruberhauptmann-bachelorthesis': q
 
 
 def main():
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror')
-    here = Path(__file__).parent
-    rows = mism = ctx_bad = commit_bad = 0
-    per = {}
-    for csvf in sorted(here.glob('*/*.csv')):
-        folder = csvf.parent.name
-        repo = MIRROR[folder]
-        found = re.search(r'snapshot HEAD ([0-9a-f]{40})', csvf.read_text())
-        assert found, f"{csvf}: no 'snapshot HEAD <sha>' in its header"
-        body = [ln for ln in csvf.read_text().splitlines() if not ln.startswith('#')]
-        for r in csv.DictReader(body):
-            rows += 1
-            per[folder] = per.get(folder, 0) + 1
-            text = git(root, repo, 'show', f"{r['commit']}:{r['file']}")
-            if raw(folder, r) not in text:
-                mism += 1
-                print('MISMATCH', csvf.name, r['processes'], r['time_s'])
-            elif not CONTEXT[folder](text, r):
-                ctx_bad += 1
-                print('NO CONTEXT', csvf.name, r['processes'], r['time_s'])
-            last = git(root, repo, 'log', '-1', '--format=%H', found.group(1), '--', r['file'])
-            if last.strip() != r['commit']:
-                commit_bad += 1
-                print('COMMIT', csvf.name, r['file'])
-    print('rows per folder:', per)
-    print(f'rows {rows}; time_s not found {mism}; not in context {ctx_bad}; '
-          f'commit not last {commit_bad}')
-    return 1 if mism or ctx_bad or commit_bad else 0
+    return check(Path(__file__).parent, MIRROR,
+                 lambda folder, text, row: CONTEXT[folder](text, row), raw)
 
 
 if __name__ == '__main__':
