@@ -64,16 +64,17 @@ MISS_FLOOR = 0.1
 a miss measured on one or two splits of four or five counts is not taken as less than it can
 be.  Chosen on the tune part of ``bench/scaling_corpus.py`` for the narrowest ranges at 95 %
 coverage among 0, 0.02, 0.05 and 0.1 (mean width in ln t 3.13, 2.78, 2.46, 2.29)."""
-RANGE_K = {0.5: 0.19, 0.68: 0.35, 0.8: 0.51, 0.9: 0.69, 0.95: 0.91, 0.99: 2.03}
-"""Coverage level → K: the quantile of |ln(predicted / measured)| / s over the 2,025 larger
-counts of the five parts of ``bench/scaling_corpus.py`` scored by 2026-11-27 (tune, held-out,
-fresh, third, fourth: 16 sources), each source weighing the same (``--calibrate`` prints them;
-s the range's scale, :func:`scale`), with Amdahl's law in the average
-(:data:`AMDAHL_WEIGHT`).  K came first from the tune part alone (0.95: 1.75), whose ranges
-then held 96 %, 99 % and 99 % of the three later parts; then from the first four parts
-(1.22), whose ranges held all 58 points of the fourth.  Levels between are interpolated;
-below 0.5 or above 0.99 the nearest is used.  A normal law would give 0.67, 0.99, 1.28, 1.64,
-1.96, 2.58: the misses of real series have heavier tails."""
+RANGE_K = {0.5: 0.21, 0.68: 0.40, 0.8: 0.56, 0.9: 0.72, 0.95: 1.15, 0.99: 3.43}
+"""Coverage level → K: the quantile of |ln(predicted / measured)| / s over the 2,279 larger
+counts of the nine parts of ``bench/scaling_corpus.py`` scored by 2026-11-27 (tune to eighth:
+27 sources), each source weighing the same (``--calibrate`` prints them; s the range's scale,
+:func:`scale`), with Amdahl's law in the average (:data:`AMDAHL_WEIGHT`).  K came first from
+the tune part alone (0.95: 1.75), whose ranges then held 96 %, 99 % and 99 % of the three
+later parts; then from the first four parts (1.22), whose ranges held all 58 points of the
+fourth; then from the first five (0.91), whose ranges held 92 %, 100 %, 100 % and 66 % of the
+four parts gathered after (81 % pooled).  Levels between are interpolated; below 0.5 or above
+0.99 the nearest is used.  A normal law would give 0.67, 0.99, 1.28, 1.64, 1.96, 2.58: the
+misses of real series have heavier tails."""
 NEAR, FAR = 4.0, 16.0
 """Extrapolation ratios (predicted count / largest measured count) for the trust labels."""
 LIMIT = 64.0
