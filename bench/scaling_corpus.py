@@ -49,8 +49,12 @@ points inside perfmodel's 95 % range.
   Quantum ESPRESSO on one to four nodes, Ruberhauptmann/bachelorthesis; a hybrid kd-tree on one
   ORFEO node, Francesc0rtu/HPC-2021-2022-Assignment-2), gathered once the seventh had been
   seen and series packed on their nodes were read as one, the method unchanged; scored once.
+- **ninth** (``data/corpus-ninth``: a student MPI heat stencil on Innsbruck's LCC3,
+  leoposc/uibk-hpc; a student Monte Carlo pi on one Ulysses node,
+  emaballarin/fhpc_assignments_2019-2020; Nalu-Wind on NREL's Eagle, NREL/ESIFHPC3), gathered
+  once RANGE_K had been taken again on the nine parts before it; scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|eighth|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|ninth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -93,8 +97,12 @@ EIGHTH = ("jipolanco-PencilFFTs.jl", "Ruberhauptmann-bachelorthesis",
           "Francesc0rtu-HPC-2021-2022-Assignment-2")
 """The eighth held-out part (``data/corpus-eighth``, gathered once the seventh had been seen and
 series packed on their nodes were read as one, the method unchanged): scored once."""
-PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
-UNSEEN: tuple[str, ...] = ()
+NINTH = ("leoposc-uibk-hpc", "emaballarin-fhpc_assignments_2019-2020", "NREL-ESIFHPC3")
+"""The ninth held-out part (``data/corpus-ninth``, gathered once RANGE_K had been taken again on
+the nine parts before it): scored once."""
+PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+         "ninth")
+UNSEEN: tuple[str, ...] = ("ninth",)
 """The parts gathered after the method last changed (RANGE_K was taken again on the nine parts
 through the eighth): blind to the method as it stands.  Through the eighth, the fifth to eighth
 were, before that; a part gathered from now on joins it."""
@@ -126,6 +134,8 @@ class Spec:
             return "seventh"
         if self.source in EIGHTH:
             return "eighth"
+        if self.source in NINTH:
+            return "ninth"
         return "held-out" if self.source in HELD_OUT else "tune"
 
 
@@ -149,7 +159,7 @@ def specs() -> list[Spec]:
             source = "hpc-uk/archer-benchmarks" if d.name == "archer-benchmarks" else d.name
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
     for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
-                  "corpus-sixth", "corpus-seventh", "corpus-eighth"):
+                  "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
