@@ -106,6 +106,9 @@ UNSEEN: tuple[str, ...] = ("ninth",)
 """The parts gathered after the method last changed (RANGE_K was taken again on the nine parts
 through the eighth): blind to the method as it stands.  Through the eighth, the fifth to eighth
 were, before that; a part gathered from now on joins it."""
+LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
+         "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH}
+"""The parts gathered after held-out, by their sources."""
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
 LEVEL = 0.95
@@ -120,22 +123,9 @@ class Spec:
 
     @property
     def part(self) -> str:
-        if self.source in FRESH:
-            return "fresh"
-        if self.source in THIRD:
-            return "third"
-        if self.source in FOURTH:
-            return "fourth"
-        if self.source in FIFTH:
-            return "fifth"
-        if self.source in SIXTH:
-            return "sixth"
-        if self.source in SEVENTH:
-            return "seventh"
-        if self.source in EIGHTH:
-            return "eighth"
-        if self.source in NINTH:
-            return "ninth"
+        for name, sources in LATER.items():
+            if self.source in sources:
+                return name
         return "held-out" if self.source in HELD_OUT else "tune"
 
 
