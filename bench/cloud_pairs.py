@@ -182,22 +182,57 @@ class Tally:
                 + f" | {np.mean(self.inside):.0%} | ×{np.median(self.widths):.2f} |")
 
 
+Study = tuple[dict[str, Any], dict[str, float], dict[Any, Any]]
+"""One study's environments: each one's machine, its 8-byte latency, and the codes' runs."""
+
+
+def instance_study() -> Study | None:
+    """The six cloud environments (:data:`INSTANCES`), runs keyed by (code, environment);
+    None, said, where a profile is missing."""
+    envs = [e for pair in INSTANCES.values() for e in pair]
+    got = _machines(envs, PROFILE)
+    if got is None:
+        return None
+    from perfmodel.apps.transfer import read_runs
+
+    timed = {(c, e): read_runs(PAIRS / f"{c}-{e}.csv") for c in CODES for e in envs}
+    return got, {e: latency(e) for e in envs}, timed
+
+
+def flux_study() -> Study | None:
+    """The five software environments of one EFA cluster (:data:`FLUX_ENVS`), LAMMPS's runs
+    keyed by environment; None, said, where a profile is missing."""
+    got = _machines(list(FLUX_ENVS), FLUX_PROFILE)
+    if got is None:
+        return None
+    from perfmodel.apps.transfer import read_runs
+
+    timed = {e: read_runs(FLUX / "apps" / e / "lammps-reaxff.csv") for e in FLUX_ENVS}
+    return got, {e: latency(e, FLUX / "osu") for e in FLUX_ENVS}, timed
+
+
+def _machines(envs: list[str], profile: Path) -> dict[str, Any] | None:
+    """Each environment's machine from ``profile`` (a path with a ``{}``), or None when one is
+    missing, said."""
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load
+
+    paths = {e: Path(str(profile).format(e)) for e in envs}
+    missing = [str(p) for p in paths.values() if not p.is_file()]
+    if missing:
+        print(f"skipped: no profile {', '.join(missing)} (run `make calibration`)")
+        return None
+    return {e: Machine(load(p)) for e, p in paths.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
-    from perfmodel.apps.transfer import read_runs
-    from perfmodel.machine import Machine
-    from perfmodel.machine.profile import load
-
-    envs = [e for pair in INSTANCES.values() for e in pair]
-    missing = [e for e in envs if not Path(str(PROFILE).format(e)).is_file()]
-    if missing:
-        print(f"skipped: no profile for {', '.join(missing)} (run `make calibration`)")
+    study = instance_study()
+    if study is None:
         return
-    machines = {e: Machine(load(Path(str(PROFILE).format(e)))) for e in envs}
-    lat = {e: latency(e) for e in envs}
-    timed = {(c, e): read_runs(PAIRS / f"{c}-{e}.csv") for c in CODES for e in envs}
+    machines, lat, timed = study
     print("one-way latency at 8 B (median of the OSU files): "
           + ", ".join(f"{e} {v * 1e6:.2f} µs" for e, v in lat.items()))
     tally = Tally()
@@ -336,17 +371,10 @@ def weak_codes(machines: dict[str, object], lat: dict[str, float], markdown: boo
 def environments(markdown: bool) -> None:
     """The second set: one code, five software environments of one EFA cluster, every
     ordered pair."""
-    from perfmodel.apps.transfer import read_runs
-    from perfmodel.machine import Machine
-    from perfmodel.machine.profile import load
-
-    missing = [e for e in FLUX_ENVS if not Path(str(FLUX_PROFILE).format(e)).is_file()]
-    if missing:
-        print(f"skipped: no profile for flux-{', flux-'.join(missing)} (run `make calibration`)")
+    study = flux_study()
+    if study is None:
         return
-    machines = {e: Machine(load(Path(str(FLUX_PROFILE).format(e)))) for e in FLUX_ENVS}
-    lat = {e: latency(e, FLUX / "osu") for e in FLUX_ENVS}
-    timed = {e: read_runs(FLUX / "apps" / e / "lammps-reaxff.csv") for e in FLUX_ENVS}
+    machines, lat, timed = study
     print(f"\n{'### ' if markdown else ''}One EFA cluster, five software environments "
           "(LAMMPS ReaxFF, 4–32 nodes)\n")
     print("one-way latency at 8 B (median of the OSU files): "

@@ -50,32 +50,26 @@ def sources() -> dict[str, Scorer]:
     import cloud_pairs as cp
     import other_machine as om
 
-    from perfmodel.apps.transfer import read_runs
-    from perfmodel.machine import Machine
-    from perfmodel.machine.profile import load
-
     out: dict[str, Scorer] = {}
-    if om.DATA.is_dir():
-        alaska = {net: om.runs(part) for net, part in om.NETWORKS.items()}
-        a_mach = {net: Machine(load(path)) for net, path in om.PROFILES.items()}
-        a_lat = {net: om.latency(part) for net, part in om.NETWORKS.items()}
-        jobs: list[Job] = [(alaska[s][c], alaska[d][c], a_mach[s], a_mach[d], a_lat[d] / a_lat[s])
-                              for s, d in (("IB", "RoCE"), ("RoCE", "IB"))
-                              for c in sorted(set(alaska[s]) & set(alaska[d]))]
-        out["excalibur-alaska, IB ↔ RoCE"] = partial(_pooled, jobs)
-    envs = [e for pair in cp.INSTANCES.values() for e in pair]
-    mach = {e: Machine(load(Path(str(cp.PROFILE).format(e)))) for e in envs}
-    lat = {e: cp.latency(e) for e in envs}
-    timed = {(c, e): read_runs(cp.PAIRS / f"{c}-{e}.csv") for c in cp.CODES for e in envs}
-    jobs = [(timed[(c, s)], timed[(c, d)], mach[s], mach[d], lat[d] / lat[s])
-            for pair in cp.INSTANCES.values() for s, d in (pair, pair[::-1]) for c in cp.CODES]
-    out["performance-study, LAMMPS and Kripke"] = partial(_pooled, jobs)
-    flux = {e: Machine(load(Path(str(cp.FLUX_PROFILE).format(e)))) for e in cp.FLUX_ENVS}
-    f_lat = {e: cp.latency(e, cp.FLUX / "osu") for e in cp.FLUX_ENVS}
-    f_runs = {e: read_runs(cp.FLUX / "apps" / e / "lammps-reaxff.csv") for e in cp.FLUX_ENVS}
-    jobs = [(f_runs[s], f_runs[d], flux[s], flux[d], f_lat[d] / f_lat[s])
-            for s in cp.FLUX_ENVS for d in cp.FLUX_ENVS if s != d]
-    out["flux-usernetes, five environments"] = partial(_pooled, jobs)
+    alaska = om.study()
+    if alaska is not None:
+        timed, mach, lat = alaska
+        out["excalibur-alaska, IB ↔ RoCE"] = partial(_pooled, [
+            (timed[s][c], timed[d][c], mach[s], mach[d], lat[d] / lat[s])
+            for s, d in (("IB", "RoCE"), ("RoCE", "IB"))
+            for c in sorted(set(timed[s]) & set(timed[d]))])
+    cloud = cp.instance_study()
+    if cloud is not None:
+        mach, lat, runs = cloud
+        out["performance-study, LAMMPS and Kripke"] = partial(_pooled, [
+            (runs[(c, s)], runs[(c, d)], mach[s], mach[d], lat[d] / lat[s])
+            for pair in cp.INSTANCES.values() for s, d in (pair, pair[::-1]) for c in cp.CODES])
+    flux = cp.flux_study()
+    if flux is not None:
+        mach, lat, runs = flux
+        out["flux-usernetes, five environments"] = partial(_pooled, [
+            (runs[s], runs[d], mach[s], mach[d], lat[d] / lat[s])
+            for s in cp.FLUX_ENVS for d in cp.FLUX_ENVS if s != d])
     return out
 
 

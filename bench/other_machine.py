@@ -78,19 +78,27 @@ def latency(partition: str) -> float:
     return float(np.interp(LATENCY_SIZE, t.size, t.time))
 
 
+def study() -> tuple[dict[str, dict[str, object]], dict[str, object], dict[str, float]] | None:
+    """Each network's codes' runs, machine and 8-byte latency; None, said, without the data."""
+    if not DATA.is_dir():
+        print(f"skipped: no alaska data at {DATA} (the project's ../shared/datasets)")
+        return None
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load
+
+    return ({net: runs(part) for net, part in NETWORKS.items()},
+            {net: Machine(load(path)) for net, path in PROFILES.items()},
+            {net: latency(part) for net, part in NETWORKS.items()})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
-    if not DATA.is_dir():
-        print(f"skipped: no alaska data at {DATA} (the project's ../shared/datasets)")
+    got = study()
+    if got is None:
         return
-    from perfmodel.machine import Machine
-    from perfmodel.machine.profile import load
-
-    every_run = {net: runs(part) for net, part in NETWORKS.items()}
-    machines = {net: Machine(load(path)) for net, path in PROFILES.items()}
-    lat = {net: latency(part) for net, part in NETWORKS.items()}
+    every_run, machines, lat = got
     print(f"one-way latency at {LATENCY_SIZE:g} B: "
           + ", ".join(f"{net} {v * 1e6:.2f} µs" for net, v in lat.items()))
     from cloud_pairs import NAMES, WITH_B, Tally, score, score_with_b

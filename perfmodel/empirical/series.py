@@ -133,13 +133,13 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
                          fix="check the labels and values, and that the runs verified")
     files = tuple(dict.fromkeys(rows.source[i] for i in keep))
     one = files[0] if len(files) == 1 else None
-    _one_series([rows.labels[i] for i in keep], one,
-                np.array([rows.p[i] for i in keep]), np.array([rows.nodes[i] for i in keep]))
+    p = np.array([rows.p[i] for i in keep])
+    nodes = np.array([rows.nodes[i] for i in keep])
+    _one_series([rows.labels[i] for i in keep], one, p, nodes)
     counts = sorted({rows.count[i] for i in keep})
     if len(counts) > 1:
         raise InputError(f"the runs count in {' and '.join(counts)}", file=one,
                          fix="give one kind of count (nodes or processes) in every file")
-    p = np.array([rows.p[i] for i in keep])
     size = np.array([rows.size[i] for i in keep])
     sizes = size if np.all(np.isfinite(size)) else None
     if sizes is None and np.any(np.isfinite(size)):
@@ -147,7 +147,6 @@ def load_series(paths: Sequence[str | Path], where: Mapping[str, str] | None = N
                          fix="give every run its size, or none")
     if sizes is not None:
         _one_size_per_count(p, sizes, counts[0], one)
-    nodes = np.array([rows.nodes[i] for i in keep])
     return Series(p, np.array([rows.t[i] for i in keep]), sizes,
                   tuple(rows.origin[i] for i in keep), counts[0], files, tuple(notes),
                   nodes if np.all(np.isfinite(nodes)) else None)

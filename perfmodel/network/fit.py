@@ -90,12 +90,16 @@ class NetworkModel(ParamSet):
         return np.asarray(np.where(m < lo, np.minimum(held, first), held), dtype=np.float64)
 
     @functools.cached_property
+    def _table_times(self) -> FloatArray:
+        """The measured table's time at each of its sizes: the law times the measured ratio."""
+        assert self.measured is not None
+        return np.asarray(self.law(np.asarray(self.measured.sizes, dtype=np.float64))
+                          * np.exp(np.asarray(self.measured.log_ratio)), dtype=np.float64)
+
+    @property
     def _end_times(self) -> tuple[float, float]:
         """The measured table's times at its smallest and largest size."""
-        assert self.measured is not None
-        t = self.law(np.array(self.measured.ends)) * np.exp(
-            [self.measured.log_ratio[0], self.measured.log_ratio[-1]])
-        return float(t[0]), float(t[1])
+        return float(self._table_times[0]), float(self._table_times[-1])
 
     @functools.cached_property
     def top_rate(self) -> float | None:
@@ -118,18 +122,15 @@ class NetworkModel(ParamSet):
         rate, when it added bytes faster and its own time grew by more than :data:`RESOLVED`
         (a rise a timer and repeated runs resolve)."""
         assert self.measured is not None
-        sizes = np.asarray(self.measured.sizes, dtype=np.float64)
-        times = self.law(sizes) * np.exp(np.asarray(self.measured.log_ratio))
+        sizes, times = np.asarray(self.measured.sizes, dtype=np.float64), self._table_times
         last = len(sizes) - 1
-        top = _span(sizes, times, last)
-        if top is None:
+        mid = _half_below(sizes, times, last)
+        if mid is None:
             return None
-        mid = top[1]
         rate = float(sizes[last] - sizes[mid]) / float(times[last] - times[mid])
         grew = math.log(times[last] / times[mid]) - math.log(sizes[last] / sizes[mid])
-        below = _span(sizes, times, mid) if grew > JUMP else None
-        if below is not None and math.log(times[mid] / times[below[1]]) > RESOLVED:
-            first = below[1]
+        first = _half_below(sizes, times, mid) if grew > JUMP else None
+        if first is not None and math.log(times[mid] / times[first]) > RESOLVED:
             before = float(sizes[mid] - sizes[first]) / float(times[mid] - times[first])
             if before > rate:
                 return before, float(sizes[first]), float(sizes[mid]), True
@@ -140,13 +141,13 @@ class NetworkModel(ParamSet):
         return registry.evaluate(self.kind, nbytes, self.values)
 
 
-def _span(sizes: FloatArray, times: FloatArray, last: int) -> tuple[int, int] | None:
-    """The indices of the largest size at most half ``sizes[last]`` and of ``last``; None
-    where there is no such size or the time does not grow between them."""
-    below = np.flatnonzero(sizes <= sizes[last] / 2)
-    if not below.size or not times[last] > times[below[-1]]:
+def _half_below(sizes: FloatArray, times: FloatArray, top: int) -> int | None:
+    """The index of the largest size at most half ``sizes[top]``; None where there is no such
+    size or the time does not grow from it to ``top``."""
+    below = np.flatnonzero(sizes <= sizes[top] / 2)
+    if not below.size or not times[top] > times[below[-1]]:
         return None
-    return last, int(below[-1])
+    return int(below[-1])
 
 
 @dataclass(frozen=True)
