@@ -348,7 +348,8 @@ SWEEPS = [(GRID, 1), (GRID, 2), (_catalogue_grid(tuple(range(1, 41))), 3),
 
 @pytest.mark.parametrize(("grid", "seed"), SWEEPS)
 @pytest.mark.parametrize("weak", [False, True])
-def test_the_analysis_equals_the_loops_it_replaced(grid: Grid, seed: int, weak: bool) -> None:
+def test_the_analysis_equals_the_loops_it_replaced(grid: Grid, seed: int, weak: bool,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     s = _tied(grid, seed, weak)
     every = np.arange(grid.size)
     assert analysis.lesser_first(s, every).tolist() == _old_lesser_first(s, every).tolist()
@@ -358,6 +359,9 @@ def test_the_analysis_equals_the_loops_it_replaced(grid: Grid, seed: int, weak: 
             _old_lesser_first(s, some, limit).tolist()
     assert analysis.best(s, 5).tolist() == _old_lesser_first(s, analysis.offered(s), 5).tolist()
     assert analysis.front(s).tolist() == _old_front(s)
+    with monkeypatch.context() as m:   # the sweep read in blocks of 7, ties across blocks
+        m.setattr(analysis, "BLOCK", 7)
+        assert analysis.front(s).tolist() == _old_front(s)
     assert analysis.cost_front(s).tolist() == _old_cost_front(s)
     new = [(x.axis, x.before, x.after, x.nodes.tolist(), x.gain.tolist(), x.pays.tolist())
            for x in analysis.steps(s, 0.05)]

@@ -24,7 +24,7 @@ Python over configurations, nor over node counts with a pass over the whole swee
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -109,7 +109,7 @@ def _held_rows(sweep: Sweep, free: str | None = None) -> IntArray:
 
 
 def _nodes(sweep: Sweep) -> FloatArray:
-    return sweep.config.get("nodes", np.ones(len(sweep.time)))
+    return sweep.nodes
 
 
 def _node_counts(sweep: Sweep, idx: IntArray) -> tuple[FloatArray, IntArray]:
@@ -253,27 +253,58 @@ def best_per_node_count(sweep: Sweep) -> IntArray:
     """For each node count (fewest first) its best configuration of those offered, as
     ``lesser_first(sweep, those at that count, 1)`` picks it (the fastest, a tie to the lesser
     hardware), for every node count at once; node counts without a finite time are left
-    out."""
-    have = offered(sweep)
-    rank = sweep.rank_time[have]
-    t = np.where(np.isfinite(rank), rank, np.inf)
-    counts, group = _node_counts(sweep, have)
+    out.  The sweep is read a block at a time (:data:`BLOCK`): twice, for each count's
+    fastest time and then for the configurations that tie with it, so the memory this takes
+    is a block's and the ties', not a few arrays the length of the sweep."""
+    counts = np.unique(sweep.grid.axes["nodes"]) if "nodes" in sweep.grid.axes else np.ones(1)
     fastest = np.full(len(counts), np.inf)
-    np.minimum.at(fastest, group, t)
-    near = np.flatnonzero(np.isfinite(t) & (t <= fastest[group] * (1 + TIE)))
-    ids, g = have[near], group[near]
-    # the first of each tie by its keys (the last decides first), then the time, then the
-    # configuration's index: np.lexsort's order, found by keeping each group's least
-    # value key by key (a few passes over the ties, no sort)
+    for _ids, group, t in _ranked_blocks(sweep, counts):
+        np.minimum.at(fastest, group, t)
+    # each block's first of each tie, then the first of those: the lexicographic least is
+    # the least of the blocks' least
+    won = [_first_of_ties(sweep, ids[near], group[near], t[near], len(counts))
+           for ids, group, t in _ranked_blocks(sweep, counts)
+           for near in [np.isfinite(t) & (t <= fastest[group] * (1 + TIE))]]
+    ids, g, tn = (np.concatenate([w[k] for w in won]) for k in range(3))
+    return _first_of_ties(sweep, ids, g, tn, len(counts))[0]
+
+
+def _first_of_ties(sweep: Sweep, ids: IntArray, g: IntArray, t: FloatArray, groups: int
+                   ) -> tuple[IntArray, IntArray, FloatArray]:
+    """Of configurations ``ids`` (in ascending order, in groups ``g``, rank times ``t``), each
+    group's first by the lesser hardware's keys (the last decides first), then the time, then
+    the index: np.lexsort's order, found by keeping each group's least value key by key (a
+    few passes, no sort).  The winners' indices, groups and times, by group."""
     alive = np.arange(len(ids))
-    for key in [*reversed(_lesser_keys(sweep, ids)), t[near]]:
+    for key in [*reversed(_lesser_keys(sweep, ids)), t]:
         k = np.nan_to_num(key[alive], nan=np.inf)
-        least = np.full(len(counts), np.inf)
+        least = np.full(groups, np.inf)
         np.minimum.at(least, g[alive], k)
         alive = alive[k == least[g[alive]]]
-    first = np.full(len(counts), len(ids))
+    first = np.full(groups, len(ids))
     np.minimum.at(first, g[alive], alive)
-    return np.asarray(ids[first[first < len(ids)]], dtype=np.intp)
+    pick = first[first < len(ids)]
+    return np.asarray(ids[pick], dtype=np.intp), g[pick], t[pick]
+
+
+BLOCK = 1 << 20
+"""Configurations :func:`best_per_node_count` reads at once (8 MiB an array)."""
+
+
+def _ranked_blocks(sweep: Sweep, counts: FloatArray
+                   ) -> Iterator[tuple[IntArray, IntArray, FloatArray]]:
+    """The configurations offered, a block at a time: their indices, the position of their
+    node count among ``counts``, and their rank time (infinite where not finite)."""
+    n = len(sweep.time)
+    nodes = sweep.config.get("nodes")   # None: one node count
+    for start in range(0, n, BLOCK):
+        stop = min(n, start + BLOCK)
+        ids = np.arange(start, stop) if sweep.cost is None else \
+            start + np.flatnonzero(np.isfinite(sweep.cost[start:stop]))
+        rank = sweep.rank_time[ids]
+        group = np.zeros(len(ids), dtype=np.intp) if nodes is None else \
+            np.asarray(np.searchsorted(counts, nodes[ids]), dtype=np.intp)
+        yield ids, group, np.where(np.isfinite(rank), rank, np.inf)
 
 
 def _improving(t: FloatArray, order: IntArray) -> IntArray:

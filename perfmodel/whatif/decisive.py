@@ -167,7 +167,7 @@ def whatif(profile: Profile, base: Any, rerun: Callable[[Profile], Any], worth: 
     first = analysis.best(base, 1)
     steps = analysis.steps(base, worth)
     rows = analysis.baseline(base)
-    nodes = base.config.get("nodes", np.ones(len(base.time)))
+    nodes = base.nodes
 
     def config(sweep: Any, i: int) -> str:
         said = analysis.describe(sweep, i)

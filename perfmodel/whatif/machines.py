@@ -142,7 +142,7 @@ def offered_price(grid: Grid, cfg: Mapping[str, FloatArray]) -> FloatArray | Non
         return None
     names = {m.name: i for i, m in enumerate(cat.machines)}
     offer = np.array([names.get(label, -1) for label, _ in grid.machines], dtype=np.intp)
-    nodes = cfg.get("nodes", np.ones(grid.size))
+    nodes = cfg["nodes"] if "nodes" in cfg else np.ones(grid.size)
     return machine_price(cat, offer[cfg["machine"].astype(np.intp)], nodes)
 
 

@@ -61,7 +61,8 @@ CHUNK = 65_536
 each, which stay in the processor's cache: 262,144 took 1.4 times as long on the development
 machine)."""
 MAX_CONFIGS = 5_000_000
-"""The largest sweep: its arrays (about 150 bytes a configuration) stay under a gigabyte."""
+"""The largest sweep: its arrays (about 110 bytes a configuration) stay near half a gigabyte;
+the whole ``whatif`` command, analysis included, peaked at 1.1 GB there (``bench/cost.py``)."""
 MAX_CHANNELS = 64
 
 
@@ -230,7 +231,7 @@ class Sweep:
     def extrapolation(self) -> Extrapolation:
         if self.outside is not None:
             return self.outside
-        p = self.config.get("nodes", np.ones(len(self.time)))
+        p = self.nodes
         return Extrapolation(p, (1.0, math.inf), np.full(p.shape, math.nan), (0.0, math.inf))
 
     @property
@@ -266,8 +267,13 @@ class Sweep:
         grows with p) the time per process's share of work, time / p (computed once)."""
         if not self.weak:
             return self.time
-        return np.asarray(self.time / self.config.get("nodes", np.ones(len(self.time))),
-                          dtype=np.float64)
+        return np.asarray(self.time / self.nodes, dtype=np.float64)
+
+    @functools.cached_property
+    def nodes(self) -> FloatArray:
+        """Each configuration's node count (one where the sweep holds no node axis)."""
+        nodes = self.config.get("nodes")
+        return np.ones(len(self.time)) if nodes is None else nodes
 
     @functools.cached_property
     def comm_share(self) -> FloatArray:
@@ -351,7 +357,7 @@ def sweep(fit: AppFit, profile: Profile, grid: Grid, *, size: float | None = Non
                 terms, (msg_lo, msg_hi, msg_used), progress, workers)
     bad = ~(np.isfinite(time) & (time > 0))
     time[bad] = np.nan
-    p = cfg_all.get("nodes", np.ones(n_cfg))
+    p = cfg_all["nodes"] if "nodes" in cfg_all else np.ones(n_cfg)
     outside = Extrapolation(p, fit.processes,
                             problem_sizes(n1 * p if weak else n1, model.uses_size, p.shape),
                             fit.sizes, model.size.unit if model.size else "",
