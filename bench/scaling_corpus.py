@@ -53,6 +53,11 @@ points inside perfmodel's 95 % range.
   leoposc/uibk-hpc; a student Monte Carlo pi on one Ulysses node,
   emaballarin/fhpc_assignments_2019-2020; Nalu-Wind on NREL's Eagle, NREL/ESIFHPC3), gathered
   once RANGE_K had been taken again on the nine parts before it; scored once.
+- **tenth** (``data/corpus-tenth``: EPIC's parcel merging on ARCHER2,
+  EPIC-model/parcel-clustering-data; AthenaK on Polaris, felker/athenak-scaling; LULESH 2.0 on
+  RRZE's Ice Lake and Sapphire Rapids clusters, RRZE-HPC/LULESH-AD), gathered once the ninth had
+  been seen, and committed before the off-node upper end (OFF_NODE, taken on the ten parts
+  before it) was chosen; scored once.
 
     .venv/bin/python bench/scaling_corpus.py [--part tune|...|ninth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
@@ -100,14 +105,17 @@ series packed on their nodes were read as one, the method unchanged): scored onc
 NINTH = ("leoposc-uibk-hpc", "emaballarin-fhpc_assignments_2019-2020", "NREL-ESIFHPC3")
 """The ninth held-out part (``data/corpus-ninth``, gathered once RANGE_K had been taken again on
 the nine parts before it): scored once."""
+TENTH = ("EPIC-model-parcel-clustering-data", "felker-athenak-scaling", "RRZE-HPC-LULESH-AD")
+"""The tenth held-out part (``data/corpus-tenth``, gathered once the ninth had been seen; the
+off-node upper end was chosen on the ten parts before it): scored once."""
 PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-         "ninth")
-UNSEEN: tuple[str, ...] = ("ninth",)
-"""The parts gathered after the method last changed (RANGE_K was taken again on the nine parts
-through the eighth): blind to the method as it stands.  Through the eighth, the fifth to eighth
-were, before that; a part gathered from now on joins it."""
+         "ninth", "tenth")
+UNSEEN: tuple[str, ...] = ("tenth",)
+"""The parts gathered after the method last changed (the off-node upper end, taken on the ten
+parts through the ninth): blind to the method as it stands.  Before that, the fifth to eighth
+were, then the ninth; a part gathered from now on joins it."""
 LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
-         "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH}
+         "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH}
 """The parts gathered after held-out, by their sources."""
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
@@ -149,7 +157,8 @@ def specs() -> list[Spec]:
             source = "hpc-uk/archer-benchmarks" if d.name == "archer-benchmarks" else d.name
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
     for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
-                  "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth"):
+                  "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth",
+                  "corpus-tenth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
@@ -177,11 +186,14 @@ class Split:
     sizes: np.ndarray | None
     q: np.ndarray
     measured: np.ndarray
+    off: np.ndarray
+    """Which of ``q`` the method marks off-node: the fitted runs all on one node and ``q``
+    past them (:func:`perfmodel.empirical.series.crossing`, as ``perfmodel scaling`` does)."""
 
 
 def load(spec: Spec) -> Split | None:
     """The series cut for scoring, or None with fewer than FIT_COUNTS + 1 distinct counts."""
-    from perfmodel.empirical.series import load_series
+    from perfmodel.empirical.series import crossing, load_series
 
     s = load_series(list(spec.paths), dict(spec.where))
     p, t = s.processes, s.times
@@ -190,17 +202,18 @@ def load(spec: Spec) -> Split | None:
         return None
     fit = p <= counts[FIT_COUNTS - 1]
     q = counts[FIT_COUNTS:]
+    nodes = s.nodes[fit] if s.nodes is not None and s.count == "processes" else None
     return Split(p[fit], t[fit], s.sizes[fit] if s.sizes is not None else None, q,
-                 np.array([np.median(t[p == c]) for c in q]))
+                 np.array([np.median(t[p == c]) for c in q]), crossing(p[fit], nodes, q))
 
 
-def perfmodel(p: np.ndarray, t: np.ndarray, sizes: np.ndarray | None,
-              q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+def perfmodel(p: np.ndarray, t: np.ndarray, sizes: np.ndarray | None, q: np.ndarray,
+              off: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     from perfmodel.empirical.fit import fit_scaling, predict_scaling
 
     try:
         fit = fit_scaling(p, t, "auto", sizes)
-        pred = predict_scaling(fit, q, LEVEL, force=True)
+        pred = predict_scaling(fit, q, LEVEL, force=True, off_node=off)
     except Exception as exc:   # a series the method refuses: a miss, said
         nan = np.full(len(q), math.nan)
         return nan, nan, nan, f"error: {str(exc).splitlines()[0]}"
@@ -211,7 +224,10 @@ LEVELS = (0.5, 0.68, 0.8, 0.9, 0.95, 0.99)
 
 
 SEEN = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
-"""The parts RANGE_K is taken from: every part already scored (a part gathered later is not)."""
+"""The parts RANGE_K is taken from: every part already scored when it was taken (a part gathered
+later is not)."""
+SEEN_OFF = (*SEEN, "ninth")
+"""The parts OFF_NODE is taken from: every part scored when it was taken."""
 
 
 def calibrate() -> None:
@@ -242,6 +258,37 @@ def calibrate() -> None:
           + ", ".join(f"{lv}: {every[order][np.searchsorted(cum, lv)]:.2f}" for lv in LEVELS))
 
 
+def calibrate_off_node() -> None:
+    """OFF_NODE's source: over every point of the parts seen (:data:`SEEN_OFF`) that the method
+    marks off-node, the factor the 95 % range's upper end must reach for the point to lie in
+    it (none where it already does, unbounded where the point lies below the range), and the
+    least factor that puts 95 % of them in range, each source weighing the same."""
+    from perfmodel.empirical.fit import fit_scaling, predict_scaling
+
+    need: dict[str, list[np.ndarray]] = {}
+    for spec in specs():
+        got = load(spec) if spec.part in SEEN_OFF else None
+        if got is None or not got.off.any():
+            continue
+        pred = predict_scaling(fit_scaling(got.p, got.t, "auto", got.sizes), got.q, LEVEL,
+                               force=True)
+        m, y = got.measured[got.off], pred.time[got.off]
+        inside = (pred.lo[got.off] <= m) & (m <= pred.hi[got.off])
+        below = m < pred.lo[got.off]
+        need.setdefault(spec.source, []).append(
+            np.where(inside, 0.0, np.where(below, np.inf, m / y)))
+    every = [np.concatenate(v) for v in need.values()]
+    v = np.concatenate(every)
+    w = np.concatenate([np.full(len(x), 1.0 / len(x)) for x in every])
+    order = np.argsort(v)
+    cum = np.cumsum(w[order]) / w.sum()
+    print(f"{len(v)} off-node points of {len(need)} sources ("
+          + ", ".join(f"{k}: {len(np.concatenate(x))}" for k, x in need.items())
+          + "), each source weighing the same; the upper end's least factor for "
+          + ", ".join(f"{lv:.0%}: ×{v[order][np.searchsorted(cum, lv)]:.2f}"
+                      for lv in (0.5, 0.8, 0.9, 0.95)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=(*PARTS, "all"), default="tune")
@@ -254,6 +301,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.calibrate:
         calibrate()
+        calibrate_off_node()
         return
     from scaling_accuracy import EXTRAP_MODES, amdahl, extrap_modes, usl
 
@@ -266,7 +314,7 @@ def main() -> None:
         if got is None:
             continue
         p, t, q, measured = got.p, got.t, got.q, got.measured
-        mine, lo, hi, form = perfmodel(p, t, got.sizes, q)
+        mine, lo, hi, form = perfmodel(p, t, got.sizes, q, got.off)
         rows.append({"spec": spec, "q": q, "measured": measured, "form": form,
                      "perfmodel": mine, "inside": (lo <= measured) & (measured <= hi),
                      "width": hi / lo, "amdahl": amdahl(p, t, q), "usl": usl(p, t, q)})

@@ -65,21 +65,32 @@ class Series:
         return len(self.times)
 
     def off_node(self, counts: Sequence[float] | FloatArray) -> tuple[NDArray[np.bool_], str]:
-        """Which of the process ``counts`` would cross onto another node when every run is
-        on one node (at the most processes a run placed there), and the sentence that says
-        so ("" when none does, or when the runs already crossed nodes or do not say theirs):
-        the network then enters, and no run measured what it costs."""
+        """Which of the process ``counts`` would cross onto another node (:func:`crossing`),
+        and the sentence that says so ("" when none does, or when the runs already crossed
+        nodes or do not say theirs): the network then enters, and no run measured what it
+        costs."""
         q = np.asarray(counts, dtype=np.float64)
-        if self.nodes is None or self.count != "processes" or np.any(self.nodes != 1):
+        if self.count != "processes":
             return np.zeros(len(q), dtype=bool), ""
-        most = float(self.processes.max())
-        off = q > most
+        off = crossing(self.processes, self.nodes, q)
         if not off.any():
             return off, ""
-        return off, (f"every run is on one node: past {most:g} processes, the most any run "
-                     "placed there, they may cross onto other nodes and their messages onto the "
-                     "network, which no run used, so the forms cannot know what it costs "
-                     "(marked off-node; time a run on two nodes and fit with it)")
+        return off, (f"every run is on one node: past {self.processes.max():g} processes, the "
+                     "most any run placed there, they may cross onto other nodes and their "
+                     "messages onto the network, which no run used, so the forms cannot know "
+                     "what it costs (marked off-node, the upper end of the range widened; time "
+                     "a run on two nodes and fit with it)")
+
+
+def crossing(processes: FloatArray, nodes: FloatArray | None, counts: FloatArray
+             ) -> NDArray[np.bool_]:
+    """Of process ``counts``, those above the most ``processes`` a run placed on its one node,
+    when every run (``nodes`` each) was on one node; none when the runs do not say their
+    nodes or already crossed them."""
+    q = np.asarray(counts, dtype=np.float64)
+    if nodes is None or np.any(nodes != 1):
+        return np.zeros(len(q), dtype=bool)
+    return np.asarray(q > processes.max(), dtype=bool)
 
 
 @dataclass

@@ -72,7 +72,8 @@ def scaling(
 
         top = float(series.processes.max())
         counts = [*np.unique(series.processes).tolist(), 2 * top, 4 * top, 8 * top]
-    pred = predict_scaling(fit, counts, level, force=allow_extrapolation)
+    pred = predict_scaling(fit, counts, level, force=allow_extrapolation,
+                           off_node=series.off_node(counts)[0])
     moved = share = None
     target: dict[str, Any] = {}
     if machine is None and (channels is not None or link_speed is not None
