@@ -85,9 +85,9 @@ CASES: dict[str, tuple[int | None, str]] = {
     "two_benchmarks.txt": (None, "choose one with --benchmark: Uniband, Biband"),
     "mixed_osu_netperf.txt": (13, "holds the output of 2 tools (osu from line 2, netperf from "
                                   "line 13)"),
-    "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, netperf, "
-                              "perftest, netgauge, mpptest, stream, npb, hpl, hpcg, reframe, "
-                              "sacct, extrap, netpipe, csv)"),
+    "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, "
+                              "mpibenchmarks-jl, netperf, perftest, netgauge, mpptest, stream, "
+                              "npb, hpl, hpcg, reframe, sacct, extrap, netpipe, csv)"),
 }
 
 

@@ -24,6 +24,7 @@ from perfmodel.readers import (
     hpl,
     imb,
     mpi4py_bench,
+    mpibenchmarks,
     mpptest,
     netgauge,
     netperf,
@@ -37,8 +38,8 @@ from perfmodel.readers import (
 )
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
-    osu, imb, mpi4py_bench, netperf, perftest, netgauge, mpptest, stream, npb, hpl, hpcg,
-    reframe, sacct, extrap, netpipe, canonical)}
+    osu, imb, mpi4py_bench, mpibenchmarks, netperf, perftest, netgauge, mpptest, stream, npb,
+    hpl, hpcg, reframe, sacct, extrap, netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 
