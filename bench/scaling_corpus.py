@@ -58,6 +58,10 @@ points inside perfmodel's 95 % range.
   RRZE's Ice Lake and Sapphire Rapids clusters, RRZE-HPC/LULESH-AD), gathered once the ninth had
   been seen, and committed before the off-node upper end (OFF_NODE, taken on the ten parts
   before it) was chosen; scored once.
+- **eleventh** (``data/corpus-eleventh``: MEEP FDTD-Bath on one node then 2–10 nodes,
+  TaoELi/fdtd_bath; Fox's matrix multiply on PDC Beskow, LindeBee/HPC; MARBL from Chapel on
+  Perlmutter, brandon-neth/MarblChapel), gathered once the tenth had been seen, the method
+  unchanged; scored once.
 
     .venv/bin/python bench/scaling_corpus.py [--part tune|...|ninth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
@@ -108,14 +112,18 @@ the nine parts before it): scored once."""
 TENTH = ("EPIC-model-parcel-clustering-data", "felker-athenak-scaling", "RRZE-HPC-LULESH-AD")
 """The tenth held-out part (``data/corpus-tenth``, gathered once the ninth had been seen; the
 off-node upper end was chosen on the ten parts before it): scored once."""
+ELEVENTH = ("TaoELi-fdtd_bath", "LindeBee-HPC", "brandon-neth-MarblChapel")
+"""The eleventh held-out part (``data/corpus-eleventh``, gathered once the tenth had been seen,
+the method unchanged): scored once."""
 PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-         "ninth", "tenth")
-UNSEEN: tuple[str, ...] = ("tenth",)
+         "ninth", "tenth", "eleventh")
+UNSEEN: tuple[str, ...] = ("tenth", "eleventh")
 """The parts gathered after the method last changed (the off-node upper end, taken on the ten
 parts through the ninth): blind to the method as it stands.  Before that, the fifth to eighth
 were, then the ninth; a part gathered from now on joins it."""
 LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
-         "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH}
+         "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
+         "eleventh": ELEVENTH}
 """The parts gathered after held-out, by their sources."""
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
@@ -158,7 +166,7 @@ def specs() -> list[Spec]:
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
     for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
                   "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth",
-                  "corpus-tenth"):
+                  "corpus-tenth", "corpus-eleventh"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
