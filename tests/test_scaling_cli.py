@@ -361,20 +361,26 @@ def test_counts_past_one_node_are_marked_off_node(tmp_path: Path) -> None:
     doc = json.loads(res.stdout)
     assert [r["off_node"] for r in doc["predictions"]] == [False, False, True, True]
     assert any("past 16 processes" in n and "network" in n for n in doc["notes"])
-    # off-node, the upper end reaches OFF_NODE times the time at least; the point and the
-    # lower end are those of the same counts' prediction without the mark
+    # off-node, the range reaches OFF_NODE times the time at least, above and below; the point
+    # is that of the same counts' prediction without the mark
     from perfmodel.empirical.fit import OFF_NODE, fit_scaling, off_node_factor, predict_scaling
 
     rows = doc["predictions"]
     assert doc["off_node_factor"] == pytest.approx(OFF_NODE, rel=1e-9)
     for r in rows[2:]:
         assert r["time_hi"] >= OFF_NODE * r["time"] * (1 - 1e-9)
+        assert r["time_lo"] <= r["time"] / OFF_NODE * (1 + 1e-9)
     plain = predict_scaling(fit_scaling(np.array([1.0, 2, 4, 8, 16]),
                                         np.array([100.0, 51, 26, 14, 8]), "auto"),
                             [32, 64], 0.95)
     assert [r["time"] for r in rows[2:]] == pytest.approx(plain.time.tolist(), rel=1e-9)
-    assert [r["time_lo"] for r in rows[2:]] == pytest.approx(plain.lo.tolist(), rel=1e-9)
-    assert all(r["time_hi"] > h for r, h in zip(rows[2:], plain.hi, strict=True))
+    assert all(r["time_hi"] > h and r["time_lo"] < lo
+               for r, h, lo in zip(rows[2:], plain.hi, plain.lo, strict=True))
+    # the counts on the node keep the range they had
+    assert [r["time_lo"] for r in rows[:2]] == pytest.approx(
+        predict_scaling(fit_scaling(np.array([1.0, 2, 4, 8, 16]),
+                                    np.array([100.0, 51, 26, 14, 8]), "auto"),
+                        [8, 16], 0.95).lo.tolist(), rel=1e-9)
     assert off_node_factor(0.95) == pytest.approx(OFF_NODE, rel=1e-12)
     assert 1 < off_node_factor(0.8) < OFF_NODE < off_node_factor(0.99)
     text = runner.invoke(app, ["scaling", str(one), "--nodes", "16,32"]).stdout

@@ -76,10 +76,11 @@ class Series:
         if not off.any():
             return off, ""
         return off, (f"every run is on one node: past {self.processes.max():g} processes, the "
-                     "most any run placed there, they may cross onto other nodes and their "
-                     "messages onto the network, which no run used, so the forms cannot know "
-                     "what it costs (marked off-node, the upper end of the range widened; time "
-                     "a run on two nodes and fit with it)")
+                     "most any run placed there, they may cross onto other nodes: their "
+                     "messages onto the network and their memory onto more nodes, which no run "
+                     "measured, so the forms cannot know whether that slows or speeds them "
+                     "(marked off-node, the range widened; time a run on two nodes and fit with "
+                     "it)")
 
 
 def crossing(processes: FloatArray, nodes: FloatArray | None, counts: FloatArray
