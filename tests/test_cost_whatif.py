@@ -359,9 +359,12 @@ def test_the_analysis_equals_the_loops_it_replaced(grid: Grid, seed: int, weak: 
             _old_lesser_first(s, some, limit).tolist()
     assert analysis.best(s, 5).tolist() == _old_lesser_first(s, analysis.offered(s), 5).tolist()
     assert analysis.front(s).tolist() == _old_front(s)
-    with monkeypatch.context() as m:   # the sweep read in blocks of 7, ties across blocks
-        m.setattr(analysis, "BLOCK", 7)
-        assert analysis.front(s).tolist() == _old_front(s)
+    whole = analysis.best_per_node_count(s).tolist()
+    for block in (1, 3, 7):   # the sweep read in blocks, ties across blocks: the same picks
+        with monkeypatch.context() as m:
+            m.setattr(analysis, "BLOCK", block)
+            assert analysis.best_per_node_count(s).tolist() == whole
+            assert analysis.front(s).tolist() == _old_front(s)
     assert analysis.cost_front(s).tolist() == _old_cost_front(s)
     new = [(x.axis, x.before, x.after, x.nodes.tolist(), x.gain.tolist(), x.pays.tolist())
            for x in analysis.steps(s, 0.05)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -320,6 +321,31 @@ def test_retarget_leaves_one_process_alone_and_widens_for_rival_forms(tmp_path: 
         assert np.all(other.sum(axis=-1) <= moved.hi * (1 + 1e-12))
 
 
+def test_retarget_keeps_each_end_of_a_lopsided_range_its_own_width(tmp_path: Path) -> None:
+    """A range wider above than below (each end of an off-node count may be set apart) moves
+    to another network with each end's own width, widened alike by the forms' spread (found
+    in review: the lower end took the upper end's width)."""
+    from dataclasses import replace
+
+    from perfmodel.empirical.fit import fit_scaling, predict_scaling
+    from perfmodel.empirical.network import retarget
+
+    path = _csv(tmp_path, lambda p: 100 / p + 5 * p ** -0.5, counts=(1, 2, 4, 8, 16, 32),
+                seed=4)
+    s = load_series([path])
+    fit = fit_scaling(s.processes, s.times, "strong")
+    prof = load(BEOWULF)
+    base, new = Machine(prof), Machine(prof, None, 12.5e6)
+    pred = predict_scaling(fit, [16.0, 128.0])
+    lopsided = replace(pred, lo=pred.time / 1.5, hi=pred.time * 20.0)
+    even = replace(pred, lo=pred.time / 20.0, hi=pred.time * 20.0)
+    a, b = retarget(fit, lopsided, base, new, 16384.0), retarget(fit, even, base, new, 16384.0)
+    assert a.time == pytest.approx(b.time, rel=1e-12)
+    assert a.hi == pytest.approx(b.hi, rel=1e-12)
+    assert np.all(np.log(a.time / a.lo) < 0.5 * np.log(b.time / b.lo))
+    assert np.all(a.lo <= a.time / 1.5 * (1 + 1e-12))
+
+
 def test_retarget_needs_a_process_count_and_a_new_network(tmp_path: Path) -> None:
     gromacs = str(ROOT / "data" / "public" / "archer-benchmarks" / "gromacs-large-archer.csv")
     _refused(["scaling", gromacs, "--machine", BEOWULF, "--link-speed", "100Mbps",
@@ -366,10 +392,11 @@ def test_counts_past_one_node_are_marked_off_node(tmp_path: Path) -> None:
     from perfmodel.empirical.fit import OFF_NODE, fit_scaling, off_node_factor, predict_scaling
 
     rows = doc["predictions"]
-    assert doc["off_node_factor"] == pytest.approx(OFF_NODE, rel=1e-9)
+    far = OFF_NODE[0.95]
+    assert doc["off_node_factor"] == pytest.approx(far, rel=1e-9)
     for r in rows[2:]:
-        assert r["time_hi"] >= OFF_NODE * r["time"] * (1 - 1e-9)
-        assert r["time_lo"] <= r["time"] / OFF_NODE * (1 + 1e-9)
+        assert r["time_hi"] >= far * r["time"] * (1 - 1e-9)
+        assert r["time_lo"] <= r["time"] / far * (1 + 1e-9)
     plain = predict_scaling(fit_scaling(np.array([1.0, 2, 4, 8, 16]),
                                         np.array([100.0, 51, 26, 14, 8]), "auto"),
                             [32, 64], 0.95)
@@ -381,8 +408,16 @@ def test_counts_past_one_node_are_marked_off_node(tmp_path: Path) -> None:
         predict_scaling(fit_scaling(np.array([1.0, 2, 4, 8, 16]),
                                     np.array([100.0, 51, 26, 14, 8]), "auto"),
                         [8, 16], 0.95).lo.tolist(), rel=1e-9)
-    assert off_node_factor(0.95) == pytest.approx(OFF_NODE, rel=1e-12)
-    assert 1 < off_node_factor(0.8) < OFF_NODE < off_node_factor(0.99)
+    assert off_node_factor(0.95) == pytest.approx(far, rel=1e-12)
+    assert off_node_factor(0.925) == pytest.approx((OFF_NODE[0.9] + far) / 2, rel=1e-12)
+    assert off_node_factor(0.1) == OFF_NODE[0.5] and off_node_factor(0.999) == OFF_NODE[0.99]
+    levels = sorted(OFF_NODE)
+    assert all(OFF_NODE[a] <= OFF_NODE[b] for a, b in itertools.pairwise(levels))
+    assert all(f >= 1 for f in OFF_NODE.values())
+    at80 = json.loads(runner.invoke(app, ["scaling", str(one), "--nodes", "64", "--level",
+                                          "0.8", "--json"]).stdout)
+    assert at80["off_node_factor"] == pytest.approx(OFF_NODE[0.8], rel=1e-9)
+    assert any("held 80 % of such counts" in n for n in at80["notes"])
     text = runner.invoke(app, ["scaling", str(one), "--nodes", "16,32"]).stdout
     assert "off-node" in text
     many = tmp_path / "many.csv"

@@ -107,8 +107,9 @@ def off_node(series: Series, pred: ScalingPrediction) -> tuple[np.ndarray, str]:
     off, said = series.off_node(pred.processes)
     if said:
         said += (f"; off-node the range reaches at least ×{off_node_factor(pred.level):.3g} "
-                 "the time above and below it: the least factor that held 95 % of such counts "
-                 "in range on the real series seen (6 sources: up to 16 times slower than "
+                 f"the time above and below it: the least factor that held "
+                 f"{100 * pred.level:g} % of such counts in range on the real series seen "
+                 "(6 sources: up to 16 times slower than "
                  "predicted where the network entered, up to 7 times faster where more nodes "
                  "gave a memory-bound code more memory)")
     return off, said

@@ -75,18 +75,19 @@ fourth; then from the first five (0.91), whose ranges held 92 %, 100 %, 100 % an
 four parts gathered after (81 % pooled).  Levels between are interpolated; below 0.5 or above
 0.99 the nearest is used.  A normal law would give 0.67, 0.99, 1.28, 1.64, 1.96, 2.58: the
 misses of real series have heavier tails."""
-OFF_NODE = 9.47
-"""At a count past the one node every run used (:func:`perfmodel.empirical.series.crossing`),
-the 95 % range reaches at least this many times the predicted time above it, and this many
-times below it: the network enters there, and the node's memory and caches are shared by fewer
-processes, and no form fitted inside one node can see either.  The least factor that puts 95 %
-of such points of ``bench/scaling_corpus.py``'s twelve parts seen by 2026-11-27 (tune to
-eleventh) in range, each source weighing the same (``--calibrate``): 259 points of 6 sources.
-Quantum ESPRESSO and a heat stencil ran 2 to 16 times slower than predicted once they crossed
-onto the network; MEEP ran up to 7 times faster, its memory-bound steps spread over more nodes;
-136 of the 259 were slower.  (Taken first on the ten parts through the ninth, where every such
-point was slower, as ×10.1 on the upper end alone: the eleventh part, scored once after, held
-88 % of its points, its MEEP series faster than predicted.)"""
+OFF_NODE = {0.5: 1.35, 0.68: 1.98, 0.8: 2.37, 0.9: 4.43, 0.95: 9.47, 0.99: 14.28}
+"""Coverage level → the factor a range reaches at least, above the predicted time and below it,
+at a count past the one node every run used (:func:`perfmodel.empirical.series.crossing`): the
+network enters there, and the node's memory and caches are shared by fewer processes, and no
+form fitted inside one node can see either.  At each level, the least factor that puts that
+share of such points of ``bench/scaling_corpus.py``'s twelve parts seen by 2026-11-27 (tune to
+eleventh) in that level's range, each source weighing the same (``--calibrate``): 259 points of
+6 sources.  Quantum ESPRESSO and a heat stencil ran 2 to 16 times slower than predicted once
+they crossed onto the network; MEEP ran up to 7 times faster, its memory-bound steps spread over
+more nodes; 136 of the 259 were slower.  (Taken first on the ten parts through the ninth, where
+no such point lay below its range, as ×10.1 on the upper end alone: the eleventh part, scored
+once after, held 88 % of its points, its MEEP series faster than predicted.)  Levels between are
+interpolated; below 0.5 or above 0.99 the nearest is used."""
 NEAR, FAR = 4.0, 16.0
 """Extrapolation ratios (predicted count / largest measured count) for the trust labels."""
 LIMIT = 64.0
@@ -427,6 +428,6 @@ def predict_scaling(fit: ScalingFit, processes: ArrayLike, level: float = 0.95,
 
 def off_node_factor(level: float) -> float:
     """How many times the predicted time a ``level`` range reaches at least, above it and
-    below it, at a count past the one node every run used: :data:`OFF_NODE` at 95 %, and at other
-    levels the same in ln t scaled as K is (:func:`range_k`)."""
-    return math.exp(math.log(OFF_NODE) * range_k(level) / range_k(0.95))
+    below it, at a count past the one node every run used (:data:`OFF_NODE`, interpolated)."""
+    levels = np.array(sorted(OFF_NODE))
+    return float(np.interp(level, levels, [OFF_NODE[x] for x in levels]))

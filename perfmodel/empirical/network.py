@@ -164,6 +164,6 @@ def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machi
     step = wt @ steps
     spread = np.sqrt(wt @ (steps - step) ** 2)
     time = pred.time * np.exp(step)
-    half = np.log(pred.hi / pred.time)
-    wide = np.sqrt(half**2 + spread**2)
-    return Retarget(q, time, time * np.exp(-wide), time * np.exp(wide), before, after, ratios)
+    down = np.sqrt(np.log(pred.time / pred.lo) ** 2 + spread**2)   # each end its own width:
+    up = np.sqrt(np.log(pred.hi / pred.time) ** 2 + spread**2)     # off-node they may differ
+    return Retarget(q, time, time * np.exp(-down), time * np.exp(up), before, after, ratios)

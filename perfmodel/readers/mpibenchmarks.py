@@ -3,17 +3,20 @@
 Each benchmark writes one CSV whose header is its banner (``src/osu_p2p.jl``,
 ``src/imb_p2p.jl``, ``src/imb_collective.jl``):
 
-    size (bytes),iterations,latency (us)                        osu_latency (2022: seconds)
+    size (bytes),iterations,latency (us)                        osu_latency (to 2024-05: s)
     size (bytes),iterations,bandwidth (MB/s)                    osu_bw
     size (bytes),iterations,time (seconds),throughput (MB/s)[,alloc (B)]   IMB PingPong, PingPing
     size (bytes),iteratons,min_time (seconds),max_time (seconds),avg_time (seconds)  collectives
 
 Meaning, from the source:
 
-- ``osu_latency``: half the mean round trip, **one-way**; microseconds since 2023, seconds in
-  the 2022 files (the header says which).
-- ``osu_bw``: ``size × iterations × window / 2^20 / time``: MiB/s (the header's "MB/s" is
-  2^20 bytes); one message of a window streamed one way takes size / bandwidth.
+- ``osu_latency``: half the mean round trip, **one-way**; in seconds until b6b93a3 (2024-05-12),
+  in microseconds since (the header says which).
+- ``osu_bw``: since b6b93a3, ``size × iterations × window / 2^20 / time``: MiB/s (the header's
+  "MB/s" is 2^20 bytes); one message of a window streamed one way takes size / bandwidth.  From
+  4a35ee7 (2023-01-03) to b6b93a3 the tool wrote the same header over a rate inflated by the
+  iteration count (10^6 B, divided by the time of one iteration): the file cannot say which it
+  is, so every such table says so in a note, and a rate above :data:`RATE_MAX` is refused.
 - IMB ``PingPong``: the larger of the two ranks' mean round trip, halved: **one-way**; IMB
   ``PingPing`` (both ranks send at once) is not halved: one message while the other direction is
   as busy.  Both write the same header, so the file's name says which (the tool names them
@@ -42,6 +45,9 @@ _IMB = re.compile(_SIZE + r",time \(seconds\),throughput \(MB/s\)(,alloc \(B\))?
 _COLLECTIVE = re.compile(_SIZE + r",min_time \(seconds\),max_time \(seconds\),"
                          r"avg_time \(seconds\)$", re.I)
 _HEADERS = (_LATENCY, _BANDWIDTH, _IMB, _COLLECTIVE)
+RATE_MAX = 1e12
+"""B/s: no point-to-point stream of an MPI benchmark comes near a terabyte a second; above it an
+osu_bw file is one of the inflated ones (the iteration count times the true rate)."""
 
 
 def _header(text: str) -> tuple[int, str] | None:
@@ -88,11 +94,11 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     rate = 0.0
     if match := _LATENCY.match(header):
         unit = 1e-6 if match.group(1).lower() == "us" else 1.0
-        benchmark, pattern = "osu_latency", "pingpong"
+        benchmark, pattern = "latency", "pingpong"
         meaning = (f"latency ({match.group(1)}) as written: one-way (half the mean round "
                    "trip)")
     elif _BANDWIDTH.match(header):
-        benchmark, pattern, quantity, rate = "osu_bw", "stream", "bandwidth", 2.0 ** 20
+        benchmark, pattern, quantity, rate = "bw", "stream", "bandwidth", 2.0 ** 20
         meaning = ("size / bandwidth: the header's MB/s is 2^20 B/s (size × iterations × "
                    "window / 2^20 / time); one message of a window streamed one way")
         unit = 1.0
@@ -102,8 +108,14 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     p: Pattern = pattern  # type: ignore[assignment]
     table = Table(source, NAME, benchmark, p, quantity, meaning, statistic="mean",
                   concurrency={"pairs": 1, "processes": 2})
+    if quantity == "bandwidth":
+        table.notes.append("MPIBenchmarks.jl wrote this header from 4a35ee7 (2023-01-03) to "
+                           "b6b93a3 (2024-05-12) over a rate inflated by the iteration count; "
+                           "read as the tool writes it since (2^20 B/s): a file from those "
+                           "versions gives times too short")
     width = 5 if _IMB.match(header) and header.lower().endswith("alloc (b)") else \
         4 if _IMB.match(header) else 3
+    first_odd: tuple[int, int] | None = None   # the first row of another width: line, values
     for lineno, ln in lines_of(text):
         if lineno <= start or not ln.strip():
             continue
@@ -111,10 +123,18 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         values = row_values(table, lineno, tokens, width, f"MPIBenchmarks.jl {benchmark}",
                             width)
         if values is None:
+            if first_odd is None and len(tokens) != width:
+                first_odd = (lineno, len(tokens))
             continue
         size, reps, value = values[0], values[1], values[2]
         if quantity == "bandwidth":
             bw = value * rate
+            if bw > RATE_MAX:
+                raise InputError(f"osu_bw: a rate of {bw:.3g} B/s, beyond any MPI stream",
+                                 file=source, line=lineno,
+                                 fix="the file was written by MPIBenchmarks.jl between 4a35ee7 "
+                                     "and b6b93a3 (2023-01 to 2024-05), whose rate is inflated "
+                                     "by the iteration count; rerun it with a later version")
             if size > 0 and bw > 0:
                 table.add(lineno, size, size / bw, reps, rate=bw)
             else:
@@ -124,5 +144,9 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         if width >= 4 and size > 0 and time > 0:
             table.agree(lineno, size / time, values[3] * 1e6, "throughput (MB/s)")
         table.add(lineno, size, time, reps)
+    if not len(table) and first_odd is not None:
+        raise InputError(f"MPIBenchmarks.jl {benchmark}: the row has {first_odd[1]} values where "
+                         f"the header names {width}", file=source, line=first_odd[0],
+                         fix="keep the file as the tool wrote it, its header with its rows")
     return (table.required(f"MPIBenchmarks.jl {benchmark} file with no rows (a truncated "
                            "file?)", "rerun the benchmark and keep the whole CSV", start),)
