@@ -7,16 +7,32 @@ contain the ``time_s`` string, which must also sit in its own context (the folde
 being the ``snapshot HEAD <sha>`` a CSV's header names.
 """
 import csv
+import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 
 def git(root: Path, repo: str, *args: str) -> str:
     return subprocess.run(["git", "--git-dir", str(root / repo / "repo"), *args],
                           capture_output=True, text=True, check=True).stdout
+
+
+def linked_root(root: Path, mirrors: Iterable[str], prefix: str) -> str:
+    """A temporary root whose ``<mirror>/repo`` points at each mirror's git directory, where
+    :func:`git` expects it: a fetched mirror is one already, a work-tree clone holds it in
+    ``repo/.git``."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    for m in mirrors:
+        src = root / m / "repo"
+        if (src / ".git").is_dir():
+            src = src / ".git"
+        (tmp / m).mkdir()
+        os.symlink(src, tmp / m / "repo")
+    return str(tmp)
 
 
 def check(here: Path, mirror: Mapping[str, str],

@@ -25,13 +25,11 @@ Usage: python check_times.py MIRROR_ROOT   (e.g. /work/.mirror).
 """
 import os
 import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import check, git, linked_root  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'TaoELi-fdtd_bath': 'TaoELi+fdtd_bath',
           'LindeBee-HPC': 'LindeBee+HPC',
@@ -41,9 +39,7 @@ ROOT = None  # the linked mirror root, set in main()
 
 
 def git_show(folder, rev, path):
-    return subprocess.run(['git', '--git-dir', str(Path(ROOT) / MIRROR[folder] / 'repo'),
-                           'show', f'{rev}:{path}'], capture_output=True, text=True,
-                          check=True).stdout
+    return git(Path(ROOT), MIRROR[folder], 'show', f'{rev}:{path}')
 
 
 def fdtd(text, row):
@@ -96,21 +92,11 @@ def marbl(text, row):
 CONTEXT = {'TaoELi-fdtd_bath': fdtd, 'LindeBee-HPC': linde, 'brandon-neth-MarblChapel': marbl}
 
 
-def linked_root(root: Path) -> str:
-    tmp = Path(tempfile.mkdtemp(prefix='corpus-eleventh-mirrors-'))
-    for m in MIRROR.values():
-        src = root / m / 'repo'
-        if (src / '.git').is_dir():
-            src = src / '.git'
-        (tmp / m).mkdir()
-        os.symlink(src, tmp / m / 'repo')
-    return str(tmp)
-
 
 def main():
     global ROOT
     root = Path(sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror')
-    ROOT = linked_root(root)
+    ROOT = linked_root(root, MIRROR.values(), 'corpus-eleventh-mirrors-')
     sys.argv[1:] = [ROOT]
     return check(Path(__file__).parent, MIRROR,
                  lambda folder, text, row: CONTEXT[folder](text, row))

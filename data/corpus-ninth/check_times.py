@@ -16,14 +16,12 @@ builds a temporary root of symlinks that point each <mirror>/repo at the real gi
 Usage: python check_times.py MIRROR_ROOT   (e.g. /work/.mirror).
 """
 import math
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import check, linked_root  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'leoposc-uibk-hpc': 'leoposc+uibk-hpc',
           'emaballarin-fhpc_assignments_2019-2020': 'emaballarin+fhpc_assignments_2019-2020',
@@ -65,20 +63,10 @@ CONTEXT = {'leoposc-uibk-hpc': heat, 'emaballarin-fhpc_assignments_2019-2020': t
            'NREL-ESIFHPC3': nalu}
 
 
-def linked_root(root: Path) -> str:
-    tmp = Path(tempfile.mkdtemp(prefix='corpus-ninth-mirrors-'))
-    for m in MIRROR.values():
-        src = root / m / 'repo'
-        if (src / '.git').is_dir():
-            src = src / '.git'
-        (tmp / m).mkdir()
-        os.symlink(src, tmp / m / 'repo')
-    return str(tmp)
-
 
 def main():
     root = Path(sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror')
-    sys.argv[1:] = [linked_root(root)]
+    sys.argv[1:] = [linked_root(root, MIRROR.values(), 'corpus-ninth-mirrors-')]
     return check(Path(__file__).parent, MIRROR,
                  lambda folder, text, row: CONTEXT[folder](text, row))
 
