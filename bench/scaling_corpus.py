@@ -63,8 +63,12 @@ points inside perfmodel's 95 % range.
   Perlmutter, brandon-neth/MarblChapel), gathered once the tenth had been seen, the method
   unchanged; scored once.  After it the off-node factor was taken again, on both ends, from
   every part through it.
+- **twelfth** (``data/corpus-twelfth``: a 2-D Jacobi stencil in mpi4py and Charm4py on
+  Stampede2, 6–48 ranks on one node then 2–16 nodes, UIUC-PPL/charm4py-mpi4py-compare; Fox and
+  Allgather matrix multiply on Janus, AaronTHolt/MPI), gathered once the off-node factor had
+  been taken on both ends; scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|eleventh|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|twelfth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -116,16 +120,19 @@ off-node upper end was chosen on the ten parts before it): scored once."""
 ELEVENTH = ("TaoELi-fdtd_bath", "LindeBee-HPC", "brandon-neth-MarblChapel")
 """The eleventh held-out part (``data/corpus-eleventh``, gathered once the tenth had been seen,
 the method unchanged): scored once."""
+TWELFTH = ("UIUC-PPL-charm4py-mpi4py-compare", "AaronTHolt-MPI")
+"""The twelfth held-out part (``data/corpus-twelfth``, gathered once the off-node factor had
+been taken on both ends from every part before it): scored once."""
 PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-         "ninth", "tenth", "eleventh")
-UNSEEN: tuple[str, ...] = ()
-"""The parts gathered after the method last changed: blind to the method as it stands.  None
-now: the off-node factor was taken again on every part through the eleventh.  Before that, the
+         "ninth", "tenth", "eleventh", "twelfth")
+UNSEEN: tuple[str, ...] = ("twelfth",)
+"""The parts gathered after the method last changed (the off-node factor, taken on both ends
+from every part through the eleventh): blind to the method as it stands.  Before that, the
 fifth to eighth were, then the ninth, then the tenth and eleventh; a part gathered from now on
 joins it."""
 LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
-         "eleventh": ELEVENTH}
+         "eleventh": ELEVENTH, "twelfth": TWELFTH}
 """The parts gathered after held-out, by their sources."""
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
@@ -168,7 +175,7 @@ def specs() -> list[Spec]:
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
     for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
                   "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth",
-                  "corpus-tenth", "corpus-eleventh"):
+                  "corpus-tenth", "corpus-eleventh", "corpus-twelfth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
