@@ -109,8 +109,8 @@ def off_node(series: Series, pred: ScalingPrediction) -> tuple[np.ndarray, str]:
         said += (f"; off-node the range reaches at least ×{off_node_factor(pred.level):.3g} "
                  f"the time above and below it: the least factor that held "
                  f"{100 * pred.level:g} % of such counts in range on the real series seen "
-                 "(6 sources: up to 16 times slower than "
-                 "predicted where the network entered, up to 7 times faster where more nodes "
+                 "(7 sources: up to 16 times slower than "
+                 "predicted where the network entered, up to 15 times faster where more nodes "
                  "gave a memory-bound code more memory)")
     return off, said
 
