@@ -76,9 +76,11 @@ points inside perfmodel's 95 % range.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -276,6 +278,20 @@ def calibrate() -> None:
           + ", ".join(f"{lv}: {every[order][np.searchsorted(cum, lv)]:.2f}" for lv in LEVELS))
 
 
+@contextlib.contextmanager
+def _no_off_node_factor() -> Iterator[None]:
+    """OFF_NODE as 1 at every level while the block runs: the prediction off-node, with the
+    range its forms give, which the factor is then taken to widen."""
+    import perfmodel.empirical.fit as fit_module
+
+    kept = fit_module.OFF_NODE
+    fit_module.OFF_NODE = dict.fromkeys(kept, 1.0)
+    try:
+        yield
+    finally:
+        fit_module.OFF_NODE = kept
+
+
 def calibrate_off_node() -> None:
     """OFF_NODE's source: over every point of the parts seen (:data:`SEEN_OFF`) that the method
     marks off-node, the factor either end of the range at each level must reach, from the
@@ -293,7 +309,8 @@ def calibrate_off_node() -> None:
         fit = fit_scaling(got.p, got.t, "auto", got.sizes)
         m = got.measured[got.off]
         for lv in LEVELS:
-            pred = predict_scaling(fit, got.q, lv, force=True)
+            with _no_off_node_factor():   # the off-node point, with the range on the node
+                pred = predict_scaling(fit, got.q, lv, force=True, off_node=got.off)
             y = pred.time[got.off]
             inside = (pred.lo[got.off] <= m) & (m <= pred.hi[got.off])
             need[lv].setdefault(spec.source, []).append(

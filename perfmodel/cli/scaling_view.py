@@ -100,18 +100,21 @@ def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
 
 
 def off_node(series: Series, pred: ScalingPrediction) -> tuple[np.ndarray, str]:
-    """The counts marked off-node and the note that says so, with the factor the range's upper
-    end reaches there at the prediction's level and where that factor comes from."""
+    """The counts marked off-node and the note that says so: the time there is Amdahl's law's,
+    and the factor either end of the range reaches at the prediction's level, and where that
+    factor comes from."""
     from perfmodel.empirical.fit import off_node_factor
 
     off, said = series.off_node(pred.processes)
     if said:
-        said += (f"; off-node the range reaches at least ×{off_node_factor(pred.level):.3g} "
-                 f"the time above and below it: the least factor that held "
+        said += (f"; off-node the time is Amdahl's law's alone (the forms' other terms "
+                 "describe the node), and the range reaches at least "
+                 f"×{off_node_factor(pred.level):.3g} it above and below: the least factor "
+                 "that held "
                  f"{100 * pred.level:g} % of such counts in range on the real series seen "
-                 "(7 sources: up to 16 times slower than "
-                 "predicted where the network entered, up to 15 times faster where more nodes "
-                 "gave a memory-bound code more memory)")
+                 "(7 sources: some ran several times slower past the node, where the network "
+                 "entered, some several times faster, where more nodes gave a memory-bound "
+                 "code more memory)")
     return off, said
 
 
