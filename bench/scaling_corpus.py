@@ -66,10 +66,14 @@ points inside perfmodel's 95 % range.
 - **twelfth** (``data/corpus-twelfth``: a 2-D Jacobi stencil in mpi4py and Charm4py on
   Stampede2, 6–48 ranks on one node then 2–16 nodes, UIUC-PPL/charm4py-mpi4py-compare; Fox and
   Allgather matrix multiply on Janus, AaronTHolt/MPI), gathered once the off-node factor had
-  been taken on both ends; scored once, after which that factor was taken again from every
-  part through it.
+  been taken on both ends; scored once, after which the off-node time became Amdahl's law's and
+  the factor was taken again from every part through it.
+- **thirteenth** (``data/corpus-thirteenth``: Game of Life on UCSC Hummingbird,
+  OussamaNajar/hpc-parallel-systems; Jacobi on NYU Prince, EAirPeter/HPCAssignments; Jacobi on a
+  TU Wien course cluster, BenediktStingl/NSSC-II), gathered once the off-node time was Amdahl's
+  law's; scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|twelfth|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|thirteenth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -126,16 +130,20 @@ the method unchanged): scored once."""
 TWELFTH = ("UIUC-PPL-charm4py-mpi4py-compare", "AaronTHolt-MPI")
 """The twelfth held-out part (``data/corpus-twelfth``, gathered once the off-node factor had
 been taken on both ends from every part before it): scored once."""
+THIRTEENTH = ("OussamaNajar-hpc-parallel-systems", "EAirPeter-HPCAssignments",
+              "BenediktStingl-NSSC-II")
+"""The thirteenth held-out part (``data/corpus-thirteenth``, gathered once the off-node time was
+Amdahl's law's): scored once."""
 PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-         "ninth", "tenth", "eleventh", "twelfth")
-UNSEEN: tuple[str, ...] = ()
-"""The parts gathered after the method last changed: blind to the method as it stands.  None
-now: the off-node factor was taken again on every part through the twelfth.  Before that, the
-fifth to eighth were, then the ninth, then the tenth and eleventh, then the twelfth; a part
-gathered from now on joins it."""
+         "ninth", "tenth", "eleventh", "twelfth", "thirteenth")
+UNSEEN: tuple[str, ...] = ("thirteenth",)
+"""The parts gathered after the method last changed (off-node, Amdahl's time and the factor
+about it, taken from every part through the twelfth): blind to the method as it stands.
+Before that, the fifth to eighth were, then the ninth, then the tenth and eleventh, then the
+twelfth; a part gathered from now on joins it."""
 LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
-         "eleventh": ELEVENTH, "twelfth": TWELFTH}
+         "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH}
 """The parts gathered after held-out, by their sources."""
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
@@ -178,7 +186,8 @@ def specs() -> list[Spec]:
             out += [Spec(f"{d.name}/{f.stem}", source, (f,)) for f in sorted(d.glob("*.csv"))]
     for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
                   "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth",
-                  "corpus-tenth", "corpus-eleventh", "corpus-twelfth"):
+                  "corpus-tenth", "corpus-eleventh", "corpus-twelfth",
+                  "corpus-thirteenth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
