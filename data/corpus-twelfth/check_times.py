@@ -29,11 +29,10 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import check, linked_root  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'UIUC-PPL-charm4py-mpi4py-compare': 'UIUC-PPL+charm4py-mpi4py-compare',
           'AaronTHolt-MPI': 'AaronTHolt+MPI'}
@@ -126,21 +125,10 @@ def aaron(text, row):
 CONTEXT = {'UIUC-PPL-charm4py-mpi4py-compare': uiuc, 'AaronTHolt-MPI': aaron}
 
 
-def linked_root(root: Path) -> str:
-    tmp = Path(tempfile.mkdtemp(prefix='corpus-twelfth-mirrors-'))
-    for m in MIRROR.values():
-        src = root / m / 'repo'
-        if (src / '.git').is_dir():
-            src = src / '.git'
-        (tmp / m).mkdir()
-        os.symlink(src, tmp / m / 'repo')
-    return str(tmp)
-
-
 def main():
     global ROOT
     root = Path(sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror')
-    ROOT = linked_root(root)
+    ROOT = linked_root(root, MIRROR.values(), 'corpus-twelfth-mirrors-')
     sys.argv[1:] = [ROOT]
     return check(Path(__file__).parent, MIRROR,
                  lambda folder, text, row: CONTEXT[folder](text, row))
