@@ -321,6 +321,37 @@ def test_retarget_leaves_one_process_alone_and_widens_for_rival_forms(tmp_path: 
         assert np.all(other.sum(axis=-1) <= moved.hi * (1 + 1e-12))
 
 
+def test_off_node_weak_scaling_holds_the_full_node_flat_and_nothing_moves_on_a_network(
+        tmp_path: Path) -> None:
+    """Off-node, weak scaling keeps the largest count's time (a full node's) flat, not Amdahl's
+    mean of rising times; and re-predicted on another network an off-node count does not move,
+    its share of communication 0 (found in review: Amdahl's time was moved by the forms' step,
+    and weak times fell past the node)."""
+    weak = tmp_path / "weak.csv"
+    weak.write_text("nodes,processes,time_s\n1,1,10\n1,2,10.5\n1,4,11.2\n1,8,12.4\n"
+                    "1,16,14\n1,16,14.2\n")
+    doc = json.loads(runner.invoke(app, ["scaling", str(weak), "--scaling", "weak", "--nodes",
+                                         "16,32,64", "--json"]).stdout)
+    rows = doc["predictions"]
+    assert [r["off_node"] for r in rows] == [False, True, True]
+    assert [r["time"] for r in rows[1:]] == pytest.approx([14.1, 14.1], rel=1e-12)
+    assert "held flat" in doc["off_node_time"]
+    one = tmp_path / "one.csv"
+    one.write_text("nodes,processes,time_s\n1,1,100\n1,2,51\n1,4,26\n1,8,14\n1,16,8\n")
+    doc = json.loads(runner.invoke(app, [
+        "scaling", str(one), "--machine", BEOWULF, "--link-speed", "100Mbps",
+        "--message-size", "8KiB", "--nodes", "16,32,64", "--json"]).stdout)
+    rows = doc["predictions"]
+    assert "Amdahl" in doc["off_node_time"]
+    for r in rows[1:]:
+        assert r["off_node"] and r["comm_share"] == 0
+        moved = r["retarget"]
+        assert moved["time"] == pytest.approx(r["time"], rel=1e-12)
+        assert (moved["time_lo"], moved["time_hi"]) == pytest.approx((r["time_lo"],
+                                                                      r["time_hi"]), rel=1e-12)
+    assert rows[0]["retarget"]["time"] != pytest.approx(rows[0]["time"], rel=1e-6)
+
+
 def test_retarget_keeps_each_end_of_a_lopsided_range_its_own_width(tmp_path: Path) -> None:
     """A range wider above than below (each end of an off-node count may be set apart) moves
     to another network with each end's own width, widened alike by the forms' spread (found
@@ -388,7 +419,7 @@ def test_counts_past_one_node_are_marked_off_node(tmp_path: Path) -> None:
     assert [r["off_node"] for r in doc["predictions"]] == [False, False, True, True]
     assert any("past 16 processes" in n and "network" in n for n in doc["notes"])
     # off-node, the range reaches OFF_NODE times the time at least, above and below; the point
-    # is that of the same counts' prediction without the mark
+    # is Amdahl's law's (strong scaling), not the forms' average
     from perfmodel.empirical.fit import OFF_NODE, fit_scaling, off_node_factor, predict_scaling
 
     rows = doc["predictions"]

@@ -63,7 +63,7 @@ def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
     f = fit.chosen.fit
     rows = []
     runs, medians = measured(series, pred.processes)
-    off, said = off_node(series, pred)
+    off, said = off_node(series, pred, fit)
     for i, q in enumerate(pred.processes):
         n, med = int(runs[i]), float(medians[i])
         row: dict[str, Any] = {
@@ -93,29 +93,37 @@ def scaling_doc(series: Series, fit: ScalingFit, pred: ScalingPrediction,
         "notes": list(fit.notes) + list(series.notes) + ([said] if said else []),
         "level": pred.level,
         "off_node_factor": off_node_factor(pred.level) if off.any() else None,
+        "off_node_time": off_node_basis(fit) if off.any() else None,
         "trust_limits": {"near": NEAR, "far": FAR, "refused_beyond": LIMIT},
         "target": target or None,
         "predictions": rows,
     })
 
 
-def off_node(series: Series, pred: ScalingPrediction) -> tuple[np.ndarray, str]:
-    """The counts marked off-node and the note that says so: the time there is Amdahl's law's,
-    and the factor either end of the range reaches at the prediction's level, and where that
-    factor comes from."""
+def off_node(series: Series, pred: ScalingPrediction, fit: ScalingFit
+             ) -> tuple[np.ndarray, str]:
+    """The counts marked off-node and the note that says so: what the time there is
+    (:func:`perfmodel.empirical.fit.off_node_time`), the factor either end of the range reaches
+    at the prediction's level, and where that factor comes from."""
     from perfmodel.empirical.fit import off_node_factor
 
     off, said = series.off_node(pred.processes)
     if said:
-        said += (f"; off-node the time is Amdahl's law's alone (the forms' other terms "
-                 "describe the node), and the range reaches at least "
-                 f"×{off_node_factor(pred.level):.3g} it above and below: the least factor "
-                 "that held "
+        said += (f"; off-node the time is {off_node_basis(fit)}, and the range reaches at "
+                 f"least ×{off_node_factor(pred.level):.3g} it above and below: the least "
+                 "factor that held "
                  f"{100 * pred.level:g} % of such counts in range on the real series seen "
                  "(7 sources: some ran several times slower past the node, where the network "
                  "entered, some several times faster, where more nodes gave a memory-bound "
                  "code more memory)")
     return off, said
+
+
+def off_node_basis(fit: ScalingFit) -> str:
+    """What an off-node count's time is, in words (as :func:`off_node_time` makes it)."""
+    if fit.family == "weak" or fit.amdahl is None:
+        return "the largest count's, held flat (weak scaling: each node brings its own memory)"
+    return "Amdahl's law's alone (the forms' other terms describe the node)"
 
 
 SHOWN = 12
@@ -163,8 +171,10 @@ def scaling(series: Series, fit: ScalingFit, pred: ScalingPrediction, moved: Ret
     out.print(f"predicted: every {fit.family} form's prediction"
               + (" and Amdahl's law's" if len(fit.members) > len(fit.candidates) else "")
               + f", averaged in ln t, {how} "
-              f"({top}, {len(heavy) - 3} more)")
-    off, said = off_node(series, pred)
+              f"({top}, {len(heavy) - 3} more)"
+              + ("; not at the counts marked off-node (the note says what is)"
+                 if pred.off_node is not None and pred.off_node.any() else ""))
+    off, said = off_node(series, pred, fit)
     for note in (*fit.notes, *series.notes, *([said] if said else [])):
         out.print(f"[yellow]note:[/] {escape(note)}")
     table = Tabular(title=None, box=None, header_style="bold")

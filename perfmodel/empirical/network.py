@@ -145,7 +145,8 @@ def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machi
     operation's ratio) and the moved forms are averaged with the same weights, in ln t.  The
     range is the prediction's, moved with its time, widened by how far the forms' moves differ:
     forms that fit the measured machine alike may put different shares of the time in
-    communication."""
+    communication.  Counts off-node (``pred.off_node``) do not move: their time is not the
+    forms' (:func:`perfmodel.empirical.fit.off_node_time`)."""
     q = pred.processes
     logs, before, after = [], np.zeros_like(q), np.zeros_like(q)
     ratios: dict[str, FloatArray] = {}
@@ -163,6 +164,10 @@ def retarget(fit: ScalingFit, pred: ScalingPrediction, base: Machine, new: Machi
     wt = np.array(weights)
     step = wt @ steps
     spread = np.sqrt(wt @ (steps - step) ** 2)
+    if pred.off_node is not None:   # off-node the time is not the forms': nothing of it is
+        off = pred.off_node          # a cost the runs measured on the network, so none moves
+        step, spread = np.where(off, 0.0, step), np.where(off, 0.0, spread)
+        before, after = np.where(off, 0.0, before), np.where(off, 0.0, after)
     time = pred.time * np.exp(step)
     down = np.sqrt(np.log(pred.time / pred.lo) ** 2 + spread**2)   # each end its own width:
     up = np.sqrt(np.log(pred.hi / pred.time) ** 2 + spread**2)     # off-node they may differ

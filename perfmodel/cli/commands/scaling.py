@@ -87,6 +87,10 @@ def scaling(
 
         prof = load(machine)
         share = comm_share(fit, pred.processes)
+        if pred.off_node is not None:   # off-node the time is not the forms' (off_node_time)
+            import numpy as np
+
+            share = np.where(pred.off_node, 0.0, share)
         if message_size is not None and channels is None and link_speed is None:
             raise InputError("--message-size sizes the messages of a re-prediction",
                              fix="give --link-speed or --channels with it, or drop it")
