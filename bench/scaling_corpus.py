@@ -80,11 +80,9 @@ points inside perfmodel's 95 % range.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import re
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -288,27 +286,13 @@ def calibrate() -> None:
           + ", ".join(f"{lv}: {every[order][np.searchsorted(cum, lv)]:.2f}" for lv in LEVELS))
 
 
-@contextlib.contextmanager
-def _no_off_node_factor() -> Iterator[None]:
-    """OFF_NODE as 1 at every level while the block runs: the prediction off-node, with the
-    range its forms give, which the factor is then taken to widen."""
-    import perfmodel.empirical.fit as fit_module
-
-    kept = fit_module.OFF_NODE
-    fit_module.OFF_NODE = dict.fromkeys(kept, 1.0)
-    try:
-        yield
-    finally:
-        fit_module.OFF_NODE = kept
-
-
 def calibrate_off_node() -> None:
     """OFF_NODE's source: over every point of the parts seen (:data:`SEEN_OFF`) that the method
     marks off-node, the factor either end of the range at each level must reach, from the
     predicted time, for the point to lie in it (none where it already does), and the least
     factor that puts that level's share of them in range, each source weighing the same.  Also
     how many were slower than predicted."""
-    from perfmodel.empirical.fit import fit_scaling, predict_scaling
+    from perfmodel.empirical.fit import fit_scaling, off_node_time, predict_scaling
 
     need: dict[float, dict[str, list[np.ndarray]]] = {lv: {} for lv in LEVELS}
     slower = 0
@@ -318,14 +302,14 @@ def calibrate_off_node() -> None:
             continue
         fit = fit_scaling(got.p, got.t, "auto", got.sizes)
         m = got.measured[got.off]
-        for lv in LEVELS:
-            with _no_off_node_factor():   # the off-node point, with the range on the node
-                pred = predict_scaling(fit, got.q, lv, force=True, off_node=got.off)
-            y = pred.time[got.off]
-            inside = (pred.lo[got.off] <= m) & (m <= pred.hi[got.off])
+        y = off_node_time(fit, got.q)[got.off]
+        for lv in LEVELS:   # the off-node time, with the range the forms give it, unwidened
+            plain = predict_scaling(fit, got.q, lv, force=True)
+            lo, hi = (y * (end / plain.time)[got.off] for end in (plain.lo, plain.hi))
+            inside = (lo <= m) & (m <= hi)
             need[lv].setdefault(spec.source, []).append(
                 np.where(inside, 0.0, np.maximum(m / y, y / m)))
-        slower += int(np.sum(m > pred.time[got.off]))
+        slower += int(np.sum(m > y))
     least = {}
     for lv, by_source in need.items():
         every = [np.concatenate(v) for v in by_source.values()]

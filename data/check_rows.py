@@ -35,12 +35,28 @@ def linked_root(root: Path, mirrors: Iterable[str], prefix: str) -> str:
     return str(tmp)
 
 
+def linked(mirrors: Iterable[str], prefix: str) -> Path:
+    """The mirror root the command line names (``sys.argv[1]``, else ``/work/.mirror``) as a
+    :func:`linked_root`, which :func:`check` then reads (put back in ``sys.argv[1]``)."""
+    root = linked_root(Path(sys.argv[1] if len(sys.argv) > 1 else "/work/.mirror"), mirrors,
+                       prefix)
+    sys.argv[1:] = [root]
+    return Path(root)
+
+
 def check(here: Path, mirror: Mapping[str, str],
-          in_context: Callable[[str, str, Mapping[str, str]], bool],
+          in_context: Callable[[str, str, Mapping[str, str]], bool]
+          | Mapping[str, Callable[[str, Mapping[str, str]], bool]],
           raw: Callable[[str, Mapping[str, str]], str] | None = None) -> int:
     """Every ``here/*/*.csv`` row checked; prints each failure and the totals; 1 on any.
+    ``in_context(folder, text, row)``, or a table of ``(text, row)`` checks by folder.
     ``raw(folder, row)``: the string the raw file holds for the row's time, where it is not
     ``time_s`` itself (a file in milliseconds, say)."""
+    if isinstance(in_context, Mapping):
+        by_folder = in_context
+
+        def in_context(folder: str, text: str, row: Mapping[str, str]) -> bool:
+            return by_folder[folder](text, row)
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/.mirror")
     rows = mism = ctx_bad = commit_bad = 0
     for csvf in sorted(here.glob("*/*.csv")):

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check, linked_root  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import check, linked  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'leoposc-uibk-hpc': 'leoposc+uibk-hpc',
           'emaballarin-fhpc_assignments_2019-2020': 'emaballarin+fhpc_assignments_2019-2020',
@@ -65,10 +65,8 @@ CONTEXT = {'leoposc-uibk-hpc': heat, 'emaballarin-fhpc_assignments_2019-2020': t
 
 
 def main():
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror')
-    sys.argv[1:] = [linked_root(root, MIRROR.values(), 'corpus-ninth-mirrors-')]
-    return check(Path(__file__).parent, MIRROR,
-                 lambda folder, text, row: CONTEXT[folder](text, row))
+    linked(MIRROR.values(), 'corpus-ninth-mirrors-')
+    return check(Path(__file__).parent, MIRROR, CONTEXT)
 
 
 if __name__ == '__main__':

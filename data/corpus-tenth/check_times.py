@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check, git, linked_root  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import check, git, linked  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'EPIC-model-parcel-clustering-data': 'EPIC-model+parcel-clustering-data',
           'felker-athenak-scaling': 'felker+athenak-scaling',
@@ -88,11 +88,8 @@ CONTEXT = {'EPIC-model-parcel-clustering-data': epic, 'felker-athenak-scaling': 
 
 def main():
     global ROOT
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror')
-    ROOT = linked_root(root, MIRROR.values(), 'corpus-tenth-mirrors-')
-    sys.argv[1:] = [ROOT]
-    return check(Path(__file__).parent, MIRROR,
-                 lambda folder, text, row: CONTEXT[folder](text, row))
+    ROOT = linked(MIRROR.values(), 'corpus-tenth-mirrors-')
+    return check(Path(__file__).parent, MIRROR, CONTEXT)
 
 
 if __name__ == '__main__':

@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check, git, linked_root  # noqa: E402  (data/check_rows.py)
+from check_rows import check, git, linked  # noqa: E402  (data/check_rows.py)
 
 MIRROR = {'OussamaNajar-hpc-parallel-systems': 'OussamaNajar+hpc-parallel-systems',
           'EAirPeter-HPCAssignments': 'EAirPeter+HPCAssignments',
@@ -144,9 +144,7 @@ def in_context(folder, text, row, csv_name):
 
 def main():
     global ROOT
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror')
-    ROOT = linked_root(root, MIRROR.values(), 'corpus-thirteenth-mirrors-')
-    sys.argv[1:] = [ROOT]
+    ROOT = linked(MIRROR.values(), 'corpus-thirteenth-mirrors-')
     here = Path(__file__).parent
     # check() gives the folder, not the CSV; the game-of-life context needs the CSV's name
     # (implementation, repetition), found by the row's file, note and time among the folder's CSVs.

@@ -27,12 +27,11 @@ Usage: python check_times.py MIRROR_ROOT   (e.g. /work/.mirror).
 """
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check, linked_root  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import check, git, linked  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'UIUC-PPL-charm4py-mpi4py-compare': 'UIUC-PPL+charm4py-mpi4py-compare',
           'AaronTHolt-MPI': 'AaronTHolt+MPI'}
@@ -48,9 +47,7 @@ WEAK_DOMAIN = {6: ('3072', '1536'), 12: ('3072', '3072'), 24: ('6144', '3072'),
 
 
 def git_show(folder, rev, path):
-    return subprocess.run(['git', '--git-dir', str(Path(ROOT) / MIRROR[folder] / 'repo'),
-                           'show', f'{rev}:{path}'], capture_output=True, text=True,
-                          check=True).stdout
+    return git(Path(ROOT), MIRROR[folder], 'show', f'{rev}:{path}')
 
 
 def runs(text):
@@ -127,11 +124,8 @@ CONTEXT = {'UIUC-PPL-charm4py-mpi4py-compare': uiuc, 'AaronTHolt-MPI': aaron}
 
 def main():
     global ROOT
-    root = Path(sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror')
-    ROOT = linked_root(root, MIRROR.values(), 'corpus-twelfth-mirrors-')
-    sys.argv[1:] = [ROOT]
-    return check(Path(__file__).parent, MIRROR,
-                 lambda folder, text, row: CONTEXT[folder](text, row))
+    ROOT = linked(MIRROR.values(), 'corpus-twelfth-mirrors-')
+    return check(Path(__file__).parent, MIRROR, CONTEXT)
 
 
 if __name__ == '__main__':

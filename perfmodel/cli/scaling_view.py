@@ -119,11 +119,16 @@ def off_node(series: Series, pred: ScalingPrediction, fit: ScalingFit
     return off, said
 
 
+OFF_NODE_BASIS = {
+    "flat": "the largest count's, held flat (weak scaling: each node brings its own memory)",
+    "amdahl": "Amdahl's law's alone (the forms' other terms describe the node)"}
+"""What an off-node count's time is (:func:`perfmodel.empirical.fit.off_node_kind`), in words."""
+
+
 def off_node_basis(fit: ScalingFit) -> str:
-    """What an off-node count's time is, in words (as :func:`off_node_time` makes it)."""
-    if fit.family == "weak" or fit.amdahl is None:
-        return "the largest count's, held flat (weak scaling: each node brings its own memory)"
-    return "Amdahl's law's alone (the forms' other terms describe the node)"
+    from perfmodel.empirical.fit import off_node_kind
+
+    return OFF_NODE_BASIS[off_node_kind(fit)]
 
 
 SHOWN = 12

@@ -449,12 +449,18 @@ def predict_scaling(fit: ScalingFit, processes: ArrayLike, level: float = 0.95,
     return ScalingPrediction(q, y, lo, hi, ratio, trust, level, off)
 
 
+def off_node_kind(fit: ScalingFit) -> Literal["amdahl", "flat"]:
+    """What :func:`off_node_time` gives for ``fit``: Amdahl's law's time, or the largest
+    count's held flat."""
+    return "flat" if fit.family == "weak" or fit.amdahl is None else "amdahl"
+
+
 def off_node_time(fit: ScalingFit, q: FloatArray) -> FloatArray:
     """The time at counts past the one node every run used: Amdahl's law's alone under strong
     scaling (the forms' other terms describe the node, :data:`OFF_NODE`); under weak scaling
     the median time at the largest count measured, a full node's, held flat (Amdahl's law
     fitted to times that do not fall is their mean, below a node whose processes contend)."""
-    if fit.family == "weak" or fit.amdahl is None:
+    if fit.amdahl is None or off_node_kind(fit) == "flat":
         top = fit.measured[1]
         return np.full(len(q), float(np.median(fit.times[fit.processes == top])))
     return np.asarray(fit.amdahl.fit.time(q), dtype=np.float64)

@@ -91,6 +91,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                              "julia_imb_pingpong.csv), or the collective in OSU's or IMB's own "
                              "output, which prints the ranks")
     quantity: Quantity = "one_way"
+    pattern: Pattern
     rate = 0.0
     if match := _LATENCY.match(header):
         unit = 1e-6 if match.group(1).lower() == "us" else 1.0
@@ -105,16 +106,14 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     else:
         benchmark, pattern, meaning = _imb_pattern(source, start)
         unit = 1.0
-    p: Pattern = pattern  # type: ignore[assignment]
-    table = Table(source, NAME, benchmark, p, quantity, meaning, statistic="mean",
+    table = Table(source, NAME, benchmark, pattern, quantity, meaning, statistic="mean",
                   concurrency={"pairs": 1, "processes": 2})
     if quantity == "bandwidth":
         table.notes.append("MPIBenchmarks.jl wrote this header from 4a35ee7 (2023-01-03) to "
                            "b6b93a3 (2024-05-12) over a rate inflated by the iteration count; "
                            "read as the tool writes it since (2^20 B/s): a file from those "
                            "versions gives times too short")
-    width = 5 if _IMB.match(header) and header.lower().endswith("alloc (b)") else \
-        4 if _IMB.match(header) else 3
+    width = header.count(",") + 1   # the header's columns (the headers hold no commas else)
     first_odd: tuple[int, int] | None = None   # the first row of another width: line, values
     for lineno, ln in lines_of(text):
         if lineno <= start or not ln.strip():

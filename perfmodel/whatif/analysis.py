@@ -115,8 +115,13 @@ def _nodes(sweep: Sweep) -> FloatArray:
 def _node_counts(sweep: Sweep, idx: IntArray) -> tuple[FloatArray, IntArray]:
     """The node counts swept (ascending), and for configurations ``idx`` the position of
     theirs among them (by a search in the few node counts, not a sort of the sweep)."""
-    counts = np.unique(sweep.grid.axes["nodes"]) if "nodes" in sweep.grid.axes else np.ones(1)
+    counts = _swept_counts(sweep)
     return counts, np.asarray(np.searchsorted(counts, _nodes(sweep)[idx]), dtype=np.intp)
+
+
+def _swept_counts(sweep: Sweep) -> FloatArray:
+    """The node counts swept, ascending (one, 1, without a node axis)."""
+    return np.unique(sweep.grid.axes["nodes"]) if "nodes" in sweep.grid.axes else np.ones(1)
 
 
 def baseline(sweep: Sweep) -> IntArray:
@@ -256,14 +261,14 @@ def best_per_node_count(sweep: Sweep) -> IntArray:
     out.  The sweep is read a block at a time (:data:`BLOCK`): twice, for each count's
     fastest time and then for the configurations that tie with it, so the memory this takes
     is a block's and the ties', not a few arrays the length of the sweep."""
-    counts = np.unique(sweep.grid.axes["nodes"]) if "nodes" in sweep.grid.axes else np.ones(1)
+    counts = _swept_counts(sweep)
     fastest = np.full(len(counts), np.inf)
-    for _ids, group, t in _ranked_blocks(sweep, counts):
+    for _ids, group, t in _ranked_blocks(sweep):
         np.minimum.at(fastest, group, t)
     # each block's first of each tie, then the first of those: the lexicographic least is
     # the least of the blocks' least
     won = [_first_of_ties(sweep, ids[near], group[near], t[near], len(counts))
-           for ids, group, t in _ranked_blocks(sweep, counts)
+           for ids, group, t in _ranked_blocks(sweep)
            for near in [np.isfinite(t) & (t <= fastest[group] * (1 + TIE))]]
     ids, g, tn = (np.concatenate([w[k] for w in won]) for k in range(3))
     return _first_of_ties(sweep, ids, g, tn, len(counts))[0]
@@ -291,20 +296,17 @@ BLOCK = 1 << 20
 """Configurations :func:`best_per_node_count` reads at once (8 MiB an array)."""
 
 
-def _ranked_blocks(sweep: Sweep, counts: FloatArray
-                   ) -> Iterator[tuple[IntArray, IntArray, FloatArray]]:
+def _ranked_blocks(sweep: Sweep) -> Iterator[tuple[IntArray, IntArray, FloatArray]]:
     """The configurations offered, a block at a time: their indices, the position of their
-    node count among ``counts``, and their rank time (infinite where not finite)."""
+    node count among the counts swept (:func:`_node_counts`), and their rank time (infinite
+    where not finite)."""
     n = len(sweep.time)
-    nodes = sweep.config.get("nodes")   # None: one node count
     for start in range(0, n, BLOCK):
         stop = min(n, start + BLOCK)
         ids = np.arange(start, stop) if sweep.cost is None else \
             start + np.flatnonzero(np.isfinite(sweep.cost[start:stop]))
         rank = sweep.rank_time[ids]
-        group = np.zeros(len(ids), dtype=np.intp) if nodes is None else \
-            np.asarray(np.searchsorted(counts, nodes[ids]), dtype=np.intp)
-        yield ids, group, np.where(np.isfinite(rank), rank, np.inf)
+        yield ids, _node_counts(sweep, ids)[1], np.where(np.isfinite(rank), rank, np.inf)
 
 
 def _improving(t: FloatArray, order: IntArray) -> IntArray:
