@@ -35,6 +35,12 @@ A third set, ``data/pairs-blind``: the study's other codes in the same six envir
 collectives were added and scored once; its weak-scaling codes (AMG2023, Quicksilver) were
 scored once later, after ``move`` learnt weak scaling (``predict --on --scaling weak``).
 
+Across instance types (written 2026-11-28, scored once when first run, the method unchanged
+but for ``--on-fit`` accepting B's runs of B's own placement): the same two codes timed in one
+cloud's environments, predicted in another's, where the nodes, the network and the software
+all differ; without B's run (the profiles have no node, so the nodes are taken to be the same)
+and given B's run at 32 nodes.
+
 A second set, gathered blind the same day and scored once with the method unchanged: LAMMPS
 ReaxFF HNS at 4 … 32 nodes of AWS hpc7g.4xlarge (EFA) in five software environments of one
 cluster — bare metal (Flux), bare metal beside Usernetes, a container, a container beside
@@ -260,8 +266,45 @@ def main() -> None:
                                                machines[src], machines[dst]))
                 print(f"| {src} → {dst} | {code} | {cells}")
     print(f"| all | | {given.total()}")
+    other_instances(machines, lat, timed, args.markdown)
     other_codes(machines, lat, args.markdown)
     environments(args.markdown)
+
+
+def merged(got: list[Scores], names: tuple[str, ...]) -> Scores:
+    """Several directed pairs' scores as one."""
+    return (sum(g[0] for g in got), {k: [e for g in got for e in g[1][k]] for k in names},
+            [c for g in got for c in g[2]], [w for g in got for w in g[3]])
+
+
+def other_instances(machines: dict[str, object], lat: dict[str, float],
+                    timed: dict[Any, Any], markdown: bool) -> None:
+    """The code timed on one instance type, predicted on another (other nodes, other
+    network, other software): every ordered pair of environments of two instance types, per
+    code; without B's run (the profiles have no node, so the nodes are taken to be the same,
+    said) and given B's run at 32 nodes (``predict --on-fit``; B's own placement).  Written
+    and first run on 2026-11-28, after ``on_b_ratio`` accepted runs of another placement;
+    nothing chosen on these pairs."""
+    for title, names, scorer in (
+            ("without B's run (the nodes taken to be the same)", NAMES,
+             lambda s, d, c: score(timed[(c, s)], timed[(c, d)], machines[s], machines[d],
+                                   lat[d] / lat[s])),
+            ("given B's own run at 32 nodes (`predict --on-fit`)", WITH_B,
+             lambda s, d, c: score_with_b(timed[(c, s)], timed[(c, d)], machines[s],
+                                          machines[d]))):
+        print(f"\n{'### ' if markdown else ''}Another instance type, {title}\n")
+        print("| A's instance → B's | code | points | " + " | ".join(names)
+              + " | 95 % range covers | median width |")
+        print("|---" * (len(names) + 5) + "|")
+        tally = Tally(names)
+        for ia, pa in INSTANCES.items():
+            for ib, pb in INSTANCES.items():
+                if ia == ib:
+                    continue
+                for code in CODES:
+                    got = merged([scorer(s, d, code) for s in pa for d in pb], names)
+                    print(f"| {ia} → {ib} | {code} | {tally.row(got)}")
+        print(f"| all | | {tally.total()}")
 
 
 def strong_codes(env_names: list[str], kind: str = "strong") -> list[str]:

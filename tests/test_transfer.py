@@ -198,16 +198,28 @@ def test_b_own_runs_set_how_its_nodes_do_the_work(machines) -> None:
     assert plain.node_ratio == 1.0 and plain.time[0] == pytest.approx(on_a[0], rel=1e-12)
 
 
-@pytest.mark.parametrize(("b_nodes", "per", "said"), [
-    ([32.0], 32, "share no node count"),
-    ([1.0], 16, "processes a node"),
-])
-def test_b_runs_that_cannot_set_the_work_are_refused(machines, b_nodes, per, said) -> None:
+def test_b_runs_that_share_no_count_are_refused(machines) -> None:
     a, b = machines
     n = np.array([1.0, 2, 4])
-    bn = np.array(b_nodes)
-    with pytest.raises(InputError, match=said):
-        move(runs(n, 32 * n, 100.0 / n), a, b, on_b=runs(bn, per * bn, np.ones(len(bn))))
+    with pytest.raises(InputError, match="share no node count"):
+        move(runs(n, 32 * n, 100.0 / n), a, b, on_b=runs([32.0], [32 * 32.0], [1.0]))
+
+
+def test_b_runs_of_another_placement_set_a_nodes_work_and_say_so(machines) -> None:
+    """B's nodes hold 16 processes where A's held 32 (B has fewer cores): a node's share of
+    the work is compared, so the same time on B's nodes at the smallest count moves every
+    count by the same k as a run of A's placement would; the note names both placements."""
+    a, b = machines
+    n = np.array([1.0, 2, 4, 8, 16])
+    on_a = _synthetic(a, n, 100.0, 2e6)
+    on_b = 1.5 * 100.0 / n + 2e6 * float(b.message(8.0)) * np.log2(n)
+    timed = runs(n, 32 * n, on_a)
+    same = move(timed, a, b, on_b=runs(n[1:2], 32 * n[1:2], on_b[1:2]))
+    other = move(timed, a, b, on_b=runs(n[1:2], 16 * n[1:2], on_b[1:2]))
+    assert other.time == pytest.approx(same.time, rel=1e-12)
+    assert other.node_ratio == pytest.approx(1.5, rel=1e-9)
+    assert any("place 16 processes a node, A's 32" in s for s in other.notes)
+    assert not any("processes a node, A's" in s for s in same.notes)
 
 
 def test_unexplained_from_the_command_line_narrows_the_range_and_not_the_point() -> None:

@@ -190,9 +190,6 @@ def on_b_ratio(timed: Runs, on_b: Runs, r: float, weak: bool = False) -> tuple[f
     k = (T_B(n*) − r · overhead_A(n*)) / work_A(n*) (at A's smallest count, the whole time's
     ratio); and the sentence that says so."""
     common = np.intersect1d(timed.nodes, on_b.nodes)
-    if on_b.per_node != timed.per_node:
-        raise InputError(f"B's runs place {on_b.per_node:g} processes a node, A's "
-                         f"{timed.per_node:g}", fix="give B's runs of the same placement")
     if common.size == 0:
         raise InputError(f"B's runs ({format_counts(on_b.nodes)} nodes) share no node count "
                          f"with A's ({format_counts(timed.nodes)})",
@@ -207,9 +204,13 @@ def on_b_ratio(timed: Runs, on_b: Runs, r: float, weak: bool = False) -> tuple[f
         raise InputError(f"B's run at {ns:g} nodes ({t_b:.3g} s) is faster than A's overhead "
                          f"there moved to B alone", fix="check that B's runs are the same "
                                                         "code and input as A's")
+    placed = ("" if on_b.per_node == timed.per_node else
+              f"; B's runs place {on_b.per_node:g} processes a node, A's {timed.per_node:g}: "
+              "a node's share of the work is compared, and the overhead is taken as A's at "
+              "the same node count (assumed)")
     return k, (f"B's own run at {ns:g} node{'s' if ns != 1 else ''} ({t_b:.3g} s, A: "
-                     f"{t_a:.3g} s) sets how B's nodes do the work: ×{k:.3g} (its time less "
-                     "A's overhead there moved to B, over A's work there)")
+               f"{t_a:.3g} s) sets how B's nodes do the work: ×{k:.3g} (its time less "
+               f"A's overhead there moved to B, over A's work there){placed}")
 
 
 def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
