@@ -86,6 +86,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/fabric_accuracy.py --markdown
 	$(BIN)/python bench/other_machine.py --markdown
 	$(BIN)/python bench/cloud_pairs.py --markdown
+	$(BIN)/python bench/overhead_rules.py
 	$(BIN)/python bench/elsewhere.py --markdown
 	$(BIN)/python bench/scaling_corpus.py --part all --markdown
 	$(BIN)/python bench/p2p_corpus.py --part all
