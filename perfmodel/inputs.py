@@ -92,6 +92,12 @@ def expand(paths: Sequence[str | Path]) -> Iterator[tuple[Path, bool]]:
         yield from ((f, True) for f in found)
 
 
+CORE_PEAK = 1.28e11
+"""The most double-precision flop/s one core does today, for the plausibility of HPL's rate a
+process: 4 GHz × 32 flops a cycle (two 512-bit FMA units).  Above it a process was threaded or
+drove an accelerator."""
+
+
 def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
     """The node's rates from HPL, STREAM and HPCG tables, each marked ``derived`` with its
     rule and rows (HPCG's memory traffic gives the memory bandwidth where STREAM does not);
@@ -112,6 +118,16 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
                                 f"{t.line[i]}); dense LU, so an upper bound for compiled "
                                 "scientific code; one rank per core assumed (HPL does not "
                                 "print threads per rank)")
+        if "accelerated" in t.attrs or rate > CORE_PEAK:
+            why = (f"it is an accelerated build ({t.attrs['accelerated']})"
+                   if "accelerated" in t.attrs else
+                   f"more than one core does (about {CORE_PEAK / 1e9:.0f} Gflop/s: 4 GHz × 32 "
+                   "double-precision flops a cycle): its ranks were threaded or drove "
+                   "accelerators")
+            notes.append(f"node: HPL's best run gives {rate / 1e9:.4g} Gflop/s a process, and "
+                         f"{why}; the profile's flop rate is a process's, not a core's: run "
+                         "the code with as many processes a node as HPL did, or give "
+                         "--spec with [node.params.flop_rate]")
     triad = [t for t in tables if t.pattern == "memory" and t.benchmark.lower() == "triad"]
     if triad:
         best = max(triad, key=lambda t: float(np.max(t.size / t.time)))
@@ -290,6 +306,13 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
                              file=fanin[0], fix="give a ping-pong file beside it (perfmodel "
                              "measure --pattern pingpong, osu_latency …)")
         if lone is not None and len(seen) == 1:   # one file: why it cannot be fitted alone
+            if benchmark is None and all(t.pattern == "memory" or t.benchmark in NODE_RUNS
+                                         for t in lone[1]):
+                names = ", ".join(dict.fromkeys(t.benchmark for t in lone[1]))
+                raise InputError(f"holds a node's rates ({names}) and no network: a profile "
+                                 "needs the point-to-point law too", file=lone[0],
+                                 fix=f"give it beside a ping-pong output: perfmodel calibrate "
+                                     f"osu_latency.out {lone[0]}")
             choose(lone[1], str(lone[0]), benchmark)
         skipped = sum(c.role == "skipped" for c in got.said)
         raise InputError("no ping-pong table among the inputs" + (
@@ -333,10 +356,18 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
     if table.pattern in ("application", "memory"):
         what = "whole runs" if table.pattern == "application" else "a memory kernel"
         raise InputError(f"{table.label} times {what}, not messages", file=path,
-                         fix="calibrate a network on ping-pong data (--benchmark NAME "
-                         "picks another table)")
-    checked = check_physical(table)
+                         fix=_not_messages(table) + " (--benchmark NAME picks a table of "
+                         "messages)")
     notes = one.notes
+    if table.pattern == "collective":
+        if set(table.counts("processes")) == {1}:
+            raise InputError(f"{table.label} ran on one process: no message leaves it",
+                             file=path, fix="give a run on two processes or more")
+        if np.any(table.size == 0) and np.any(table.size > 0):
+            notes.append(f"{path}: {table.benchmark}'s rows of 0 B left out: the call returns "
+                         "without moving data")
+            table = table.take(table.size > 0)
+    checked = check_physical(table)
     notes.append(f"{path}: used {_described(table)}"
                  + (f" (of {len(tables)} tables)" if len(tables) > 1 else ""))
     single = table.single_stream()
@@ -381,6 +412,8 @@ def _collective(table: Measurements, path: str | Path, layout: Layout,
         return unused("a collective with no sized rows (a barrier?): nothing to compare")
     procs = table.counts("processes")
     p = int(procs[0]) if len(procs) == 1 else None
+    if p == 1:
+        return unused("a collective of one process: no message leaves it")
     if "nodes" in table.attrs:
         nodes, how = int(table.attrs["nodes"]), "its nodes from the job's own record"
     elif layout.nodes is not None:
@@ -506,6 +539,18 @@ def _described(table: Measurements) -> str:
     return f"{tool} {table.label}, {len(table)} row{'s' if len(table) != 1 else ''}, {lines}"
 
 
+NODE_RUNS = ("HPL", "HPCG")
+"""Whole runs that give a node's rates (with STREAM's memory kernels), not a network's."""
+
+
+def _not_messages(table: Measurements) -> str:
+    """What to do with a table of whole runs or memory kernels given to ``calibrate``."""
+    if table.pattern == "memory" or table.benchmark in NODE_RUNS:
+        return "a node's rates join a network's profile: give the file beside a ping-pong output"
+    return ("an application's timings are read by perfmodel scaling or predict --fit; "
+            "calibrate a network on ping-pong data")
+
+
 def choose(tables: tuple[Measurements, ...], source: str,
            benchmark: str | None = None) -> Measurements:
     """The table a point-to-point calibration uses.
@@ -530,7 +575,11 @@ def choose(tables: tuple[Measurements, ...], source: str,
             only = tables[0]
             if only.pattern in ("application", "memory"):
                 raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not messages",
-                                 file=source, fix="calibrate a network on ping-pong data")
+                                 file=source, fix=_not_messages(only))
+            if only.pattern == "collective" and set(only.counts("processes")) == {1}:
+                raise InputError(f"holds {only.label}, which ran on one process: no message "
+                                 "leaves it", file=source, fix="give a run on two processes "
+                                 "or more")
             raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not a ping-pong",
                              file=source, fix=f"fit it anyway with --benchmark {only.benchmark}")
         raise InputError(f"holds {len(tables)} benchmarks and no ping-pong", file=source,

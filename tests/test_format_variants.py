@@ -141,6 +141,45 @@ def test_npb_34_active_processes_and_failed_verification() -> None:
     assert any("unsuccessful" in n for n in t.notes)
 
 
+def test_npb_multi_zone_hybrid_blocks_by_class() -> None:
+    """NPB-MZ (MPI+OpenMP) names its benchmark ``SP-MZ`` and prints processes and threads:
+    each block is a run (processes counted, threads kept), each class its own table. Laid out
+    as NPB3.3-MZ-MPI prints it; the values are made up."""
+    def block(cls: str, time: float, procs: int) -> list[str]:
+        return [" SP-MZ Benchmark Completed.",
+                f" Class           =                        {cls}",
+                f" Time in seconds =                   {time:.2f}",
+                f" Total processes =                        {procs}",
+                f" Total threads   =                        {4 * procs}",
+                " Mop/s total     =                  1500.00",
+                " Verification    =               SUCCESSFUL",
+                " Version         =                    3.3.1", ""]
+    text = "\n".join([" NAS Parallel Benchmarks (NPB3.3-MZ-MPI) - SP-MZ MPI+OpenMP Benchmark",
+                      "", *block("C", 800.0, 2), *block("C", 420.0, 4), *block("A", 50.0, 2)])
+    c, a = parse("sp-mz.o1", text)
+    assert (c.benchmark, c.version, c.attrs["class"], a.attrs["class"]) == (
+        "SP-MZ", "3.3.1", "C", "A")
+    assert c.counts("processes") == (2, 4) and list(c.extra["threads"]) == [8.0, 16.0]
+    assert list(c.time) == [800.0, 420.0] and a.time[0] == 50.0
+
+
+def test_stream_markdown_layout_reads_as_the_classic_table() -> None:
+    """The Windows ports print STREAM's table as markdown (average, best and worst rates, then
+    the three times): the same fixture in that layout reads to the same tables."""
+    lines = (FIX / "stream.txt").read_text().splitlines()
+    md = ["| Function | Avg (MB/s) | Best (MB/s) | Worst (MB/s) | Avg time | Min time | Max time |",
+          "|----------|------------|-------------|--------------|----------|----------|----------|"]
+    for ln in lines[26:30]:
+        kernel, rate, avg, best, worst = ln.replace(":", "").split()
+        md.append(f"| {kernel} | 1.0 | {rate} | 2.0 | {avg} | {best} | {worst} |")
+    classic = parse("classic.txt", "\n".join(lines))
+    got = parse("md.txt", "\n".join(lines[:25] + md + lines[30:]))
+    assert [t.benchmark for t in got] == ["Copy", "Scale", "Add", "Triad"]
+    for a, b in zip(got, classic, strict=True):
+        assert list(a.size) == list(b.size) and list(a.time) == list(b.time)
+        assert list(a.extra["t_max"]) == list(b.extra["t_max"])
+
+
 def test_npb_block_without_time_is_truncated() -> None:
     with pytest.raises(InputError, match="no 'Time in seconds'"):
         parse("cut.txt", " EP Benchmark Completed.\n Class           =                        A\n")
@@ -321,3 +360,54 @@ def test_an_osu_suite_log_reads_whole() -> None:
 def test_an_osu_title_without_a_table_is_still_a_cut_output() -> None:
     with pytest.raises(InputError, match="title but no column header"):
         parse("cut.txt", "# OSU MPI Latency Test v5.6.3\nsrun: error: node failure\n")
+
+
+def test_imb_excerpt_without_its_banner_reads_as_the_whole_output() -> None:
+    """A table pasted from IMB's output without its banner (documentation does this): the
+    block and IMB's column legend say what it is; the times are those of the whole file, and
+    the Mbytes/sec unit is read off the times, there being no version to expect one."""
+    text = (FIX / "imb_mpi1.txt").read_text()
+    start = text.rindex("\n", 0, text.index("# Benchmarking PingPong") - 1) + 1
+    whole = next(t for t in parse("whole.txt", text) if t.benchmark == "PingPong")
+    cut = next(t for t in parse("cut.txt", text[start:]) if t.benchmark == "PingPong")
+    assert (cut.format, cut.version) == ("imb", "")
+    np.testing.assert_array_equal(cut.time, whole.time)
+    np.testing.assert_array_equal(cut.size, whole.size)
+    assert "no banner" in cut.attrs["Mbytes"]
+    assert any("MB = 10^6 B (no banner" in n for n in cut.notes), cut.notes
+
+
+def _allreduce(processes: int) -> str:
+    return (FIX / "imb_allreduce_npmin.txt").read_text().replace(
+        "# #processes = 2 ", f"# #processes = {processes} ")
+
+
+def test_imb_collective_on_one_process_is_not_a_network(tmp_path: Path) -> None:
+    """One process: MPI copies the buffer and no message leaves it. calibrate refuses it,
+    even when asked for by name, and does not suggest fitting it anyway."""
+    from typer.testing import CliRunner
+
+    from perfmodel.cli.app import app
+
+    path = tmp_path / "allreduce-np1.txt"
+    path.write_text(_allreduce(1))
+    for extra in ([], ["--benchmark", "Allreduce"]):
+        res = CliRunner().invoke(app, ["calibrate", str(path), "--no-write", *extra])
+        assert res.exit_code == 2 and "Traceback" not in res.output
+        assert "one process: no message leaves it" in res.output
+        assert "fit it anyway" not in res.output
+
+
+def test_imb_collective_fitted_by_name_leaves_its_zero_byte_rows_out(tmp_path: Path) -> None:
+    """An Allreduce of 0 B returns without moving data (0.13 µs against 0.59 µs at 4 B): a
+    fit asked for by name leaves those rows out, and says so."""
+    from typer.testing import CliRunner
+
+    from perfmodel.cli.app import app
+
+    path = tmp_path / "allreduce-np2.txt"
+    path.write_text(_allreduce(2))
+    res = CliRunner().invoke(app, ["calibrate", str(path), "--no-write", "--benchmark",
+                                   "Allreduce", "--json"])
+    assert res.exit_code == 0, res.output
+    assert "rows of 0 B left out" in res.output

@@ -48,3 +48,57 @@ def test_a_run_whose_residual_check_failed_is_left_out_and_said(tmp_path: Path) 
     (t,) = read(path)
     assert len(t) == 7 and t.line[0] == 57
     assert any("residual check FAILED (line 47)" in n for n in t.notes)
+
+
+ROW = "WR11R2C2       15000    64     8     8              21.32             1.0555e+02"
+
+
+def _edited(tmp_path: Path, row: str, head: str = "") -> Path:
+    text = (PUBLIC / "hpl_2.3_np64_nb_sweep.txt").read_text()
+    assert ROW in text
+    path = tmp_path / "hpl.out"
+    path.write_text(head + text.replace(ROW, row, 1))
+    return path
+
+
+def test_a_run_too_short_for_the_printed_time_takes_it_from_its_rate(tmp_path: Path) -> None:
+    """A run printed as 0.00 s (HPL prints two decimals) keeps its row: its time is its
+    operations over its printed Gflops (the rate HPL took from its own timer), and a note says
+    so; before, such rows were dropped and a slower run was called the best."""
+    (t,) = read(_edited(tmp_path, ROW.replace("21.32", " 0.00")))
+    assert len(t) == 8 and t.line[0] == 47
+    assert t.time[0] == pytest.approx(flops(15000) / 105.55e9, rel=1e-12)
+    assert t.time[0] == pytest.approx(21.32, rel=1e-3)
+    assert any("1 run printed a time of 0.00 s (first at line 47)" in n for n in t.notes)
+
+
+@pytest.mark.parametrize(("row", "head", "said"), [
+    (ROW.replace("8     8              21.32             1.0555e+02",
+                 "1     1              10.66             2.1110e+02"), "",
+     "211.1 Gflop/s a process, and more than one core does"),
+    (ROW, "HPL-NVIDIA 1.0.0  -- NVIDIA accelerated HPL benchmark -- NVIDIA\n",
+     "an accelerated build (HPL-NVIDIA 1.0.0"),
+])
+def test_a_rate_no_core_gives_is_said_beside_the_node(tmp_path: Path, row: str, head: str,
+                                                       said: str) -> None:
+    """One process at 211 Gflop/s (above a core's 128) or a GPU build of HPL: the profile's
+    flop rate is a process's, and the node's notes say so; a plain CPU run says nothing."""
+    from perfmodel.inputs import node_from
+
+    node, notes = node_from(read(_edited(tmp_path, row, head)))
+    assert node is not None
+    assert any(said in n and "not a core's" in n for n in notes), notes
+    _, plain = node_from(read(PUBLIC / "hpl_2.3_np64_nb_sweep.txt"))
+    assert not any("not a core's" in n for n in plain)
+
+
+def test_a_node_file_alone_is_refused_with_the_command_that_takes_it(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from perfmodel.cli.app import app
+
+    res = CliRunner().invoke(app, ["calibrate", str(PUBLIC / "hpl_2.3_np64_nb_sweep.txt"),
+                                   "--no-write"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "holds a node's rates (HPL) and no network" in res.output
+    assert "perfmodel calibrate osu_latency.out" in res.output

@@ -13,7 +13,9 @@ its wall time, and its rate.  The runs of one file form one table of pattern ``a
 (no message size: ``size`` is NaN), one row per run, counted in processes (P·Q); its extra
 columns keep N, NB, P, Q, the floating-point operations HPL counts for the solve
 (2/3·N³ + 3/2·N², as HPL_pdtest does) and the rate printed.  The rate is checked against
-operations / time; a run whose residual check FAILED is left out and said.  Parameter lines
+operations / time; a run whose residual check FAILED is left out and said, and a run too
+short for the two decimals HPL prints (``0.00``) takes its time from its operations and
+printed rate, said.  Parameter lines
 with several values (NB, P and Q sweeps), vendors' progress lines, ``INFO:`` lines and colour
 escapes are passed over.
 """
@@ -35,6 +37,7 @@ _HEADER = re.compile(r"^T/V\s+N\s+NB\s+P\s+Q\s+Time\s+Gflops")
 _RESULT = re.compile(r"^(?P<tv>W[RC][0-9A-Z]{4,12})\s+(?P<rest>[0-9].*)$")
 _CHECK = re.compile(r"^\|\|Ax-b\|\|.*=\s*(?P<value>\S+)\s+\.+\s+(?P<verdict>PASSED|FAILED)")
 _ESCAPE = re.compile(r"\x1b\[[0-9;]{0,20}m")
+_ACCELERATED = re.compile(r"(HPL-NVIDIA[^\n]{0,60}|NVIDIA accelerated HPL|rocHPL|HPL-AMD)")
 
 
 def flops(n: float) -> float:
@@ -59,10 +62,13 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     table = Table(source, NAME, "HPL", "application", "time",
                   "wall time of one solve, seconds as printed (HPL's Time)", version,
                   attrs={"counts": "processes (P × Q)"})
+    if gpu := _ACCELERATED.search(text[:20000]):
+        table.attrs["accelerated"] = gpu[0].strip()
     pending: tuple[int, float, dict[str, float], float] | None = None
     header = False
     first: int | None = None
     failed: list[int] = []
+    rounded: list[int] = []
     for lineno, raw in lines_of(text):
         ln = _ESCAPE.sub("", raw).strip()
         if _HEADER.match(ln):
@@ -87,6 +93,9 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             extra = {"n": float(n), "nb": float(nb), "p": float(p), "q": float(q),
                      "flops": work, "flop_rate": rate * 1e9, "verified": 1.0}
             table.attrs.setdefault("variant", m["tv"])
+            if time == 0 and rate > 0:   # a run shorter than the two decimals HPL prints
+                time = work / (rate * 1e9)
+                rounded.append(lineno)
             if time > 0 and rate > 0 and not 1 / AGREE <= work / time / (rate * 1e9) <= AGREE:
                 raise InputError(f"HPL: the row's N and time give {work / time / 1e9:.4g} "
                                  f"Gflop/s, but its Gflops says {rate:.4g}", file=source,
@@ -105,6 +114,10 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         pending[2]["verified"] = math.nan   # no residual line: HPL was cut, or ran with it off
         table.notes.append(f"the run at line {pending[0]} has no residual check after it")
         _add(table, pending)
+    if rounded:
+        table.notes.append(f"{len(rounded)} run{'s' if len(rounded) > 1 else ''} printed a "
+                           f"time of 0.00 s (first at line {rounded[0]}): each one's time is "
+                           "its operations over its printed Gflops")
     if failed and not len(table):
         raise InputError(f"every HPL run's residual check FAILED ({len(failed)} runs): its "
                          "results are not a correct solve", file=source, line=failed[0],

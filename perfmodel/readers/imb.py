@@ -85,8 +85,16 @@ def mega(version: str) -> float:
     return 1e6 if lead is not None and int(lead[0]) >= 2018 else 1048576.0
 
 
+_LEGEND = re.compile(r"^\s*#bytes\s+#repetitions\s+t", re.M)
+_BLOCK_ANYWHERE = re.compile(r"^#\s*Benchmarking\s+(?:Multi-)?\w+\s*$", re.M)
+
+
 def sniff(text: str) -> bool:
-    return BANNER.search(text[:20000]) is not None
+    """IMB's banner; or, in an excerpt without it, a ``# Benchmarking NAME`` block and IMB's
+    column legend (``#bytes #repetitions t…``)."""
+    head = text[:20000]
+    return BANNER.search(head) is not None or (
+        _BLOCK_ANYWHERE.search(head) is not None and _LEGEND.search(head) is not None)
 
 
 class _Block:
@@ -175,7 +183,7 @@ class _Block:
                 bytes_per_s = self._throughput(size, time, extra, pattern)
                 if printed >= 1 and bytes_per_s > 0:
                     mb_pairs.append((printed, bytes_per_s))
-                if precise(tokens[index["mbytes/sec"]]):
+                if version and precise(tokens[index["mbytes/sec"]]):
                     table.agree(line, bytes_per_s, printed * mega(version), "Mbytes/sec")
             table.add(line, size, time, reps, **extra)
         for line in self.timeouts:
@@ -199,11 +207,12 @@ class _Block:
 def _check_mega(pairs: list[tuple[float, float]], version: str) -> str:
     """Which MB the Mbytes/sec column used, measured against the times."""
     ratio = float(np.median([b / p for p, b in pairs]))
-    said = "10^6 B" if mega(version) == 1e6 else "2^20 B"
+    said = ("10^6 B" if mega(version) == 1e6 else "2^20 B") if version else ""
     for unit, value in (("10^6 B", 1e6), ("2^20 B", 1048576.0)):
         if abs(ratio / value - 1) < 0.02:
-            agree = "as expected for this version" if unit == said else \
-                f"not the {said} expected for this version"
+            agree = ("no banner, so no version to expect one" if not said else
+                     "as expected for this version" if unit == said else
+                     f"not the {said} expected for this version")
             rows = f"{len(pairs)} row{'s' if len(pairs) != 1 else ''}"
             return f"Mbytes/sec checked against the times: MB = {unit} ({agree}; {rows})"
     return (f"Mbytes/sec does not match the times (1 MB/s = {ratio:.4g} B/s by the columns); "
@@ -251,14 +260,18 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             block.rows.append((lineno, tokens))
         elif in_table:
             block.skipped.append(lineno)
-    if not version:
+    if not version and not blocks:
         raise InputError("no IMB banner line", file=source, line=1,
                          fix="give the whole IMB output, from its first line")
-    mb = "10^6" if mega(version) == 1e6 else "2^20"
-    attrs["Mbytes"] = f"{mb} bytes (IMB {version})"
+    if version:
+        mb = "10^6" if mega(version) == 1e6 else "2^20"
+        attrs["Mbytes"] = f"{mb} bytes (IMB {version})"
+    else:   # an excerpt: its times are as printed, its Mbytes/sec unit is read off them
+        attrs["Mbytes"] = "unknown: no banner, so no version (checked against the times)"
     tables = [t for t in (b.table(version, attrs) for b in blocks if b.columns) if t is not None]
     if not tables:
         line = blocks[0].line if blocks else None
-        raise InputError(f"IMB {version} output with no benchmark rows (a truncated file?)",
+        raise InputError(f"IMB {version or '(no banner)'} output with no benchmark rows (a "
+                         "truncated file?)",
                          file=source, line=line, fix="rerun IMB and keep its whole output")
     return tuple(tables)

@@ -1,4 +1,5 @@
-"""NAS Parallel Benchmarks result blocks (NPB 2.x/3.x MPI and OpenMP, and the C ports).
+"""NAS Parallel Benchmarks result blocks (NPB 2.x/3.x MPI and OpenMP, the multi-zone
+hybrids NPB-MZ, and the C ports).
 
      CG Benchmark Completed.
      Class           =                        A
@@ -9,7 +10,8 @@
 Every block is one run; the runs of one benchmark and class (several files or one
 concatenated file) form one table, one row per run: processes (or threads) and the whole
 run's time.  There is no message size (``size`` is NaN).  ``Mop/s total`` and the iteration
-count are kept; a run whose verification failed is kept, flagged in ``verified`` and said.
+count are kept (and a multi-zone run's total threads beside its processes); a run whose
+verification failed is kept, flagged in ``verified`` and said.
 The earlier, unrelated "Benchmark completed" of CG is not a result block: blocks are anchored
 on the two-letter benchmark name.
 """
@@ -27,13 +29,13 @@ NAME = "npb"
 DESCRIPTION = "NAS Parallel Benchmarks result blocks (time per run against processes)"
 
 _BANNER = re.compile(r"NAS Parallel Benchmarks\s+\(?(?:NPB)?\s*(?P<ver>[0-9.]{1,20})", re.I)
-_DONE = re.compile(r"^(?P<bm>[A-Z]{2})\s+Benchmark Completed\.?$")
+_DONE = re.compile(r"^(?P<bm>[A-Z]{2}(?:-MZ)?)\s+Benchmark Completed\.?$")
 _FIELD = re.compile(r"^(?P<key>[A-Za-z/ ()]+?)\s*=\s*(?P<value>.*?)$")
 _COUNT_KEYS = ("active processes", "total processes", "total threads", "threads",
                "processes", "compiled procs")
 
 
-_DONE_ANYWHERE = re.compile(r"^\s*[A-Z]{2}\s+Benchmark Completed\.?\s*$", re.M)
+_DONE_ANYWHERE = re.compile(r"^\s*[A-Z]{2}(?:-MZ)?\s+Benchmark Completed\.?\s*$", re.M)
 
 
 def sniff(text: str) -> bool:
@@ -102,5 +104,7 @@ def _row(source: str, bm: str, lineno: int, fields: dict[str, tuple[int, str]],
     for k, name in (("mop/s total", "mops"), ("iterations", "iterations")):
         if k in fields and (v := number(fields[k][1])) is not None:
             extra[name] = v * (1e6 if name == "mops" else 1.0)
+    if key == "total processes" and (t := integer(fields.get("total threads", (0, ""))[1])):
+        extra["threads"] = float(t)   # the multi-zone hybrids: processes × threads
     counts = {"processes": float(count)} if count is not None else None
     table.add(tline, math.nan, time, None, counts, **extra)

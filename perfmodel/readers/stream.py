@@ -7,6 +7,8 @@ Each kernel becomes a one-row table named after it (``Copy``, ``Scale``, ``Add``
 size = bytes moved per pass (2 arrays for Copy and Scale, 3 for Add and Triad, times the array
 size and the element size), time = the best (minimum) time, from which STREAM computes its
 rate (``1e-6 · bytes / mintime``, MB = 10^6 B).  The rate column is checked against that.
+The markdown layout of the Windows ports (``| Function | Avg (MB/s) | Best (MB/s) | Worst
+(MB/s) | Avg time | Min time | Max time |``) is read the same way: its best rate and its times.
 """
 
 from __future__ import annotations
@@ -28,17 +30,29 @@ _ARRAY = re.compile(r"Array size\s*=\s*(?P<n>[0-9]{1,15})\b")
 _ELEMENT = re.compile(r"uses\s+(?P<b>[0-9]{1,3})\s+bytes per array element")
 _THREADS = re.compile(r"Number of Threads counted\s*=\s*(?P<n>[0-9]{1,9})\b")
 _ARRAYS = {"Copy": 2, "Scale": 2, "Add": 3, "Triad": 3}
+_MD_HEADER = re.compile(r"^\|\s*Function\s*\|\s*Avg \(MB/s\)\s*\|\s*Best \(MB/s\)\s*\|"
+                        r"\s*Worst \(MB/s\)\s*\|\s*Avg time\s*\|\s*Min time\s*\|\s*Max time\s*\|",
+                        re.I)
+_MD_ROW = re.compile(r"^\|\s*(?P<kernel>Copy|Scale|Add|Triad)\s*\|(?P<rest>.*)$")
+
+
+def _markdown_row(rest: str) -> str:
+    """A row of the markdown layout (Windows ports: average, best and worst rates, then
+    average, min and max times) as the classic one: best rate, then the three times."""
+    cells = [c.strip() for c in rest.strip().strip("|").split("|")]
+    return " ".join(cells[1:2] + cells[3:]) if len(cells) == 6 else " ".join(cells)
 
 
 def sniff(text: str) -> bool:
-    return any(_VERSION.match(ln) or _HEADER.match(ln) for _, ln in lines_of(text[:20000]))
+    return any(_VERSION.match(ln) or _HEADER.match(ln) or _MD_HEADER.match(ln)
+               for _, ln in lines_of(text[:20000]))
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     version, elements, element_bytes, threads = "", None, 8, None
     tables: list[Measurements] = []
     left_out: list[str] = []
-    header = None
+    header, markdown = None, False
     for lineno, ln in lines_of(text):
         if m := _VERSION.match(ln):
             version = m["ver"]
@@ -48,12 +62,13 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             element_bytes = int(m["b"])
         elif m := _THREADS.search(ln):
             threads = int(m["n"])
-        elif _HEADER.match(ln):
-            header = lineno
-        elif (m := _ROW.match(ln)) and header is not None:
-            values = numbers(m["rest"].split(), 4)
+        elif _HEADER.match(ln) or _MD_HEADER.match(ln):
+            header, markdown = lineno, ln.startswith("|")
+        elif (m := (_MD_ROW if markdown else _ROW).match(ln)) and header is not None:
+            rest = _markdown_row(m["rest"]) if markdown else m["rest"]
+            values = numbers(rest.split(), 4)
             if values is None:
-                raise truncated(source, lineno, len(m["rest"].split()), 4, "STREAM")
+                raise truncated(source, lineno, len(rest.split()), 4, "STREAM")
             rate, avg, best, worst = values
             kernel = m["kernel"]
             if not (rate > 0 and best > 0):
@@ -90,7 +105,9 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     if left_out:
         tables[0] = replace(tables[0], notes=(*tables[0].notes, *left_out))
     if not tables:
-        raise InputError("STREAM output without its results table (a truncated file?)",
+        raise InputError("STREAM output without a results table perfmodel knows (a "
+                         "truncated file, or a port that prints another layout)",
                          file=source, line=header,
-                         fix="rerun STREAM and keep its output through the Triad line")
+                         fix="give stream.c's own output through the Triad line ('Function  "
+                         "Best Rate MB/s  Avg time  Min time  Max time', then 'Copy:' …)")
     return tuple(tables)
