@@ -133,6 +133,8 @@ def test_flat_data_say_bandwidth_is_not_determined() -> None:
                         tuple(range(m.size)))
     result = fit_model(data, "hockney")
     assert any("beta" in n and ("poorly" in n or "not determined" in n) for n in result.notes)
+    assert result.model.estimate("beta").value > 10e12   # past any link: read as flat, said
+    assert any("beta ran past 10 TB/s" in n and "flat" in n for n in result.notes)
 
 
 def test_fixed_parameters_are_held_and_cited() -> None:

@@ -411,3 +411,22 @@ def test_imb_collective_fitted_by_name_leaves_its_zero_byte_rows_out(tmp_path: P
                                    "Allreduce", "--json"])
     assert res.exit_code == 0, res.output
     assert "rows of 0 B left out" in res.output
+
+
+def test_netperf_script_log_of_several_runs_is_a_row_each() -> None:
+    """A script's log: a line of its own before each run, TCP_RR at two sizes and a
+    TCP_STREAM between them. Each banner's block is one run; the runs of one test are one
+    table, a row each, and a note says so; before, every run past the first was dropped."""
+    rr1, rr1k, stream = ((FIX / f).read_text() for f in (
+        "netperf_tcp_rr.txt", "netperf_tcp_rr_1k.txt", "netperf_tcp_stream.txt"))
+    log = "\n".join(["Running TCP_RR, size 1", rr1, "-" * 40, "Running TCP_STREAM", stream,
+                     "Running TCP_RR, size 1024", rr1k])
+    rr, st = parse("log.txt", log)
+    (one,), (kilo,), (alone,) = (parse(n, t) for n, t in (("a", rr1), ("b", rr1k),
+                                                           ("c", stream)))
+    assert (rr.benchmark, st.benchmark) == ("TCP_RR", "TCP_STREAM")
+    assert list(rr.size) == [1.0, 1024.0]
+    np.testing.assert_allclose(rr.time, [one.time[0], kilo.time[0]], rtol=1e-12)
+    np.testing.assert_allclose(st.time, alone.time, rtol=1e-12)
+    assert any("2 runs of TCP_RR, each after its own banner" in n for n in rr.notes)
+    assert len(st) == 1 and not any("runs of" in n for n in st.notes)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from perfmodel.errors import FitError, InputError
-from perfmodel.measurements import Measurements
+from perfmodel.measurements import MAX_LINK_BANDWIDTH, Measurements
 from perfmodel.network import models as registry
 from perfmodel.network.measured import Measured, measured_of
 from perfmodel.params import Estimate, ParamSet, Status
@@ -309,6 +309,10 @@ def _least_squares(kind: str, data: Measurements, init: Mapping[str, float],
                 out_notes.append(f"{name} is not determined by the data (no standard error)")
             elif value > 0 and err > abs(value):
                 out_notes.append(f"{name} is poorly determined by the data (±{err / value:.0%})")
+            if units[name] == "B/s" and value > MAX_LINK_BANDWIDTH:
+                out_notes.append(f"{name} ran past {MAX_LINK_BANDWIDTH / 1e12:g} TB/s, which "
+                                 "no link reaches: the data say that the time does not grow "
+                                 "with size there (read it as flat, not as a bandwidth)")
         elif name in bound:
             est = Estimate(name, float(value), math.nan, units[name], "bound")
             out_notes.append(f"{name} ends on its physical bound ({value:g}): the data cannot "

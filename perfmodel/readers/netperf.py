@@ -1,6 +1,7 @@
 """netperf TCP_STREAM / TCP_MAERTS and TCP_RR output: classic, ``-P 0``, and omni (-o, -O, -k).
 
-A netperf run is one point: one message size.  A STREAM result is a throughput, read as the
+A netperf run is one point: one message size.  A script's log of several runs (a banner
+before each) is read run by run, the runs of one test one table.  A STREAM result is a throughput, read as the
 time per message of the stream (size / throughput); an RR result is a transaction rate, one
 round trip per transaction, so the one-way time is half of 1 / rate.
 
@@ -14,6 +15,9 @@ default of 1 byte is then assumed and said.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+
+import numpy as np
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
@@ -96,8 +100,45 @@ def sniff(text: str) -> bool:
     return _headerless(lines) is not None
 
 
+_WHOLE_BANNER = re.compile(r"\bTEST\s+from\b.*\bto\b")
+
+
 def read(source: str, text: str) -> tuple[Measurements, ...]:
+    """One run, or several (a script's log: a banner before each run, its own lines between):
+    each banner's block is read as one run, and the runs of one test form one table, a row
+    each."""
     lines = lines_of(text)
+    starts = [i for i, (_, ln) in enumerate(lines)
+              if BANNER.match(ln) and _WHOLE_BANNER.search(ln)]
+    if len(starts) < 2:
+        return (_read_one(source, lines, text),)
+    runs: dict[str, list[Measurements]] = {}
+    for i, start in enumerate(starts):
+        block = lines[start:starts[i + 1] if i + 1 < len(starts) else len(lines)]
+        run = _read_one(source, block, text)
+        runs.setdefault(run.benchmark, []).append(run)
+    return tuple(_merged(same) for same in runs.values())
+
+
+def _merged(runs: list[Measurements]) -> Measurements:
+    """Runs of one test, each its own banner's, as one table of a row each."""
+    first = runs[0]
+    if len(runs) == 1:
+        return first
+    keys = set.intersection(*(set(r.extra) for r in runs))
+    return replace(
+        first, size=np.concatenate([r.size for r in runs]),
+        time=np.concatenate([r.time for r in runs]),
+        line=tuple(ln for r in runs for ln in r.line),
+        concurrency={k: np.concatenate([r.concurrency[k] for r in runs])
+                     for k in first.concurrency},
+        extra={k: np.concatenate([r.extra[k] for r in runs]) for k in sorted(keys)},
+        notes=(*dict.fromkeys(n for r in runs for n in r.notes),
+               f"{len(runs)} runs of {first.benchmark}, each after its own banner: a row each"))
+
+
+def _read_one(source: str, lines: list[tuple[int, str]], text: str) -> Measurements:
+    """One run's lines (its banner among the first five, when it has one)."""
     found = next(((n, m) for n, ln in lines[:5] if (m := BANNER.match(ln))), None)
     proto, kind = "TCP", ""
     if found is not None:
@@ -107,20 +148,20 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             and not ln.startswith("Interim result")]
     keys = _kv(body)
     if keys.keys() & _KNOWN_KEYS:
-        return (_omni(source, proto, kind, {k: v for k, (_, v) in keys.items()},
-                      min(n for n, _ in keys.values()), "omni -k"),)
+        return _omni(source, proto, kind, {k: v for k, (_, v) in keys.items()},
+                     min(n for n, _ in keys.values()), "omni -k")
     content = [(n, ln) for n, ln in body if ln]
     if content and "," in content[0][1]:
-        return (_omni_csv(source, proto, kind, content),)
+        return _omni_csv(source, proto, kind, content)
     if any(ln.startswith(("Socket", "Local /Remote", "Recv ")) for _, ln in content[:3]):
-        return (_classic(source, proto, kind, body),)
+        return _classic(source, proto, kind, body)
     width = _headerless(body)
     if width is not None:
         n, ln = content[0]
-        return (_classic_row(source, proto, "STREAM" if width == 5 else "RR", n, ln.split(),
-                             None, _DEFAULT_UNIT, headerless=True),)
+        return _classic_row(source, proto, "STREAM" if width == 5 else "RR", n, ln.split(),
+                            None, _DEFAULT_UNIT, headerless=True)
     if content:
-        return (_omni_columns(source, proto, kind, body, text.splitlines()),)
+        return _omni_columns(source, proto, kind, body, text.splitlines())
     raise InputError("netperf banner with no results (a truncated file?)", file=source,
                      line=found[0] if found else 1, fix="rerun netperf and keep its output")
 
