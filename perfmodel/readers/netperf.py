@@ -1,9 +1,9 @@
 """netperf TCP_STREAM / TCP_MAERTS and TCP_RR output: classic, ``-P 0``, and omni (-o, -O, -k).
 
 A netperf run is one point: one message size.  A script's log of several runs (a banner
-before each) is read run by run, the runs of one test one table.  A STREAM result is a throughput, read as the
-time per message of the stream (size / throughput); an RR result is a transaction rate, one
-round trip per transaction, so the one-way time is half of 1 / rate.
+before each) is read run by run, the runs of one test one table.  A STREAM result is a
+throughput, read as the time per message of the stream (size / throughput); an RR result is a
+transaction rate, one round trip per transaction, so the one-way time is half of 1 / rate.
 
 Units, from the netperf manual: throughput is 10^6 bit/s by default (``-f m``); ``-f g/k`` are
 10^9/10^3 bit/s and ``-f G/M/K`` 2^30/2^20/2^10 *bytes*/s; the classic header's units line
