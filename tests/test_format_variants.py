@@ -430,3 +430,29 @@ def test_netperf_script_log_of_several_runs_is_a_row_each() -> None:
     np.testing.assert_allclose(st.time, alone.time, rtol=1e-12)
     assert any("2 runs of TCP_RR, each after its own banner" in n for n in rr.notes)
     assert len(st) == 1 and not any("runs of" in n for n in st.notes)
+
+
+def test_lines_after_a_tables_last_row_are_not_said_to_be_inside_it() -> None:
+    """A launcher's line between two rows is inside the table; a script's line after the last
+    row (before the next benchmark's title, say) is after it, and the note says which."""
+    lines = (FIX / "osu_latency.txt").read_text().splitlines()
+    text = "\n".join([*lines[:6], "srun: warning: a launcher line", *lines[6:],
+                      "Running osu_bw from ./osu_bw ...", ""])
+    (t,) = parse("log.txt", text)
+    assert len(t) == len(lines) - 4
+    said = [n for n in t.notes if "not data skipped" in n]
+    assert any("1 line inside the table" in n and "line 7)" in n for n in said), said
+    assert any("1 line after the table's last row" in n and f"line {len(lines) + 2})" in n
+               for n in said), said
+
+
+def test_netperf_omni_titles_wrapped_over_lines_are_refused_at_the_values() -> None:
+    """Titles of -o wrapped over two lines (as a copy into a narrow page leaves them): the
+    refusal names the values' line and says what is wrong, not 'no result row'."""
+    banner, titles, values = (FIX / "netperf_tcp_rr_omni_o.txt").read_text().splitlines()
+    cut = titles.index(",Maximum")
+    text = "\n".join(["Netperf run", banner, titles[:cut + 1], titles[cut + 1:], values, "",
+                      "Histogram of request/response times", "UNIT_USEC :    0:    0", ""])
+    with pytest.raises(InputError, match="not under one line of titles") as got:
+        parse("wrapped.txt", text)
+    assert got.value.line == 5

@@ -83,7 +83,7 @@ def test_a_rate_no_core_gives_is_said_beside_the_node(tmp_path: Path, row: str, 
                                                        said: str) -> None:
     """One process at 211 Gflop/s (above a core's 128) or a GPU build of HPL: the profile's
     flop rate is a process's, and the node's notes say so; a plain CPU run says nothing."""
-    from perfmodel.inputs import node_from
+    from perfmodel.node_rates import node_from
 
     node, notes = node_from(read(_edited(tmp_path, row, head)))
     assert node is not None

@@ -30,7 +30,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "perfmodel.layout")),
     ("readers", ("perfmodel.readers",)),
     ("files", ("perfmodel.files",)),
-    ("network", ("perfmodel.network", "perfmodel.node")),
+    ("network", ("perfmodel.network", "perfmodel.node", "perfmodel.node_rates")),
     ("machine", ("perfmodel.machine", "perfmodel.machine.profile")),
     ("models", ("perfmodel.calibrate", "perfmodel.inputs", "perfmodel.apps",
                 "perfmodel.empirical")),

@@ -191,11 +191,15 @@ class Table:
         for why, where in self._dropped.items():
             notes.append(f"{len(where)} row{'s' if len(where) > 1 else ''} left out: {why} "
                          f"(line{'s' if len(where) > 1 else ''} {spans(where)})")
-        if self._skipped:
-            n = len(self._skipped)
-            notes.append(f"{n} line{'s' if n > 1 else ''} inside the table that "
-                         f"{'are' if n > 1 else 'is'} not data skipped (launcher output?; "
-                         f"line{'s' if n > 1 else ''} {spans(self._skipped)})")
+        last = max((r[0] for r in self._rows), default=0)
+        for place, lines in (("inside the table", [ln for ln in self._skipped if ln < last]),
+                             ("after the table's last row",
+                              [ln for ln in self._skipped if ln > last])):
+            if lines:
+                n = len(lines)
+                notes.append(f"{n} line{'s' if n > 1 else ''} {place} that "
+                             f"{'are' if n > 1 else 'is'} not data skipped (launcher output?; "
+                             f"line{'s' if n > 1 else ''} {spans(lines)})")
         if not rows:
             return None
         count_keys = sorted(set(self.concurrency) | {k for r in rows for k in r[4]})

@@ -284,6 +284,12 @@ def _omni_columns(source: str, proto: str, kind: str, body: list[tuple[int, str]
     """``-O``: titles stacked over a few lines, aligned over the values' columns; the values
     may include words (``Trans/s`` under ``Throughput Units``)."""
     rows = [n for n, ln in body if ln and number(ln.split()[0]) is not None]
+    csv = [n for n, ln in body if "," in ln and number(ln.split(",")[0]) is not None]
+    if not rows and csv:
+        raise InputError("netperf omni CSV values, but not under one line of titles (wrapped "
+                         "over several lines?)", file=source, line=csv[0],
+                         fix="give netperf's output as it printed it: the -o titles on one "
+                             "line, the values on the next")
     if not rows:
         raise InputError("netperf output without a result row", file=source,
                          line=body[-1][0] if body else 1, fix="rerun netperf and keep its output")

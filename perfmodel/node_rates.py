@@ -1,0 +1,98 @@
+"""A node's rates from its benchmark outputs: the flop rate from HPL's best run, the memory
+bandwidth from STREAM Triad (or HPCG's memory traffic), each marked ``derived`` with the rule
+and the rows it rests on, and a note where HPL's rate a process is more than a core gives."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from perfmodel.measurements import Measurements
+from perfmodel.node import Node
+from perfmodel.node import specified as specified_node
+
+CORE_PEAK = 1.28e11
+"""The most double-precision flop/s one core does today, for the plausibility of HPL's rate a
+process: 4 GHz × 32 flops a cycle (two 512-bit FMA units).  Above it a process was threaded or
+drove an accelerator."""
+
+
+def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
+    """The node's rates from HPL, STREAM and HPCG tables, each marked ``derived`` with its
+    rule and rows (HPCG's memory traffic gives the memory bandwidth where STREAM does not);
+    with no flop rate (no HPL) no node, and a note saying what would give one."""
+    fixed: dict[str, float] = {}
+    sources: dict[str, str] = {}
+    assumed: list[str] = []   # the rest are derived
+    notes: list[str] = []
+    hpl = [t for t in tables if t.benchmark == "HPL" and "flop_rate" in t.extra]
+    if hpl:
+        per = [(float(t.extra["flop_rate"][i] / t.concurrency["processes"][i]), t, i)
+               for t in hpl for i in range(len(t))]
+        rate, t, i = max(per, key=lambda x: x[0])
+        procs = int(t.concurrency["processes"][i])
+        fixed["flop_rate"] = rate
+        sources["flop_rate"] = (f"HPL's best run, {t.extra['flop_rate'][i] / 1e9:.4g} "
+                                f"Gflop/s over {procs} processes ({t.source}, line "
+                                f"{t.line[i]}); dense LU, so an upper bound for compiled "
+                                "scientific code; one rank per core assumed (HPL does not "
+                                "print threads per rank)")
+        if "accelerated" in t.attrs or rate > CORE_PEAK:
+            why = (f"it is an accelerated build ({t.attrs['accelerated']})"
+                   if "accelerated" in t.attrs else
+                   f"more than one core does (about {CORE_PEAK / 1e9:.0f} Gflop/s: 4 GHz × 32 "
+                   "double-precision flops a cycle): its ranks were threaded or drove "
+                   "accelerators")
+            notes.append(f"node: HPL's best run gives {rate / 1e9:.4g} Gflop/s a process, and "
+                         f"{why}; the profile's flop rate is a process's, not a core's: run "
+                         "the code with as many processes a node as HPL did, or give "
+                         "--spec with [node.params.flop_rate]")
+    triad = [t for t in tables if t.pattern == "memory" and t.benchmark.lower() == "triad"]
+    if triad:
+        best = max(triad, key=lambda t: float(np.max(t.size / t.time)))
+        rate = float(np.max(best.size / best.time))
+        threads = int(best.attrs.get("threads", "1") or 1)
+        where = f"{best.source}, line {best.line[0]}"
+        if threads > 1:
+            fixed["domain_bandwidth"] = rate
+            fixed["memory_domain"] = float(threads)
+            fixed["memory_bandwidth"] = rate / threads
+            sources["domain_bandwidth"] = f"STREAM Triad's best rate, {threads} threads"\
+                                          f" ({where})"
+            sources["memory_domain"] = (f"assumed: the {threads} threads of that STREAM run "
+                                        "share one memory system (on several sockets they "
+                                        "share several)")
+            sources["memory_bandwidth"] = (f"assumed: STREAM Triad over {threads} threads, "
+                                           f"each one's share ({where}); one process alone "
+                                           "streams at least this")
+            assumed += ["memory_domain", "memory_bandwidth"]
+        else:
+            fixed["memory_bandwidth"] = rate
+            sources["memory_bandwidth"] = f"STREAM Triad's best rate ({where})"
+    hpcg = [t for t in tables if t.format == "hpcg" and "memory_rate" in t.extra]
+    if hpcg and "memory_bandwidth" not in fixed:
+        def cores(t: Measurements, i: int) -> float:   # processes × threads per process
+            return float(t.concurrency["processes"][i]) * float(
+                t.attrs.get("threads per process", "1") or 1)
+
+        per = [(float(t.extra["memory_rate"][i]) / cores(t, i), t, i)
+               for t in hpcg for i in range(len(t))]
+        rate, t, i = max(per, key=lambda x: x[0])
+        fixed["memory_bandwidth"] = rate
+        sources["memory_bandwidth"] = (
+            f"assumed: HPCG's memory traffic, {t.extra['memory_rate'][i] / 1e9:.4g} GB/s over "
+            f"{cores(t, i):g} cores (processes × threads), each one's share ({t.source}, "
+            f"line {t.line[i]}): sparse, every core busy, so a lower bound on what one "
+            "process streams alone")
+        assumed.append("memory_bandwidth")
+    elif hpcg:
+        notes.append("node: STREAM Triad gives the memory bandwidth; HPCG's memory traffic "
+                     "(sparse, every rank busy) is not used beside it")
+    if "flop_rate" not in fixed:
+        if fixed:
+            gave = "STREAM" if triad else "HPCG"
+            notes.append(f"node: {gave} gives the memory rates, but a node needs a flop rate: "
+                         "add an HPL output, or --spec with [node.params.flop_rate]")
+        return None, notes
+    return specified_node(fixed, sources, tuple(assumed), given="derived"), notes
