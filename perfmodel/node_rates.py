@@ -18,6 +18,13 @@ process: 4 GHz × 32 flops a cycle (two 512-bit FMA units).  Above it a process 
 drove an accelerator."""
 
 
+def _verified(t: Measurements, i: int) -> bool:
+    """Row ``i`` of an HPL table passed its residual check (a table that does not keep the
+    verdict, a perflog's, is taken as its tool gave it)."""
+    verdict = t.extra.get("verified")
+    return verdict is None or bool(verdict[i] == 1)
+
+
 def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
     """The node's rates from HPL, STREAM and HPCG tables, each marked ``derived`` with its
     rule and rows (HPCG's memory traffic gives the memory bandwidth where STREAM does not);
@@ -30,14 +37,22 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
     if hpl:
         per = [(float(t.extra["flop_rate"][i] / t.concurrency["processes"][i]), t, i)
                for t in hpl for i in range(len(t))]
-        rate, t, i = max(per, key=lambda x: x[0])
+        checked = [x for x in per if _verified(x[1], x[2])]
+        if checked and len(checked) < len(per):
+            notes.append(f"node: {len(per) - len(checked)} HPL run(s) without a PASSED residual "
+                         "check left out of the flop rate")
+        rate, t, i = max(checked or per, key=lambda x: x[0])
         procs = int(t.concurrency["processes"][i])
         fixed["flop_rate"] = rate
         sources["flop_rate"] = (f"HPL's best run, {t.extra['flop_rate'][i] / 1e9:.4g} "
                                 f"Gflop/s over {procs} processes ({t.source}, line "
-                                f"{t.line[i]}); dense LU, so an upper bound for compiled "
+                                f"{t.line[i]}"
+                                + ("" if _verified(t, i) else
+                                   ", not verified: no run had a PASSED residual check")
+                                + "); dense LU, so an upper bound for compiled "
                                 "scientific code; one rank per core assumed (HPL does not "
                                 "print threads per rank)")
+        notes += [f"node: {t.source}: {n}" for n in t.notes if "--benchmark picks" not in n]
         if "accelerated" in t.attrs or rate > CORE_PEAK:
             why = (f"it is an accelerated build ({t.attrs['accelerated']})"
                    if "accelerated" in t.attrs else
@@ -54,6 +69,8 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
         rate = float(np.max(best.size / best.time))
         threads = int(best.attrs.get("threads", "1") or 1)
         where = f"{best.source}, line {best.line[0]}"
+        notes += [f"node: {best.source}: {n}" for n in best.notes
+                  if not n.startswith("best rate checked") and "--benchmark picks" not in n]
         if threads > 1:
             fixed["domain_bandwidth"] = rate
             fixed["memory_domain"] = float(threads)

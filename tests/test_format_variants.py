@@ -456,3 +456,19 @@ def test_netperf_omni_titles_wrapped_over_lines_are_refused_at_the_values() -> N
     with pytest.raises(InputError, match="not under one line of titles") as got:
         parse("wrapped.txt", text)
     assert got.value.line == 5
+
+
+@pytest.mark.parametrize(("text", "said", "line"), [
+    ("JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
+     "------------ ---------- ---------- ---------- ---------- ---------- -------- \n"
+     "16261988     h3as5_opt+    compute        stf         40  COMPLETED      0:0 \n",
+     "sacct's default table", 1),
+    ("host: node01\n\nmpiexec options:\n  Exec list: ./xhpl_intel64_static (16 processes)\n"
+     "Number of Heterogeneous data entries for HPL.dat=0\n", "without HPL's result table", 4),
+])
+def test_near_misses_say_what_is_missing(text: str, said: str, line: int) -> None:
+    """Files no reader claims but whose kind is plain (sacct's default layout, an HPL log cut
+    before its results) are refused with what is missing and the line, not 'not recognised'."""
+    with pytest.raises(InputError, match=said) as got:
+        parse("near.txt", text)
+    assert got.value.line == line and "not recognised" not in str(got.value)

@@ -208,8 +208,8 @@ EXPECTED: dict[str, tuple[str, str, list[T]]] = {
     "public/extrap_text_one_parameter_3.txt": ("extrap", "", [
         T("compute time", "application", (20, 30, 40, 50, 60), None, 25,
           (math.nan, 82.00848518948744), (math.nan, 721.0616186790007)),
-        T("compute flops", "application", (20, 30, 40, 50), None, 20,
-          (math.nan, 82.00848518948744), (math.nan, 509.6665018646357))]),
+        T("compute flops", "application", (20, 30, 40, 50, 60), None, 25,   # the last line
+          (math.nan, 82.00848518948744), (math.nan, 721.0616186790007))]),  # has no line end
     "public/perftest_ib_write_bw_8qp_cuda.txt": ("perftest", "", [
         T("ib_write_bw", "stream", 2, 8, 23, (2, 8 * 2 * 8 / 0.054809e9),
           (8388608, 8 * 8388608 * 8 / 105.03e9))]),

@@ -102,3 +102,28 @@ def test_a_node_file_alone_is_refused_with_the_command_that_takes_it(tmp_path: P
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert "holds a node's rates (HPL) and no network" in res.output
     assert "perfmodel calibrate osu_latency.out" in res.output
+
+
+def test_a_run_with_no_residual_check_is_not_verified_nor_the_nodes_rate(tmp_path: Path) -> None:
+    """The first run's check line cut (the next run's output follows at once, as in an HPCC
+    file whose next run starts after the result) and its time halved, so that it would be
+    the best: it is kept, flagged not verified and said, and the node's flop rate is the best
+    verified run's, with a note."""
+    from perfmodel.node_rates import node_from
+
+    text = (PUBLIC / "hpl_2.3_np64_nb_sweep.txt").read_text()
+    check = "||Ax-b||_oo/(eps*(||A||_oo*||x||_oo+||b||_oo)*N)=   3.31875682e-03 ...... PASSED\n"
+    assert check in text
+    path = tmp_path / "hpl.out"
+    path.write_text(text.replace(check, "", 1).replace(
+        ROW, ROW.replace("21.32             1.0555e+02", "10.66             2.1110e+02"), 1))
+    (t,) = read(path)
+    assert len(t) == 8 and np.isnan(t.extra["verified"][0])
+    assert np.all(t.extra["verified"][1:] == 1)
+    assert any("the run at line 47 has no residual check" in n for n in t.notes)
+    node, notes = node_from((t,))
+    assert node is not None
+    assert node.values["flop_rate"] == pytest.approx(
+        float(np.max(t.extra["flop_rate"][1:])) / 64, rel=1e-12)
+    assert any("1 HPL run(s) without a PASSED residual check left out" in n for n in notes)
+    assert any(n.startswith("node: ") and "line 47 has no residual check" in n for n in notes)

@@ -9,6 +9,7 @@ canonical CSV last because it is the most permissive.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -42,6 +43,19 @@ REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
     hpl, hpcg, reframe, sacct, extrap, netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
+
+NEAR_MISSES: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"^\s*JobID\s+JobName\s+\S.*\n\s*-{4,}\s+-{4,}", re.M),
+     "Slurm sacct's default table (columns cut to their width and aligned with spaces): its "
+     "names and times may be cut short",
+     "rerun sacct with --parsable2 --format JobID,JobName,NNodes,NTasks,Elapsed,State"),
+    (re.compile(r"\bxhpl\w*|\bHPL\.dat\b"),
+     "an HPL run's log without HPL's result table (the 'T/V  N  NB  P  Q  Time  Gflops' "
+     "lines): cut before the end, or the run failed",
+     "give the whole output, through the result line and its residual check"),
+)
+"""Files that no reader claims but whose kind is plain: what is missing, said where."""
+
 
 def claims(text: str) -> list[ModuleType]:
     """Every reader that recognises ``text``: tools with a banner first, the one whose banner
@@ -87,6 +101,10 @@ def parse(source: str, text: str, whole: bool = False) -> tuple[Measurements, ..
         if other is not None:
             raise other
     if not found:
+        for pattern, what, fix in NEAR_MISSES:
+            if m := pattern.search(text[:20000]):
+                raise InputError(what, file=source, line=text.count("\n", 0, m.start()) + 1,
+                                 fix=fix)
         raise InputError(f"format not recognised (tried {', '.join(REGISTRY)})", file=source,
                          line=1, fix="give a benchmark's own output unchanged, or perfmodel's "
                          "CSV (see docs/formats/csv.md)")
@@ -97,7 +115,8 @@ def parse(source: str, text: str, whole: bool = False) -> tuple[Measurements, ..
                          line=starts[1][1], fix="split it into one file per tool")
     reader = found[0]
     tables: tuple[Measurements, ...] = reader.read(source, text)
-    if whole and reader is not canonical and (cut := _cut_row(text, tables)) is not None:
+    if (whole and reader is not canonical and not getattr(reader, "WRITTEN_BY_HAND", False)
+            and (cut := _cut_row(text, tables)) is not None):
         kept = text[: text.rstrip("\n").rfind("\n") + 1]
         said = (f"line {cut} left out: the output ends inside it, with no line end (cut while "
                 "being written?), so its last number may be cut short")

@@ -33,6 +33,9 @@ from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
 from perfmodel.readers._table import TIME_RANGE, Table, built, lines_of, number
 
+WRITTEN_BY_HAND = True
+"""Extra-P's input is written by people and their scripts, not by a tool that ends every
+line: a last line without a line end is whole, not cut."""
 NAME = "extrap"
 DESCRIPTION = "Extra-P text input (regions and metrics at points of its parameters)"
 

@@ -37,6 +37,7 @@ _HEADER = re.compile(r"^T/V\s+N\s+NB\s+P\s+Q\s+Time\s+Gflops")
 _RESULT = re.compile(r"^(?P<tv>W[RC][0-9A-Z]{4,12})\s+(?P<rest>[0-9].*)$")
 _CHECK = re.compile(r"^\|\|Ax-b\|\|.*=\s*(?P<value>\S+)\s+\.+\s+(?P<verdict>PASSED|FAILED)")
 _ESCAPE = re.compile(r"\x1b\[[0-9;]{0,20}m")
+_HPCC = re.compile(r"HPC Challenge Benchmark version")
 _ACCELERATED = re.compile(r"(HPL-NVIDIA[^\n]{0,60}|NVIDIA accelerated HPL|rocHPL|HPL-AMD)")
 
 
@@ -62,6 +63,10 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     table = Table(source, NAME, "HPL", "application", "time",
                   "wall time of one solve, seconds as printed (HPL's Time)", version,
                   attrs={"counts": "processes (P × Q)"})
+    if _HPCC.search(text[:20000]):
+        table.notes.append("HPC Challenge output: only its HPL runs are read (its STREAM, "
+                           "PTRANS, RandomAccess, FFT and b_eff results are not; give "
+                           "stream.c's and a ping-pong's own outputs for those)")
     if gpu := _ACCELERATED.search(text[:20000]):
         table.attrs["accelerated"] = gpu[0].strip()
     pending: tuple[int, float, dict[str, float], float] | None = None
@@ -69,6 +74,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     first: int | None = None
     failed: list[int] = []
     rounded: list[int] = []
+    unchecked: list[int] = []
     for lineno, raw in lines_of(text):
         ln = _ESCAPE.sub("", raw).strip()
         if _HEADER.match(ln):
@@ -87,7 +93,9 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 table.skip(lineno)
                 continue
             assert n is not None and nb is not None and p is not None and q is not None
-            if pending is not None:
+            if pending is not None:   # the run before had no residual check after it
+                pending[2]["verified"] = math.nan
+                unchecked.append(pending[0])
                 _add(table, pending)
             work = flops(n)
             extra = {"n": float(n), "nb": float(nb), "p": float(p), "q": float(q),
@@ -112,8 +120,14 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             pending = None
     if pending is not None:
         pending[2]["verified"] = math.nan   # no residual line: HPL was cut, or ran with it off
-        table.notes.append(f"the run at line {pending[0]} has no residual check after it")
+        unchecked.append(pending[0])
         _add(table, pending)
+    if unchecked:
+        table.notes.append(f"{_runs(len(unchecked))} at line{'s' if len(unchecked) > 1 else ''} "
+                           f"{', '.join(map(str, unchecked[:5]))}"
+                           f"{', …' if len(unchecked) > 5 else ''} "
+                           f"{'have' if len(unchecked) > 1 else 'has'} no residual check after "
+                           "it (cut, or the check was off): not verified")
     if rounded:
         table.notes.append(f"{len(rounded)} run{'s' if len(rounded) > 1 else ''} printed a "
                            f"time of 0.00 s (first at line {rounded[0]}): each one's time is "
@@ -124,6 +138,10 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                          fix="fix the build or the input (HPL.dat) and rerun HPL")
     return (table.required("HPL output with no result rows (a truncated file?)",
                            "rerun HPL and keep its whole output", first),)
+
+
+def _runs(n: int) -> str:
+    return f"{n} run{'s' if n > 1 else ''}" if n > 1 else "the run"
 
 
 def _add(table: Table, run: tuple[int, float, dict[str, float], float]) -> None:

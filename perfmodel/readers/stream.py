@@ -93,7 +93,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                 ratio = moved / best / (rate * 1e6)
                 table.notes.append(
                     "best rate checked: MB = 10^6 B" if abs(ratio - 1) < 0.01 else
-                    f"best rate differs from bytes / min time by a factor {ratio:.4g}")
+                    f"best rate differs from bytes / min time by a factor {ratio:.4g}: "
+                    "bytes / min time is used (a modified STREAM, or another array size?)")
             table.add(lineno, moved, best, t_avg=avg, t_max=worst, rate=moved / best
                       if best > 0 else 0.0)
             built = table.build()
