@@ -34,6 +34,7 @@ from perfmodel.machine.profile import InputRecord
 from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements, check_physical, concat
 from perfmodel.node import Node
 from perfmodel.node_rates import node_from
+from perfmodel.units import format_size, format_time
 
 MAX_FILES = 100_000
 """The most files a directory walk takes: more is refused before any is read."""
@@ -299,6 +300,7 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
     if 0 < len(single) < len(table):
         notes.append(f"{path}: {len(single)} of {len(table)} rows used (one pair, one "
                      "sender, fewest channels)")
+    single = _without_empty_path(single, path, notes)
     channels = single.concurrency.get("channels")
     if channels is not None and channels.min() > 1:
         notes.append(f"{path}: every row uses {int(channels.min())} channels, so the model "
@@ -311,6 +313,29 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
                                  len(single) or len(table), _law_use(bool(len(single)))))
     one.records.append(_record(table, len(single), path))
     return one
+
+
+EMPTY_PATH = 0.5
+"""A 0-byte message faster than this share of the smallest sized one took another path (no
+data to move: MVAPICH's device buffers, say); the law T = α + m/β cannot join the two."""
+
+
+def _without_empty_path(single: Measurements, path: str | Path, notes: list[str]
+                        ) -> Measurements:
+    """``single`` without its 0-byte rows when they are far faster than its smallest sized
+    rows (:data:`EMPTY_PATH`), said; as it was otherwise."""
+    empty, sized = single.size == 0, single.size > 0
+    if not (np.any(empty) and np.any(sized)):
+        return single
+    first = float(single.size[sized].min())
+    t0 = float(np.median(single.time[empty]))
+    t1 = float(np.median(single.time[single.size == first]))
+    if not t0 < EMPTY_PATH * t1:
+        return single
+    notes.append(f"{path}: its 0 B rows ({format_time(t0)}, against {format_time(t1)} at "
+                 f"{format_size(first)}) left out of the law: with no data to move, MPI took "
+                 "another path")
+    return single.take(sized)
 
 
 def _collective(table: Measurements, path: str | Path, layout: Layout,

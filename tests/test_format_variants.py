@@ -472,3 +472,34 @@ def test_near_misses_say_what_is_missing(text: str, said: str, line: int) -> Non
     with pytest.raises(InputError, match=said) as got:
         parse("near.txt", text)
     assert got.value.line == line and "not recognised" not in str(got.value)
+
+
+def test_osu_4x_one_sided_titles_name_the_benchmark_as_5x_does() -> None:
+    """OSU 4.2 titles its one-sided tests 'One Sided MPI_Get latency' and 'MPI One Sided
+    MPI_Get Bandwidth'; 5.x 'MPI_Get latency': one benchmark, one name for --benchmark."""
+    rows = "# Size      Latency (us)\n1                       1.50\n2                       1.52\n"
+    names = [parse(f"{i}.txt", f"{head}\n{rows}")[0].benchmark for i, head in enumerate((
+        "# OSU One Sided MPI_Get latency Test v4.2", "# OSU MPI_Get latency Test v5.8"))]
+    assert names == ["get_latency", "get_latency"]
+    bw = "# Size      Bandwidth (MB/s)\n1                       0.50\n2                       1.00\n"
+    (t,) = parse("bw.txt", f"# OSU MPI One Sided MPI_Get Bandwidth Test v4.2\n{bw}")
+    assert t.benchmark == "get_bandwidth"
+
+
+def test_a_zero_byte_message_far_faster_than_one_byte_is_left_out_of_the_law(
+        tmp_path: Path) -> None:
+    """MVAPICH2 with device buffers: 0 B in 0.95 µs, 1 B in 21 µs. The law cannot join the
+    two (a piecewise fit put a 70 kB/s segment below 3 B): the 0-byte row is left out and
+    said; a 0-byte row near the 1-byte one stays."""
+    from perfmodel.inputs import gather
+
+    sizes = [2 ** k for k in range(0, 21)]
+    body = "\n".join(f"{m:<10d}{21.0 + m / 1e4:>12.2f}" for m in sizes)
+    for zero, kept in ((0.95, 21), (20.5, 22)):
+        path = tmp_path / f"lat{zero}.txt"
+        path.write_text(f"# OSU MPI-CUDA Latency Test v5.6.3\n# Size          Latency (us)\n"
+                        f"0         {zero:>12.2f}\n{body}\n")
+        got = gather([path])
+        assert len(got.data) == kept
+        said = [n for n in got.notes if "0 B rows" in n]
+        assert bool(said) == (kept == 21), said

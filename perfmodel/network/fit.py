@@ -441,5 +441,6 @@ def check_enough(data: Measurements, minimum: int = 3) -> None:
     if data.distinct_sizes < minimum:
         raise InputError(f"{len(data)} point(s) at {data.distinct_sizes} distinct size(s); "
                          f"this fit needs at least {minimum} distinct sizes",
-                         file=data.source, fix="add measurements at more message sizes, or hold "
-                         "parameters held with --set / --spec")
+                         file=data.source, line=data.line[0] if len(data) else None,
+                         fix="add measurements at more message sizes, or hold parameters "
+                         "with --set / --spec")

@@ -39,6 +39,10 @@ TITLE = re.compile(r"^#\s*OSU\s+(?P<lib>\S+)\s+(?P<title>\S.*?)\s+Test\s+"
 """``# OSU MPI-CUDA Latency Test v7.4``: the library token (``MPI``, ``MPI-CUDA``, ``MPI_Put``)
 is one word, so the match is linear in the line's length."""
 MAX_TITLE = 200
+_ONE_SIDED = re.compile(r"^(?:MPI\s+)?One[\s-]+Sided\s+MPI_(?P<op>\w+)\s+(?P<rest>\S.*)$", re.I)
+"""OSU 4.x's one-sided titles (``One Sided MPI_Get latency``, ``MPI One Sided MPI_Get
+Bandwidth``): the operation named as 5.x names it (``MPI_Get latency``), so one benchmark has
+one name whatever the version."""
 _COLUMN = re.compile(
     r"Size|Avg Latency\s*\(us\)|Min Latency\s*\(us\)|Max Latency\s*\(us\)|Latency\s*\(us\)"
     r"|Bandwidth\s*\(MB/s\)|MB/s|Messages/s|Iterations|Validation|P\d+ Tail Lat\s*\(us\)"
@@ -107,8 +111,10 @@ class _Block:
     def __init__(self, source: str, line: int, match: re.Match[str]) -> None:
         self.source, self.line = source, line
         lib, _, accel = match["lib"].partition("-")
-        op = lib.partition("_")[2]
-        self.benchmark, self.pattern = _benchmark(match["title"], op or None)
+        op, name = lib.partition("_")[2], match["title"]
+        if one := _ONE_SIDED.match(f"{match['lib']} {name}"):   # OSU 4.x: "One Sided MPI_Get"
+            op, name = one["op"], one["rest"]
+        self.benchmark, self.pattern = _benchmark(name, op or None)
         self.version = match["ver"]
         self.attrs: dict[str, str] = {"title": match.group(0).lstrip("#").strip()}
         if accel:
