@@ -481,7 +481,7 @@ def test_osu_4x_one_sided_titles_name_the_benchmark_as_5x_does() -> None:
     names = [parse(f"{i}.txt", f"{head}\n{rows}")[0].benchmark for i, head in enumerate((
         "# OSU One Sided MPI_Get latency Test v4.2", "# OSU MPI_Get latency Test v5.8"))]
     assert names == ["get_latency", "get_latency"]
-    bw = "# Size      Bandwidth (MB/s)\n1                       0.50\n2                       1.00\n"
+    bw = "# Size      Bandwidth (MB/s)\n1           0.50\n2           1.00\n"
     (t,) = parse("bw.txt", f"# OSU MPI One Sided MPI_Get Bandwidth Test v4.2\n{bw}")
     assert t.benchmark == "get_bandwidth"
 
