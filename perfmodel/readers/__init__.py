@@ -34,13 +34,14 @@ from perfmodel.readers import (
     osu,
     perftest,
     reframe,
+    reframe4,
     sacct,
     stream,
 )
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
     osu, imb, mpi4py_bench, mpibenchmarks, netperf, perftest, netgauge, mpptest, stream, npb,
-    hpl, hpcg, reframe, sacct, extrap, netpipe, canonical)}
+    hpl, hpcg, reframe, reframe4, sacct, extrap, netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 

@@ -1,0 +1,212 @@
+"""ReFrame 4.x performance logs: a header line naming the fields, then one line per run, as
+the default ``filelog`` handler writes ``perflogs/SYSTEM/PARTITION/TEST.log``::
+
+    result|job_completion_time|descr|env_vars|environ|…|jobid|…|name|…|num_tasks|…|
+    num_tasks_per_node|…|partition|wall_t_value|wall_t_unit|wall_t_ref|wall_t_lower_thres|
+    wall_t_upper_thres|short_name|system|unique_name|use_multithreading
+    pass|2024-02-21T22:51:16||{}|gnu|…|65||Gromacs %num_nodes=16|…|512|…|32|…|compute|
+    160.998|s|0|None|None|Gromacs_3|alaska|Gromacs_3|null
+
+(each record one line in the file).  Every performance variable of the test has its
+``NAME_value`` and ``NAME_unit`` fields; a site's own ``format`` may keep fewer fields, or split
+them by commas: the header says which, and only ``NAME_value`` with ``NAME_unit`` beside it and
+a name field are needed.  What is read is what the 3.x reader reads (:mod:`.reframe`): a time
+(a whole run of an application, one table per code and figure: the test's runs at every node
+count, its name without the parameters that set its size) and HPL's Gflops; every other
+figure is left out and said.  The processes are ``num_tasks``; the nodes ``num_nodes`` where a
+field gives it, else ``num_tasks`` / ``num_tasks_per_node``, else the nodes ``job_nodelist``
+lists.  A run whose ``result`` is not ``pass`` is kept (its figure was measured: a test fails on
+its reference too) and counted in a note.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from perfmodel.errors import InputError
+from perfmodel.measurements import Measurements
+from perfmodel.readers._table import Table, built, lines_of, number, spans
+from perfmodel.readers.reframe import _TIME_UNITS
+
+NAME = "reframe4"
+DESCRIPTION = "ReFrame 4.x performance logs (a header line): run times, HPL's Gflops"
+
+_NAMES = ("display_name", "name", "short_name", "unique_name", "check_name")
+_COUNT_PARAMS = {"num_nodes", "nodes", "n_nodes", "num_tasks", "tasks", "num_procs", "procs",
+                 "num_tasks_per_node"}
+_FIX = "give the perflog as ReFrame wrote it, its header line first"
+
+
+def _split(line: str) -> tuple[str, list[str]] | None:
+    """The separator and fields of a header line, or None when ``line`` is not one."""
+    for sep in ("|", ","):
+        fields = [f.strip() for f in line.split(sep)]
+        values = {f.removesuffix("_value") for f in fields if f.endswith("_value")}
+        if (len(fields) >= 3 and values and any(f"{v}_unit" in fields for v in values)
+                and ("job_completion_time" in fields or "result" in fields)):
+            return sep, fields
+    return None
+
+
+def sniff(text: str) -> bool:
+    for _, ln in lines_of(text[:20000]):
+        if ln.strip():
+            return _split(ln.strip()) is not None
+    return False
+
+
+def read(source: str, text: str) -> tuple[Measurements, ...]:
+    tables: dict[tuple[str, str], Table] = {}
+    other: dict[str, list[int]] = {}
+    missing: list[int] = []
+    failed: list[int] = []
+    header: tuple[str, list[str]] | None = None
+    for lineno, raw in lines_of(text):
+        ln = raw.strip()
+        if not ln:
+            continue
+        if (again := _split(ln)) is not None:   # the first line, or a file appended to another
+            header = again
+            continue
+        if header is None:
+            raise InputError("a ReFrame 4 perflog without its header line", file=source,
+                             line=lineno, fix=_FIX)
+        sep, fields = header
+        cells = [c.strip() for c in ln.split(sep)]
+        if len(cells) < len(fields):
+            raise InputError(f"{len(cells)} fields where the header names {len(fields)} (a "
+                             "field holding the separator, or a cut line?)", file=source,
+                             line=lineno, fix=_FIX)
+        row = dict(zip(fields, cells, strict=False))
+        test = next((row[n] for n in _NAMES if row.get(n)), Path(source).stem)
+        if row.get("result", "pass").lower() != "pass":
+            failed.append(lineno)
+        procs = _count(row.get("num_tasks"), "num_tasks", source, lineno)
+        nodes = _nodes(row, procs, source, lineno)
+        for var in [f.removesuffix("_value") for f in fields if f.endswith("_value")]:
+            value, unit = number(row.get(f"{var}_value", "")), row.get(f"{var}_unit", "")
+            if value is None:
+                missing.append(lineno)
+                continue
+            hpl = "hpl" in test.lower() and var.lower() == "gflops" and \
+                unit.lower() in ("gflops", "gflop/s")
+            scale = _TIME_UNITS.get(unit)
+            if not hpl and scale is None:
+                other.setdefault(f"{var} ({unit or 'no unit'})", []).append(lineno)
+                continue
+            if value <= 0:
+                raise InputError(f"{test}: {var} = {value:g} {unit} is not a measurement",
+                                 file=source, line=lineno, fix="remove the line, or rerun it")
+            key = (code(test), var)
+            if key not in tables:
+                tables[key] = _table(source, key[0], var, unit, hpl, row)
+            counts = {"processes": float(procs)} if procs is not None else {}
+            extra = {"nodes": float(nodes)} if nodes is not None else {}
+            if hpl:
+                tables[key].add(lineno, float("nan"), 1.0 / value, None, counts,
+                                flop_rate=value * 1e9, **extra)
+            else:
+                assert scale is not None
+                tables[key].add(lineno, float("nan"), value * scale, None, counts, **extra)
+    return _finish(source, tables, other, missing, failed)
+
+
+def _table(source: str, test: str, var: str, unit: str, hpl: bool,
+           row: dict[str, str]) -> Table:
+    where = ":".join(p for p in (row.get("system", ""), row.get("partition", "")) if p)
+    version = row.get("version", "").removeprefix("reframe ").split(" ")[0]
+    return Table(source, NAME, "HPL" if hpl else f"{test} {var}", "application", "time",
+                 "seconds the whole run takes per 10⁹ operations (1 / the Gflops ReFrame "
+                 "logged)" if hpl else f"{var} as ReFrame logged it ({unit})", version,
+                 attrs={"code": test, "system": where,
+                        "environment": row.get("environ", ""), "figure": var,
+                        "counts": "processes (num_tasks)"})
+
+
+def _finish(source: str, tables: dict[tuple[str, str], Table], other: dict[str, list[int]],
+            missing: list[int], failed: list[int]) -> tuple[Measurements, ...]:
+    said = []
+    if other:
+        said.append(f"{sum(map(len, other.values()))} figures that are neither a time nor HPL's "
+                    f"Gflops left out ({', '.join(sorted(other))}): rates and summaries (an "
+                    "OSU or IMB figure is read from the benchmark's own output)")
+    if missing:
+        said.append(f"{len(missing)} figures ReFrame could not extract left out (lines "
+                    f"{spans(sorted(set(missing)))})")
+    if failed:
+        many = len(failed) > 1
+        said.append(f"{len(failed)} run{'s' if many else ''} whose result is not 'pass' kept, "
+                    f"{'their figures' if many else 'its figure'} being measured "
+                    f"(line{'s' if many else ''} {spans(failed)})")
+    out = built(tables.values(), said)
+    if not out:
+        kinds = ", ".join(sorted(other)) or "no figure"
+        raise InputError(f"a ReFrame perflog of {kinds}: no run time and no HPL Gflops to read",
+                         file=source, line=min((v[0] for v in other.values()), default=None),
+                         fix="give the benchmark's own output (the job's rfm_job.out), or the "
+                             "perflog of an application or of HPL")
+    return out
+
+
+def code(test: str) -> str:
+    """What one code's runs at every node count share: the test's name without the
+    parameters that set its size (``Gromacs %num_nodes=16`` is ``Gromacs``), without a
+    variant's hash (``/a1b2c3d4``) or fixture scope (``@…``); other parameters kept.
+
+    >>> code("Gromacs %num_nodes=16 %input=1400k /3f0a9b1c")
+    'Gromacs %input=1400k'
+    """
+    words = [w for w in test.split() if not w.startswith(("/", "@"))]
+    kept = [w for w in words[1:]
+            if not (w.startswith("%") and w[1:].partition("=")[0] in _COUNT_PARAMS)]
+    return " ".join(words[:1] + kept)
+
+
+def _count(raw: str | None, name: str, source: str, line: int) -> int | None:
+    if raw is None or raw.lower() in ("", "null", "none"):
+        return None
+    value = number(raw)
+    if value is None or value < 1 or value != int(value) or value > 1e8:
+        raise InputError(f"{name} is {raw!r}, not a count", file=source, line=line,
+                         fix=f"give {name} as a whole number")
+    return int(value)
+
+
+def _nodes(row: dict[str, str], procs: int | None, source: str, line: int) -> int | None:
+    """The run's nodes: a ``num_nodes`` field, else tasks over tasks a node, else the nodes the
+    job's node list names (a Python list, or names split by commas)."""
+    if (given := _count(row.get("num_nodes"), "num_nodes", source, line)) is not None:
+        return given
+    per = _count(row.get("num_tasks_per_node"), "num_tasks_per_node", source, line)
+    if procs is not None and per is not None and procs % per == 0:
+        return procs // per
+    return hosts(row.get("job_nodelist", ""))
+
+
+def hosts(listed: str) -> int | None:
+    """How many nodes a node list names: a Python list (``['nid001', 'nid002']``), names split
+    by commas, or Slurm's ranges (``nid[001-004,010]``); None when it names none.
+
+    >>> hosts("['nid001', 'nid002']"), hosts("nid[001-004,010],login1"), hosts("None")
+    (2, 6, None)
+    """
+    text = listed.strip().strip("[]") if "'" in listed or '"' in listed else listed.strip()
+    items = re.findall(r"[^,\[\]\s'\"]*\[[0-9,\-]+\][^,\s'\"]*|[^,\s'\"\[\]]+", text)
+    total = 0
+    for item in items:
+        if item.lower() in ("none", "null"):
+            continue
+        ranges = re.search(r"\[([0-9,\-]+)\]", item)
+        if ranges is None:
+            total += 1
+            continue
+        for part in ranges[1].split(","):
+            lo, _, hi = part.partition("-")
+            if len(lo) > 9 or len(hi) > 9:   # no machine has a billion nodes
+                return None
+            n = int(hi) - int(lo) + 1 if hi and lo else 1
+            if n < 1:
+                return None
+            total += n
+    return total or None
