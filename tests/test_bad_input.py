@@ -33,12 +33,12 @@ CASES: dict[str, tuple[int | None, str]] = {
     "zero_time.csv": (3, "one_way_us is 0; it must be positive"),
     "negative_time.csv": (3, "it must be positive"),
     "zero_size_bandwidth.csv": (2, "zero-byte message has no bandwidth"),
-    "duplicated_size_only.csv": (None, "3 point(s) at 1 distinct size(s)"),
+    "duplicated_size_only.csv": (2, "3 point(s) at 1 distinct size(s)"),
     "size_in_seconds.csv": (1, "unknown size unit 's'"),
     "time_in_bytes.csv": (1, "unknown time unit 'KiB'"),
     "nan_time.csv": (3, "one_way_us is nan"),
     "inf_time.csv": (3, "one_way_us is inf"),
-    "single_point.csv": (None, "1 point(s) at 1 distinct size(s)"),
+    "single_point.csv": (2, "1 point(s) at 1 distinct size(s)"),
     "unknown_unit.csv": (1, "unknown time unit 'furlongs'"),
     "unknown_column.csv": (1, "unknown column 'colour'"),
     "semicolons.csv": (1, "separated by ;, not commas"),
@@ -87,7 +87,7 @@ CASES: dict[str, tuple[int | None, str]] = {
                                   "line 13)"),
     "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, "
                               "mpibenchmarks-jl, netperf, perftest, netgauge, mpptest, stream, "
-                              "npb, hpl, hpcg, reframe, sacct, extrap, netpipe, csv)"),
+                              "npb, hpl, hpcg, reframe, reframe4, sacct, extrap, netpipe, csv)"),
 }
 
 
