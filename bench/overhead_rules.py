@@ -11,7 +11,8 @@ The sets are those of ``bench/other_machine.py`` (alaska, both directions) and
 ``bench/cloud_pairs.py`` (one instance type's two environments; the same codes across instance
 types; flux-usernetes' five environments).  Not blind: written on 2026-11-28 after the
 across-instance pairs were scored once, to ask whether another rule would have done better
-there (none does, over the sets: the 8-byte ratio's median of the sets' medians is the least).
+there (none does, over the sets: the 8-byte ratio's median of the sets' medians is the least
+with B's run, and ties the ratio at 1 KiB's without it).
 
     .venv/bin/python bench/overhead_rules.py
 """

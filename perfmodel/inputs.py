@@ -275,7 +275,7 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
                          "messages)")
     notes = one.notes
     if table.pattern == "collective":
-        if set(table.counts("processes")) == {1}:
+        if _alone(table):
             raise InputError(f"{table.label} ran on one process: no message leaves it",
                              file=path, fix="give a run on two processes or more")
         if np.any(table.size == 0) and np.any(table.size > 0):
@@ -490,6 +490,11 @@ def _not_messages(table: Measurements) -> str:
             "calibrate a network on ping-pong data")
 
 
+def _alone(table: Measurements) -> bool:
+    """A collective that ran on one process: no message leaves it."""
+    return table.pattern == "collective" and set(table.counts("processes")) == {1}
+
+
 def choose(tables: tuple[Measurements, ...], source: str,
            benchmark: str | None = None) -> Measurements:
     """The table a point-to-point calibration uses.
@@ -503,7 +508,7 @@ def choose(tables: tuple[Measurements, ...], source: str,
     def listing() -> str:
         return ", ".join(dict.fromkeys(f"{t.benchmark}@{p}" if len(
             [u for u in tables if u.benchmark == t.benchmark]) > 1 and (p := _procs(t))
-            else t.benchmark for t in tables))
+            else t.benchmark for t in tables if not _alone(t)))
 
     if benchmark is None:
         ping = [t for t in tables if t.pattern in POINT_TO_POINT] or \
@@ -515,7 +520,7 @@ def choose(tables: tuple[Measurements, ...], source: str,
             if only.pattern in ("application", "memory"):
                 raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not messages",
                                  file=source, fix=_not_messages(only))
-            if only.pattern == "collective" and set(only.counts("processes")) == {1}:
+            if _alone(only):
                 raise InputError(f"holds {only.label}, which ran on one process: no message "
                                  "leaves it", file=source, fix="give a run on two processes "
                                  "or more")
@@ -527,6 +532,8 @@ def choose(tables: tuple[Measurements, ...], source: str,
     want = name.strip().lower().removeprefix("osu_")
     found = [t for t in tables if t.benchmark.lower() == want] or \
         [t for t in tables if t.pattern == want]
+    if not at:   # a collective's one-process block (IMB's -npmin 1) moves no message
+        found = [t for t in found if not _alone(t)] or found
     if at:
         procs = int(at) if re.fullmatch(r"[0-9]{1,9}", at.strip()) else -1
         found = [t for t in found if _procs(t) == procs]

@@ -145,22 +145,26 @@ def test_npb_multi_zone_hybrid_blocks_by_class() -> None:
     """NPB-MZ (MPI+OpenMP) names its benchmark ``SP-MZ`` and prints processes and threads:
     each block is a run (processes counted, threads kept), each class its own table. Laid out
     as NPB3.3-MZ-MPI prints it; the values are made up."""
-    def block(cls: str, time: float, procs: int) -> list[str]:
+    def block(cls: str, time: float, procs: int, per: int = 4) -> list[str]:
         return [" SP-MZ Benchmark Completed.",
                 f" Class           =                        {cls}",
                 f" Time in seconds =                   {time:.2f}",
                 f" Total processes =                        {procs}",
-                f" Total threads   =                        {4 * procs}",
+                f" Total threads   =                        {per * procs}",
                 " Mop/s total     =                  1500.00",
                 " Verification    =               SUCCESSFUL",
                 " Version         =                    3.3.1", ""]
     text = "\n".join([" NAS Parallel Benchmarks (NPB3.3-MZ-MPI) - SP-MZ MPI+OpenMP Benchmark",
-                      "", *block("C", 800.0, 2), *block("C", 420.0, 4), *block("A", 50.0, 2)])
-    c, a = parse("sp-mz.o1", text)
+                      "", *block("C", 800.0, 2), *block("C", 420.0, 4), *block("A", 50.0, 2),
+                      *block("C", 1500.0, 2, per=2)])
+    c, a, c2 = parse("sp-mz.o1", text)
     assert (c.benchmark, c.version, c.attrs["class"], a.attrs["class"]) == (
         "SP-MZ", "3.3.1", "C", "A")
     assert c.counts("processes") == (2, 4) and list(c.extra["threads"]) == [8.0, 16.0]
     assert list(c.time) == [800.0, 420.0] and a.time[0] == 50.0
+    # 2 threads a process is another layout: its own table, not a repeat at 2 processes
+    assert (c.attrs["threads per process"], c2.attrs["threads per process"]) == ("4", "2")
+    assert list(c2.time) == [1500.0]
 
 
 def test_stream_markdown_layout_reads_as_the_classic_table() -> None:
@@ -503,3 +507,47 @@ def test_a_zero_byte_message_far_faster_than_one_byte_is_left_out_of_the_law(
         assert len(got.data) == kept
         said = [n for n in got.notes if "0 B rows" in n]
         assert bool(said) == (kept == 21), said
+
+
+def test_a_one_process_collective_beside_a_ping_pong_informs_nothing(tmp_path: Path) -> None:
+    """IMB's -npmin 1 beside a PingPong: the one-process Allreduce is listed, not kept for the
+    machine's collectives (with the jobs' nodes given, it would otherwise be)."""
+    from perfmodel.inputs import gather
+    from perfmodel.layout import Layout
+
+    text = (FIX / "imb_mpi1.txt").read_text()
+    path = tmp_path / "imb.txt"
+    path.write_text(text.replace("# Benchmarking Allreduce \n# #processes = 2 ",
+                                 "# Benchmarking Allreduce \n# #processes = 1 "))
+    assert "# #processes = 1 " in path.read_text()
+    got = gather([path], layout=Layout(nodes=1))
+    (allreduce,) = [c for c in got.contributions if "Allreduce" in c.table]
+    assert allreduce.role == "unused" and "one process" in allreduce.said
+    assert not got.collectives
+
+
+def test_a_stream_markdown_table_checks_its_best_rate_as_the_classic_one_does() -> None:
+    lines = (FIX / "stream.txt").read_text().splitlines()
+    md = ["| Function | Avg (MB/s) | Best (MB/s) | Worst (MB/s) | Avg time | Min time | Max time |"]
+    for ln in lines[26:30]:
+        kernel, rate, avg, best, worst = ln.replace(":", "").split()
+        md.append(f"| {kernel} | 1.0 | {rate} | 2.0 | {avg} | {best} | {worst} |")
+    for t in parse("md.txt", "\n".join(lines[:25] + md + lines[30:])):
+        assert "best rate checked: MB = 10^6 B" in t.notes, t.notes   # Best, not Avg, read
+
+
+def test_the_node_says_what_its_stream_and_hpcc_files_said(tmp_path: Path) -> None:
+    """The notes of the tables a node rests on reach calibrate's notes: an HPCC file's (only
+    its HPL is read) and a STREAM kernel left out."""
+    from perfmodel.node_rates import node_from
+
+    hpl = (FIX / "public" / "hpl_2.3_np64_nb_sweep.txt").read_text()
+    hpcc = tmp_path / "hpccoutf.txt"
+    hpcc.write_text("This is the DARPA/DOE HPC Challenge Benchmark version 1.5.0 October 2012\n"
+                    + hpl)
+    stream = (FIX / "stream.txt").read_text().replace(   # a modified STREAM's Triad rate
+        "Triad:          23605.8", "Triad:          31474.4")
+    tables = (*read(hpcc), *parse("stream.txt", stream))
+    _, notes = node_from(tables)
+    assert any(n.startswith(f"node: {hpcc}: HPC Challenge output") for n in notes), notes
+    assert any(n.startswith("node: stream.txt: best rate differs") for n in notes), notes

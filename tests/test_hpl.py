@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from perfmodel.errors import InputError
 from perfmodel.readers import read
 from perfmodel.readers.hpl import flops
 
@@ -65,11 +66,14 @@ def test_a_run_too_short_for_the_printed_time_takes_it_from_its_rate(tmp_path: P
     """A run printed as 0.00 s (HPL prints two decimals) keeps its row: its time is its
     operations over its printed Gflops (the rate HPL took from its own timer), and a note says
     so; before, such rows were dropped and a slower run was called the best."""
-    (t,) = read(_edited(tmp_path, ROW.replace("21.32", " 0.00")))
+    (t,) = read(_edited(tmp_path, ROW.replace("15000", "  900").replace("21.32", " 0.00")))
     assert len(t) == 8 and t.line[0] == 47
-    assert t.time[0] == pytest.approx(flops(15000) / 105.55e9, rel=1e-12)
-    assert t.time[0] == pytest.approx(21.32, rel=1e-3)
-    assert any("1 run printed a time of 0.00 s (first at line 47)" in n for n in t.notes)
+    assert t.time[0] == pytest.approx(flops(900) / 105.55e9, rel=1e-12)   # 4.6 ms
+    assert t.time[1] == pytest.approx(24.70)   # a run of seconds keeps its printed time
+    with pytest.raises(InputError, match="time is 0.00 s, but its N and Gflops give 21.32 s"):
+        read(_edited(tmp_path, ROW.replace("21.32", " 0.00")))
+    assert any("1 run printed a time under 1 s, to two decimals (first at line 47)" in n
+               for n in t.notes)
 
 
 @pytest.mark.parametrize(("row", "head", "said"), [

@@ -220,6 +220,8 @@ def test_b_runs_of_another_placement_set_a_nodes_work_and_say_so(machines) -> No
     assert other.node_ratio == pytest.approx(1.5, rel=1e-9)
     assert any("place 16 processes a node, A's 32" in s for s in other.notes)
     assert not any("processes a node, A's" in s for s in same.notes)
+    assert same.processes_b is None and list(other.processes_b) == list(16 * n)
+    assert [r["on_b"]["processes"] for r in other.to_dict()["rows"]] == [int(16 * v) for v in n]
 
 
 def test_unexplained_from_the_command_line_narrows_the_range_and_not_the_point() -> None:

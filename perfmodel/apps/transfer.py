@@ -148,6 +148,9 @@ class Moved:
     """What else differs between the machines, as a relative standard deviation of the time,
     that widened the range (:data:`ELSEWHERE`, given, or 0 where B is A changed)."""
     elsewhere_source: str = ""
+    processes_b: FloatArray | None = None
+    """B's processes at each count where B's own runs place another number a node (else
+    B runs A's placement)."""
 
     def to_dict(self) -> dict[str, Any]:
         rows = [{"nodes": int(self.nodes[i]), "processes": int(self.processes[i]),
@@ -156,7 +159,9 @@ class Moved:
                  "time_hi": float(self.time_hi[i]),
                  "on_a": {"time": float(self.time_a[i]), "work": float(self.work_a[i]),
                           "overhead": float(self.overhead_a[i])},
-                 "on_b": {"work": float(self.work_b[i]), "overhead": float(self.overhead_b[i])},
+                 "on_b": {"work": float(self.work_b[i]), "overhead": float(self.overhead_b[i]),
+                          "processes": int((self.processes if self.processes_b is None
+                                            else self.processes_b)[i])},
                  **({} if self.overhead_span is None else
                     {"overhead_ratio_span": [float(v) for v in self.overhead_span[i]]})}
                 for i in range(len(self.nodes))]
@@ -296,9 +301,10 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
             f"moves by ×{lo_n[i]:.3g} to ×{hi_n[i]:.3g}: none of it the network, or all of it "
             f"as one message of {format_size(SMALL)} to {format_size(size_hi)}"
             + (" or the collectives timed on as many nodes" if scale else "") + ")")
+    placed = None if on_b is None or on_b.per_node == timed.per_node else n * on_b.per_node
     return Moved(n, p, t, work, overhead, time, low / widen, high * widen, work_b,
                  overhead * r, r, (lo_r, hi_r), k, level, scatter, tuple(notes),
-                 measured, np.c_[lo_n, hi_n], other, said_other)
+                 measured, np.c_[lo_n, hi_n], other, said_other, placed)
 
 
 def scale_span(a: Machine, b: Machine, nodes: FloatArray, overhead: FloatArray,

@@ -132,7 +132,9 @@ def moved(m: Moved, a: str, b: str) -> None:
         t.column(col, drop=drop)
     for i in range(len(m.nodes)):
         on_a = format_time(float(m.time_a[i])) + ("" if m.measured[i] else " (fit)")
-        t.add_row(f"{m.nodes[i]:g}", f"{m.processes[i]:g}", on_a,
+        procs = f"{m.processes[i]:g}" + ("" if m.processes_b is None else
+                                         f" ({m.processes_b[i]:g} on B)")
+        t.add_row(f"{m.nodes[i]:g}", procs, on_a,
                   format_time(float(m.time[i])),
                   format_range(float(m.time_lo[i]), float(m.time_hi[i]), "time"),
                   *(format_time(float(v)) if v > 0 else "0 s"

@@ -323,6 +323,8 @@ def _read_tables(text: str, path: str | Path, at: float | None, rows: _Rows,
         lab: dict[str, str] = {"benchmark": tab.benchmark}
         lab.update((k, str(tab.attrs[k])) for k in ("class", "figure", "step", "setting")
                    if k in tab.attrs)
+        if "threads per process" in tab.attrs:   # NPB-MZ: a hybrid's runs of one layout
+            lab["threads_per_process"] = tab.attrs["threads per process"]
         if "code" in tab.attrs:   # a perflog: one table a test, one test a node count
             lab["code"] = tab.attrs["code"]
             lab["benchmark"] = f"{tab.attrs['code']} {tab.attrs.get('figure', '')}".strip()

@@ -50,7 +50,7 @@ NEAR_MISSES: tuple[tuple[re.Pattern[str], str, str], ...] = (
      "Slurm sacct's default table (columns cut to their width and aligned with spaces): its "
      "names and times may be cut short",
      "rerun sacct with --parsable2 --format JobID,JobName,NNodes,NTasks,Elapsed,State"),
-    (re.compile(r"\bxhpl\w*|\bHPL\.dat\b"),
+    (re.compile(r"\bxhpl\w*"),
      "an HPL run's log without HPL's result table (the 'T/V  N  NB  P  Q  Time  Gflops' "
      "lines): cut before the end, or the run failed",
      "give the whole output, through the result line and its residual check"),

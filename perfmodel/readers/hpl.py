@@ -13,9 +13,9 @@ its wall time, and its rate.  The runs of one file form one table of pattern ``a
 (no message size: ``size`` is NaN), one row per run, counted in processes (P·Q); its extra
 columns keep N, NB, P, Q, the floating-point operations HPL counts for the solve
 (2/3·N³ + 3/2·N², as HPL_pdtest does) and the rate printed.  The rate is checked against
-operations / time; a run whose residual check FAILED is left out and said, and a run too
-short for the two decimals HPL prints (``0.00``) takes its time from its operations and
-printed rate, said.  Parameter lines
+operations / time; a run whose residual check FAILED is left out and said, and a run under a
+second (HPL prints two decimals; ``0.00`` for the shortest) takes its time from its operations
+and printed rate, said.  Parameter lines
 with several values (NB, P and Q sweeps), vendors' progress lines, ``INFO:`` lines and colour
 escapes are passed over.
 """
@@ -41,6 +41,10 @@ _HPCC = re.compile(r"HPC Challenge Benchmark version")
 _ACCELERATED = re.compile(r"(HPL-NVIDIA[^\n]{0,60}|NVIDIA accelerated HPL|rocHPL|HPL-AMD)")
 
 
+ROUNDING = 0.0051
+"""Seconds a time printed to two decimals may be off by (half of 0.01, and a little)."""
+
+
 def flops(n: float) -> float:
     """Floating-point operations HPL counts for a solve of order ``n``: 2/3·n³ + 3/2·n².
 
@@ -51,14 +55,13 @@ def flops(n: float) -> float:
 
 
 def sniff(text: str) -> bool:
-    """The banner and the ``T/V`` legend HPL prints before its runs (the results themselves
-    may come after pages of a vendor's progress lines)."""
-    head = text[:20000]
-    return _BANNER.search(head) is not None and re.search(r"^T/V\s", head, re.M) is not None
+    """The banner and the ``T/V`` legend HPL prints before its runs, anywhere in the file (a
+    job's prologue or a vendor's progress lines may come first)."""
+    return _BANNER.search(text) is not None and re.search(r"^T/V\s", text, re.M) is not None
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
-    banner = _BANNER.search(text[:20000])
+    banner = _BANNER.search(text)
     version = banner["ver"].rstrip(".") if banner else ""
     table = Table(source, NAME, "HPL", "application", "time",
                   "wall time of one solve, seconds as printed (HPL's Time)", version,
@@ -101,9 +104,16 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             extra = {"n": float(n), "nb": float(nb), "p": float(p), "q": float(q),
                      "flops": work, "flop_rate": rate * 1e9, "verified": 1.0}
             table.attrs.setdefault("variant", m["tv"])
-            if time == 0 and rate > 0:   # a run shorter than the two decimals HPL prints
-                time = work / (rate * 1e9)
-                rounded.append(lineno)
+            if 0 <= time < 1 and rate > 0:   # two decimals: the rate's five digits are finer
+                derived = work / (rate * 1e9)
+                if abs(derived - time) <= ROUNDING:
+                    time = derived
+                    rounded.append(lineno)
+                elif time == 0:
+                    raise InputError(f"HPL: the row's time is 0.00 s, but its N and Gflops give "
+                                     f"{derived:.4g} s", file=source, line=lineno,
+                                     fix="the row is damaged (one of its numbers was changed); "
+                                         "correct it from the original output or delete it")
             if time > 0 and rate > 0 and not 1 / AGREE <= work / time / (rate * 1e9) <= AGREE:
                 raise InputError(f"HPL: the row's N and time give {work / time / 1e9:.4g} "
                                  f"Gflop/s, but its Gflops says {rate:.4g}", file=source,
@@ -130,8 +140,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                            "it (cut, or the check was off): not verified")
     if rounded:
         table.notes.append(f"{len(rounded)} run{'s' if len(rounded) > 1 else ''} printed a "
-                           f"time of 0.00 s (first at line {rounded[0]}): each one's time is "
-                           "its operations over its printed Gflops")
+                           f"time under 1 s, to two decimals (first at line {rounded[0]}): "
+                           "each one's time is its operations over its printed Gflops")
     if failed and not len(table):
         raise InputError(f"every HPL run's residual check FAILED ({len(failed)} runs): its "
                          "results are not a correct solve", file=source, line=failed[0],

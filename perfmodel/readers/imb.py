@@ -85,7 +85,7 @@ def mega(version: str) -> float:
     return 1e6 if lead is not None and int(lead[0]) >= 2018 else 1048576.0
 
 
-_LEGEND = re.compile(r"^\s*#bytes\s+#repetitions\s+t", re.M)
+_LEGEND = re.compile(r"^\s*(?:#bytes\s+)?#repetitions\s+(?:t|Mbytes|Msg)", re.M)
 _BLOCK_ANYWHERE = re.compile(r"^#\s*Benchmarking\s+(?:Multi-)?\w+\s*$", re.M)
 
 
@@ -145,6 +145,8 @@ class _Block:
                       concurrency=counts, attrs=dict(attrs))
         if self.waiting:
             table.attrs["waiting processes"] = str(self.waiting)
+        if self.procs is None:
+            table.notes.append("no '# #processes' line (an excerpt?): 2 processes assumed")
         if self.multi and self.groups:
             table.attrs["groups"] = str(self.groups)
             table.notes.append(f"{self.groups} groups of {procs} processes ran at once")

@@ -113,11 +113,19 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     if len(starts) < 2:
         return (_read_one(source, lines, text),)
     runs: dict[str, list[Measurements]] = {}
+    failed: list[InputError] = []
     for i, start in enumerate(starts):
         block = lines[start:starts[i + 1] if i + 1 < len(starts) else len(lines)]
-        run = _read_one(source, block, text)
+        try:
+            run = _read_one(source, block, text)
+        except InputError as exc:   # one run that failed (no connection, say): left out
+            failed.append(exc)
+            continue
         runs.setdefault(run.benchmark, []).append(run)
-    return tuple(_merged(same) for same in runs.values())
+    if not runs:
+        raise failed[0]
+    said = tuple(f"a run left out at line {exc.line}: {exc.what}" for exc in failed)
+    return tuple(replace(t, notes=(*t.notes, *said)) for t in map(_merged, runs.values()))
 
 
 def _merged(runs: list[Measurements]) -> Measurements:

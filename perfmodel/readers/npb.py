@@ -10,7 +10,8 @@ hybrids NPB-MZ, and the C ports).
 Every block is one run; the runs of one benchmark and class (several files or one
 concatenated file) form one table, one row per run: processes (or threads) and the whole
 run's time.  There is no message size (``size`` is NaN).  ``Mop/s total`` and the iteration
-count are kept (and a multi-zone run's total threads beside its processes); a run whose
+count are kept (and a multi-zone run's total threads beside its processes, its runs of each
+number of threads a process one table); a run whose
 verification failed is kept, flagged in ``verified`` and said.
 The earlier, unrelated "Benchmark completed" of CG is not a result block: blocks are anchored
 on the two-letter benchmark name.
@@ -46,7 +47,7 @@ def sniff(text: str) -> bool:
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     lines = lines_of(text)
     version = ""
-    tables: dict[tuple[str, str], Table] = {}
+    tables: dict[tuple[str, str, str], Table] = {}
     i = 0
     while i < len(lines):
         lineno, ln = lines[i]
@@ -69,7 +70,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
 
 
 def _row(source: str, bm: str, lineno: int, fields: dict[str, tuple[int, str]],
-         version: str, tables: dict[tuple[str, str], Table]) -> None:
+         version: str, tables: dict[tuple[str, str, str], Table]) -> None:
     if "time in seconds" not in fields:
         raise InputError(f"NPB {bm} result block has no 'Time in seconds' (a truncated file?)",
                          file=source, line=lineno, fix="give the whole result block")
@@ -84,17 +85,22 @@ def _row(source: str, bm: str, lineno: int, fields: dict[str, tuple[int, str]],
         raise InputError(f"NPB {bm} {key} is {fields[key][1]!r}", file=source,
                          line=fields[key][0], fix="give the benchmark's own output")
     cls = fields.get("class", (0, "?"))[1]
-    table = tables.get((bm, cls))
+    threads = integer(fields.get("total threads", (0, ""))[1]) \
+        if key == "total processes" else None
+    per = f"{threads / count:g}" if threads and count else ""   # a hybrid's threads a process
+    table = tables.get((bm, cls, per))
     if table is None:
         unit = "threads" if key is not None and "thread" in key else "processes"
         table = Table(source, NAME, bm, "application", "time",
                       f"whole-run seconds ('Time in seconds'), against {unit}",
                       fields.get("version", (0, version))[1] or version,
                       attrs={"class": cls, "counts": unit})
+        if per:
+            table.attrs["threads per process"] = per
         for k in ("size", "operation type", "compile date"):
             if k in fields:
                 table.attrs[k] = fields[k][1]
-        tables[(bm, cls)] = table
+        tables[(bm, cls, per)] = table
     verified = fields.get("verification", (0, ""))[1].upper()
     ok = verified == "SUCCESSFUL"
     if not ok:
@@ -104,7 +110,7 @@ def _row(source: str, bm: str, lineno: int, fields: dict[str, tuple[int, str]],
     for k, name in (("mop/s total", "mops"), ("iterations", "iterations")):
         if k in fields and (v := number(fields[k][1])) is not None:
             extra[name] = v * (1e6 if name == "mops" else 1.0)
-    if key == "total processes" and (t := integer(fields.get("total threads", (0, ""))[1])):
-        extra["threads"] = float(t)   # the multi-zone hybrids: processes × threads
+    if threads:
+        extra["threads"] = float(threads)   # the multi-zone hybrids: processes × threads
     counts = {"processes": float(count)} if count is not None else None
     table.add(tline, math.nan, time, None, counts, **extra)

@@ -31,16 +31,20 @@ _ELEMENT = re.compile(r"uses\s+(?P<b>[0-9]{1,3})\s+bytes per array element")
 _THREADS = re.compile(r"Number of Threads counted\s*=\s*(?P<n>[0-9]{1,9})\b")
 _ARRAYS = {"Copy": 2, "Scale": 2, "Add": 3, "Triad": 3}
 _MD_HEADER = re.compile(r"^\|\s*Function\s*\|\s*Avg \(MB/s\)\s*\|\s*Best \(MB/s\)\s*\|"
-                        r"\s*Worst \(MB/s\)\s*\|\s*Avg time\s*\|\s*Min time\s*\|\s*Max time\s*\|",
-                        re.I)
+                        r"\s*Worst \(MB/s\)\s*\|\s*Avg time\s*\|\s*Min time\s*\|\s*Max time\s*\|"
+                        r"\s*$", re.I)
 _MD_ROW = re.compile(r"^\|\s*(?P<kernel>Copy|Scale|Add|Triad)\s*\|(?P<rest>.*)$")
 
 
-def _markdown_row(rest: str) -> str:
+def _markdown_row(rest: str, source: str, line: int) -> str:
     """A row of the markdown layout (Windows ports: average, best and worst rates, then
     average, min and max times) as the classic one: best rate, then the three times."""
-    cells = [c.strip() for c in rest.strip().strip("|").split("|")]
-    return " ".join(cells[1:2] + cells[3:]) if len(cells) == 6 else " ".join(cells)
+    cells = [c.strip() for c in rest.strip().removesuffix("|").split("|")]
+    if len(cells) != 6:
+        raise InputError(f"STREAM table row has {len(cells)} values after its kernel, not 6 "
+                         "(average, best and worst MB/s; average, min and max time)",
+                         file=source, line=line, fix="give the table as STREAM printed it")
+    return " ".join(cells[1:2] + cells[3:])
 
 
 def sniff(text: str) -> bool:
@@ -65,7 +69,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         elif _HEADER.match(ln) or _MD_HEADER.match(ln):
             header, markdown = lineno, ln.startswith("|")
         elif (m := (_MD_ROW if markdown else _ROW).match(ln)) and header is not None:
-            rest = _markdown_row(m["rest"]) if markdown else m["rest"]
+            rest = _markdown_row(m["rest"], source, lineno) if markdown else m["rest"]
             values = numbers(rest.split(), 4)
             if values is None:
                 raise truncated(source, lineno, len(rest.split()), 4, "STREAM")
