@@ -70,7 +70,7 @@ def test_a_run_too_short_for_the_printed_time_takes_it_from_its_rate(tmp_path: P
     assert len(t) == 8 and t.line[0] == 47
     assert t.time[0] == pytest.approx(flops(900) / 105.55e9, rel=1e-12)   # 4.6 ms
     assert t.time[1] == pytest.approx(24.70)   # a run of seconds keeps its printed time
-    with pytest.raises(InputError, match="time is 0.00 s, but its N and Gflops give 21.32 s"):
+    with pytest.raises(InputError, match=r"time is 0\.00 s, but its N and Gflops give 21\.32 s"):
         read(_edited(tmp_path, ROW.replace("21.32", " 0.00")))
     assert any("1 run printed a time under 1 s, to two decimals (first at line 47)" in n
                for n in t.notes)
