@@ -26,10 +26,12 @@ is where calibrate reads it) is left out and said; a file of nothing else is ref
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, built, lines_of, number, spans
+from perfmodel.readers._perflog import Figures, count, table
+from perfmodel.readers._table import lines_of, number, spans
 
 NAME = "reframe"
 DESCRIPTION = "ReFrame 3.x performance logs: application run times, HPL's Gflops"
@@ -39,7 +41,6 @@ _LINE = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2}T[^|]{0,40})\|(?P<version>refram
                    r"(?P<env>[^|]{1,200})\|jobid=(?P<job>[^|]{0,60})\|"
                    r"(?P<name>[^|=]{1,120})=(?P<value>[^|]{0,60})\|(?P<unit>[^|]{0,40})\|"
                    r"(?P<ref>ref=[^|]{0,200})(?:\|(?P<tags>[^|]{0,2000}))?$")
-_TIME_UNITS = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "min": 60.0, "h": 3600.0}
 _FIX = "give the perflog as ReFrame wrote it (one line per run and figure, fields split by |)"
 
 
@@ -51,8 +52,7 @@ def sniff(text: str) -> bool:
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
-    tables: dict[tuple[str, str], Table] = {}
-    other: dict[str, list[int]] = {}
+    figures = Figures(source)
     failed: list[int] = []
     for lineno, raw in lines_of(text):
         ln = raw.strip()
@@ -68,54 +68,17 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             failed.append(lineno)   # ReFrame logs None for a figure it could not extract
             continue
         tags = _tags(m["tags"] or "")
-        procs = _count(tags.get("num_procs"), "num_procs", source, lineno)
-        nodes = _count(tags.get("num_nodes"), "num_nodes", source, lineno)
+        procs = count(tags.get("num_procs"), "num_procs", source, lineno)
+        nodes = count(tags.get("num_nodes"), "num_nodes", source, lineno)
         test, name, unit = m["test"], m["name"].strip(), m["unit"].strip()
-        hpl = "hpl" in test.lower() and name.lower() == "gflops" and \
-            unit.lower() in ("gflops", "gflop/s")
-        scale = _TIME_UNITS.get(unit)
-        if not hpl and scale is None:
-            other.setdefault(f"{name} ({unit or 'no unit'})", []).append(lineno)
-            continue
-        if value <= 0:
-            raise InputError(f"{test}: {name} = {value:g} {unit} is not a measurement",
-                             file=source, line=lineno, fix="remove the line, or rerun the test")
-        key = (test, name)
-        if key not in tables:
-            where = m["where"]
-            tables[key] = Table(
-                source, NAME, "HPL" if hpl else f"{test} {name}",
-                "application", "time",
-                "seconds the whole run takes per 10⁹ operations (1 / the Gflops ReFrame "
-                "logged)" if hpl else f"{name} as ReFrame logged it ({unit})",
-                m["version"].removeprefix("reframe ").split(" ")[0],
-                attrs={"test": test, "code": _code(test, nodes), "system": where,
-                       "environment": m["env"].strip(), "figure": name,
-                       "counts": "processes (num_procs)"})
-        counts = {"processes": float(procs)} if procs is not None else {}
-        extra = {"nodes": float(nodes)} if nodes is not None else {}
-        if hpl:
-            tables[key].add(lineno, float("nan"), 1.0 / value, None, counts,
-                            flop_rate=value * 1e9, **extra)
-        else:
-            assert scale is not None
-            tables[key].add(lineno, float("nan"), value * scale, None, counts, **extra)
-    said = []
-    if other:
-        said.append(f"{sum(map(len, other.values()))} figures that are neither a time nor HPL's "
-                    f"Gflops left out ({', '.join(sorted(other))}): rates and summaries (an "
-                    "OSU or IMB figure is read from the benchmark's own output)")
-    if failed:
-        said.append(f"{len(failed)} figures ReFrame could not extract (logged as None) left "
-                    f"out (lines {spans(failed)})")
-    out = built(tables.values(), said)
-    if not out:
-        kinds = ", ".join(sorted(other)) or "no figure"
-        raise InputError(f"a ReFrame perflog of {kinds}: no run time and no HPL Gflops to read",
-                         file=source, line=min((v[0] for v in other.values()), default=None),
-                         fix="give the benchmark's own output (the job's rfm_*_job.out), or the "
-                             "perflog of an application or of HPL")
-    return out
+        attrs = {"test": test, "code": _code(test, nodes), "system": m["where"],
+                 "environment": m["env"].strip(), "counts": "processes (num_procs)"}
+        version = m["version"].removeprefix("reframe ").split(" ")[0]
+        figures.add(lineno, test, test, name, value, unit, procs, nodes,
+                    partial(table, source, NAME, test, name, unit, version=version, attrs=attrs))
+    said = [f"{len(failed)} figures ReFrame could not extract (logged as None) left out "
+            f"(lines {spans(failed)})"] if failed else []
+    return figures.built(said)
 
 
 def _tags(text: str) -> dict[str, str]:
@@ -126,16 +89,6 @@ def _tags(text: str) -> dict[str, str]:
         if sep:
             out[key.strip()] = value.strip()
     return out
-
-
-def _count(raw: str | None, name: str, source: str, line: int) -> int | None:
-    if raw is None:
-        return None
-    value = number(raw)
-    if value is None or value < 1 or value != int(value) or value > 1e8:
-        raise InputError(f"{name} is {raw!r}, not a count", file=source, line=line,
-                         fix=f"give {name} as a whole number, or remove the tag")
-    return int(value)
 
 
 def _code(test: str, nodes: int | None) -> str:

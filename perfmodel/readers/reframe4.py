@@ -22,12 +22,13 @@ its reference too) and counted in a note.
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import Table, built, lines_of, number, spans
-from perfmodel.readers.reframe import _TIME_UNITS
+from perfmodel.readers._perflog import Figures, count, table
+from perfmodel.readers._table import lines_of, number, spans
 
 NAME = "reframe4"
 DESCRIPTION = "ReFrame 4.x performance logs (a header line): run times, HPL's Gflops"
@@ -57,8 +58,7 @@ def sniff(text: str) -> bool:
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
-    tables: dict[tuple[str, str], Table] = {}
-    other: dict[str, list[int]] = {}
+    figures = Figures(source)
     missing: list[int] = []
     failed: list[int] = []
     header: tuple[str, list[str]] | None = None
@@ -82,55 +82,26 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         test = next((row[n] for n in _NAMES if row.get(n)), Path(source).stem)
         if row.get("result", "pass").lower() != "pass":
             failed.append(lineno)
-        procs = _count(row.get("num_tasks"), "num_tasks", source, lineno)
+        procs = count(row.get("num_tasks"), "num_tasks", source, lineno)
         nodes = _nodes(row, procs, source, lineno)
+        group = code(test)
+        attrs = {"code": group, "system": ":".join(p for p in (
+                     row.get("system", ""), row.get("partition", "")) if p),
+                 "environment": row.get("environ", ""), "counts": "processes (num_tasks)"}
+        version = row.get("version", "").removeprefix("reframe ").split(" ")[0]
         for var in [f.removesuffix("_value") for f in fields if f.endswith("_value")]:
             value, unit = number(row.get(f"{var}_value", "")), row.get(f"{var}_unit", "")
             if value is None:
                 missing.append(lineno)
                 continue
-            hpl = "hpl" in test.lower() and var.lower() == "gflops" and \
-                unit.lower() in ("gflops", "gflop/s")
-            scale = _TIME_UNITS.get(unit)
-            if not hpl and scale is None:
-                other.setdefault(f"{var} ({unit or 'no unit'})", []).append(lineno)
-                continue
-            if value <= 0:
-                raise InputError(f"{test}: {var} = {value:g} {unit} is not a measurement",
-                                 file=source, line=lineno, fix="remove the line, or rerun it")
-            key = (code(test), var)
-            if key not in tables:
-                tables[key] = _table(source, key[0], var, unit, hpl, row)
-            counts = {"processes": float(procs)} if procs is not None else {}
-            extra = {"nodes": float(nodes)} if nodes is not None else {}
-            if hpl:
-                tables[key].add(lineno, float("nan"), 1.0 / value, None, counts,
-                                flop_rate=value * 1e9, **extra)
-            else:
-                assert scale is not None
-                tables[key].add(lineno, float("nan"), value * scale, None, counts, **extra)
-    return _finish(source, tables, other, missing, failed)
+            figures.add(lineno, test, group, var, value, unit, procs, nodes,
+                        partial(table, source, NAME, group, var, unit, version=version,
+                                attrs=attrs))
+    return figures.built(_said(missing, failed))
 
 
-def _table(source: str, test: str, var: str, unit: str, hpl: bool,
-           row: dict[str, str]) -> Table:
-    where = ":".join(p for p in (row.get("system", ""), row.get("partition", "")) if p)
-    version = row.get("version", "").removeprefix("reframe ").split(" ")[0]
-    return Table(source, NAME, "HPL" if hpl else f"{test} {var}", "application", "time",
-                 "seconds the whole run takes per 10⁹ operations (1 / the Gflops ReFrame "
-                 "logged)" if hpl else f"{var} as ReFrame logged it ({unit})", version,
-                 attrs={"code": test, "system": where,
-                        "environment": row.get("environ", ""), "figure": var,
-                        "counts": "processes (num_tasks)"})
-
-
-def _finish(source: str, tables: dict[tuple[str, str], Table], other: dict[str, list[int]],
-            missing: list[int], failed: list[int]) -> tuple[Measurements, ...]:
+def _said(missing: list[int], failed: list[int]) -> list[str]:
     said = []
-    if other:
-        said.append(f"{sum(map(len, other.values()))} figures that are neither a time nor HPL's "
-                    f"Gflops left out ({', '.join(sorted(other))}): rates and summaries (an "
-                    "OSU or IMB figure is read from the benchmark's own output)")
     if missing:
         said.append(f"{len(missing)} figures ReFrame could not extract left out (lines "
                     f"{spans(sorted(set(missing)))})")
@@ -139,14 +110,7 @@ def _finish(source: str, tables: dict[tuple[str, str], Table], other: dict[str, 
         said.append(f"{len(failed)} run{'s' if many else ''} whose result is not 'pass' kept, "
                     f"{'their figures' if many else 'its figure'} being measured "
                     f"(line{'s' if many else ''} {spans(failed)})")
-    out = built(tables.values(), said)
-    if not out:
-        kinds = ", ".join(sorted(other)) or "no figure"
-        raise InputError(f"a ReFrame perflog of {kinds}: no run time and no HPL Gflops to read",
-                         file=source, line=min((v[0] for v in other.values()), default=None),
-                         fix="give the benchmark's own output (the job's rfm_job.out), or the "
-                             "perflog of an application or of HPL")
-    return out
+    return said
 
 
 def code(test: str) -> str:
@@ -163,22 +127,12 @@ def code(test: str) -> str:
     return " ".join(words[:1] + kept)
 
 
-def _count(raw: str | None, name: str, source: str, line: int) -> int | None:
-    if raw is None or raw.lower() in ("", "null", "none"):
-        return None
-    value = number(raw)
-    if value is None or value < 1 or value != int(value) or value > 1e8:
-        raise InputError(f"{name} is {raw!r}, not a count", file=source, line=line,
-                         fix=f"give {name} as a whole number")
-    return int(value)
-
-
 def _nodes(row: dict[str, str], procs: int | None, source: str, line: int) -> int | None:
     """The run's nodes: a ``num_nodes`` field, else tasks over tasks a node, else the nodes the
     job's node list names (a Python list, or names split by commas)."""
-    if (given := _count(row.get("num_nodes"), "num_nodes", source, line)) is not None:
+    if (given := count(row.get("num_nodes"), "num_nodes", source, line)) is not None:
         return given
-    per = _count(row.get("num_tasks_per_node"), "num_tasks_per_node", source, line)
+    per = count(row.get("num_tasks_per_node"), "num_tasks_per_node", source, line)
     if procs is not None and per is not None and procs % per == 0:
         return procs // per
     return hosts(row.get("job_nodelist", ""))
