@@ -467,6 +467,8 @@ def test_netperf_omni_titles_wrapped_over_lines_are_refused_at_the_values() -> N
      "------------ ---------- ---------- ---------- ---------- ---------- -------- \n"
      "16261988     h3as5_opt+    compute        stf         40  COMPLETED      0:0 \n",
      "sacct's default table", 1),
+    ("JobID          NNodes   NTasks ElapsedRaw \n------------ -------- -------- ---------- \n"
+     "3047561.0          96    12288       2337 \n", "sacct's default table", 1),
     ("host: node01\n\nmpiexec options:\n  Exec list: ./xhpl_intel64_static (16 processes)\n"
      "Number of Heterogeneous data entries for HPL.dat=0\n", "without HPL's result table", 4),
 ])
@@ -551,3 +553,36 @@ def test_the_node_says_what_its_stream_and_hpcc_files_said(tmp_path: Path) -> No
     _, notes = node_from(tables)
     assert any(n.startswith(f"node: {hpcc}: HPC Challenge output") for n in notes), notes
     assert any(n.startswith("node: stream.txt: best rate differs") for n in notes), notes
+
+
+def test_reframe_3_with_its_own_settings_puts_the_unit_after_the_reference() -> None:
+    """ReFrame 3's shipped settings log ``NAME=VALUE|ref=…|UNIT``; alaska's sites put the
+    unit first. Both are read, the same."""
+    head = ("2021-12-02T18:19:05|reframe 3.10.0|Gromacs_16 on cluster:cpu using foss|"
+            "jobid=223859|")
+    unit_last = head + "wall_t=160.998|ref=0 (l=null, u=null)|s"
+    unit_first = head + "wall_t=160.998|s|ref=0 (l=null, u=null)"
+    (a,), (b,) = parse("a.log", unit_last + "\n"), parse("b.log", unit_first + "\n")
+    assert a.format == b.format == "reframe"
+    assert a.time[0] == b.time[0] == 160.998 and a.attrs["figure"] == "wall_t"
+
+
+def test_extrap_region_of_zeros_is_left_out_not_the_metric() -> None:
+    """A region never timed (every value 0) inside a METRIC of seconds: its DATA lines are
+    left out and said; the other regions' times stay. A value no time takes (past 11.6
+    days) still makes the metric not a time, refused at that line."""
+    text = "\n".join(["PARAMETER p", "POINTS 2 4 8 16", "METRIC time",
+                      "REGION main", "DATA 8 8.1", "DATA 4 4.2", "DATA 2.1 2", "DATA 1 1.1",
+                      "REGION unused", "DATA 0 0", "DATA 0 0", "DATA 0 0", "DATA 0 0", ""])
+    (t,) = parse("x.txt", text)
+    assert t.attrs["code"] == "main" and len(t) == 8
+    assert any("values of 0" in n and "lines 10, 11, 12" in n for n in t.notes), t.notes
+    with pytest.raises(InputError, match="no metric that can be a time") as got:
+        parse("y.txt", text.replace("DATA 2.1 2", "DATA 2.1 2e9"))
+    assert got.value.line == 7
+
+
+def test_extrap_parameters_none_a_count_are_refused_at_their_line() -> None:
+    with pytest.raises(InputError, match="no parameter is a process count") as got:
+        parse("x.txt", "PARAMETER x\nPARAMETER y\nPOINTS ( 1 2 ) ( 2 2 )\nDATA 1\nDATA 2\n")
+    assert got.value.line == 1

@@ -46,7 +46,7 @@ FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 
 NEAR_MISSES: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"^\s*JobID\s+JobName\s+\S.*\n\s*-{4,}\s+-{4,}", re.M),
+    (re.compile(r"^\s*JobID(?:Raw)?\s+\S.*\n\s*-{4,}\s+-{4,}", re.M),
      "Slurm sacct's default table (columns cut to their width and aligned with spaces): its "
      "names and times may be cut short",
      "rerun sacct with --parsable2 --format JobID,JobName,NNodes,NTasks,Elapsed,State"),

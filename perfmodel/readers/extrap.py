@@ -31,7 +31,7 @@ import re
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
-from perfmodel.readers._table import TIME_RANGE, Table, built, lines_of, number
+from perfmodel.readers._table import TIME_RANGE, Table, built, lines_of, number, spans
 
 WRITTEN_BY_HAND = True
 """Extra-P's input is written by people and their scripts, not by a tool that ends every
@@ -70,7 +70,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     params: list[str] = []
     points: list[tuple[float, ...]] = []
     point_lines: list[int] = []
-    region, metric, at, opened = "", "", 0, 0
+    region, metric, at, opened, param_line = "", "", 0, 0, 0
     data: list[tuple[int, str, str, int, list[float]]] = []
 
     short: list[str] = []
@@ -93,6 +93,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             if points:
                 raise InputError("PARAMETER after POINTS", file=source, line=lineno, fix=_FIX)
             params += value.split()
+            param_line = param_line or lineno
         elif field == "POINTS":
             if not params:
                 raise InputError("POINTS before any PARAMETER", file=source, line=lineno,
@@ -122,15 +123,15 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     lower = [p.lower() for p in params]
     if len(set(lower)) != len(lower):
         raise InputError(f"a parameter is named twice ({', '.join(params)})", file=source,
-                         fix="name each parameter once")
+                         line=param_line, fix="name each parameter once")
     procs = next((i for i, p in enumerate(lower) if p in PROCESSES), None)
     nodes = next((i for i, p in enumerate(lower) if p in NODES), None)
     notes = ["Extra-P keeps no unit: the values are taken as seconds", *short]
     if procs is None and nodes is None:
         if len(params) > 1:
             raise InputError(f"no parameter is a process count ({', '.join(params)})",
-                             file=source, fix=f"name it one of {', '.join(PROCESSES[:6])} "
-                                              "(or nodes)")
+                             file=source, line=param_line,
+                             fix=f"name it one of {', '.join(PROCESSES[:6])} (or nodes)")
         procs = 0
         notes.append(f"parameter {params[0]} taken as the process count")
     if procs is None:   # nodes alone: how many processes a node ran is not known
@@ -143,11 +144,20 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                                  file=source, line=point_lines[j],
                                  fix="counts are whole numbers from 1")
     lo, hi = TIME_RANGE
-    not_times = {met for _, _, met, _, values in data
-                 if any(not lo <= v <= hi for v in values)}
+    beyond: dict[str, int] = {}   # a value no time takes (< 0, > 11.6 days): not a time
+    for lineno, _, met, _, values in data:
+        if any(not 0 <= v <= hi for v in values):
+            beyond.setdefault(met, lineno)
+    not_times = set(beyond)
+    unmeasured: list[int] = []
     tables: dict[tuple[str, str, tuple[float, ...]], Table] = {}
-    for lineno, reg, met, j, values in data:
+    for lineno, reg, met, j, every in data:
         if met in not_times:
+            continue
+        values = [v for v in every if v >= lo]   # 0: the region was not timed there
+        if len(values) < len(every):
+            unmeasured.append(lineno)
+        if not values:
             continue
         point = points[j]
         setting = tuple(v for i, v in enumerate(point) if i not in counted)
@@ -171,9 +181,18 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     if not_times:
         notes.append(f"metrics left out, their values not times of 1 ps to 11.6 days: "
                      f"{', '.join(sorted(not_times))}")
+    if unmeasured:
+        notes.append(f"values of 0 (a region not timed at that point) left out: "
+                     f"{len(unmeasured)} DATA line{'s' if len(unmeasured) > 1 else ''} "
+                     f"(lines {spans(unmeasured)})")
     out = built(tables.values(), notes)
     if not out:
+        first = min(beyond.values(), default=None)
         raise InputError("Extra-P input with no metric that can be a time"
-                         + (f" ({', '.join(sorted(not_times))})" if not_times else ""),
-                         file=source, fix="perfmodel reads run times: give a METRIC of seconds")
+                         + (f" ({', '.join(sorted(m or 'no METRIC' for m in not_times))}: "
+                            "a value that no time takes)"
+                            if not_times else " (every value is 0)"),
+                         file=source, line=first if first is not None else unmeasured[0]
+                         if unmeasured else None,
+                         fix="perfmodel reads run times: give a METRIC of seconds")
     return out

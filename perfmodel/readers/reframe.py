@@ -36,18 +36,27 @@ from perfmodel.readers._table import lines_of, number, spans
 NAME = "reframe"
 DESCRIPTION = "ReFrame 3.x performance logs: application run times, HPL's Gflops"
 
-_LINE = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2}T[^|]{0,40})\|(?P<version>reframe [^|]{1,120})\|"
-                   r"(?P<test>[^|\s]{1,200}) on (?P<where>[^|\s]{1,200}) using "
-                   r"(?P<env>[^|]{1,200})\|jobid=(?P<job>[^|]{0,60})\|"
-                   r"(?P<name>[^|=]{1,120})=(?P<value>[^|]{0,60})\|(?P<unit>[^|]{0,40})\|"
-                   r"(?P<ref>ref=[^|]{0,200})(?:\|(?P<tags>[^|]{0,2000}))?$")
+_HEAD = (r"^(?P<date>\d{4}-\d{2}-\d{2}T[^|]{0,40})\|(?P<version>reframe [^|]{1,120})\|"
+         r"(?P<test>[^|\s]{1,200}) on (?P<where>[^|\s]{1,200}) using "
+         r"(?P<env>[^|]{1,200})\|jobid=(?P<job>[^|]{0,60})\|"
+         r"(?P<name>[^|=]{1,120})=(?P<value>[^|]{0,60})\|")
+_LINES = (re.compile(_HEAD + r"(?P<unit>[^|]{0,40})\|(?P<ref>ref=[^|]{0,200})"
+                     r"(?:\|(?P<tags>[^|]{0,2000}))?$"),
+          re.compile(_HEAD + r"(?P<ref>ref=[^|]{0,200})\|(?P<unit>[^|]{0,40})"
+                     r"(?:\|(?P<tags>[^|]{0,2000}))?$"))
+"""The unit before the reference (alaska's sites) or after it (ReFrame 3's own settings:
+``perf=6.171|ref=0 (l=null, u=null)|ns/day``)."""
+
+
+def _line(text: str) -> re.Match[str] | None:
+    return _LINES[0].match(text) or _LINES[1].match(text)
 _FIX = "give the perflog as ReFrame wrote it (one line per run and figure, fields split by |)"
 
 
 def sniff(text: str) -> bool:
     for _, ln in lines_of(text[:20000]):
         if ln.strip():
-            return bool(_LINE.match(ln.strip()))
+            return _line(ln.strip()) is not None
     return False
 
 
@@ -58,7 +67,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         ln = raw.strip()
         if not ln:
             continue
-        m = _LINE.match(ln)
+        m = _line(ln)
         if m is None:
             raise InputError("is not a ReFrame perflog line (date|reframe …|TEST on "
                              "SYSTEM:PARTITION using ENV|jobid=…|NAME=VALUE|unit|ref=…|tags)",
