@@ -10,7 +10,6 @@ the command line is an error.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from perfmodel.choice import NODE_RUNS, alone, choose, has, not_messages
 from perfmodel.errors import InputError
 from perfmodel.layout import Layout, nodes_in_name, place
 from perfmodel.machine.at_scale import (
@@ -31,7 +31,7 @@ from perfmodel.machine.at_scale import (
     collected,
 )
 from perfmodel.machine.profile import InputRecord
-from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements, check_physical, concat
+from perfmodel.measurements import Measurements, check_physical, concat
 from perfmodel.node import Node
 from perfmodel.node_rates import node_from
 from perfmodel.units import format_size, format_time
@@ -190,9 +190,13 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
                 same = ("the same file as" if Path(path).resolve() == Path(first).resolve()
                         else "the same content as" if tables[0].sha256 == read(first)[0].sha256
                         else f"the same {sum(len(t) for t in tables)} points as")
-                raise InputError(f"is {same} {first}: every point would count twice",
-                                 file=path, fix="give each measurement once (a copy with "
-                                 "other comments or spacing is the same measurement)")
+                if same.endswith("points as") and _node_only(tables):
+                    key = f"{key} {path}"   # another run that printed the same rate: kept
+                else:
+                    raise InputError(f"is {same} {first}: every point would count "
+                                     "twice", file=path, fix="give each measurement once (a "
+                                     "copy with other comments or spacing is the same "
+                                     "measurement)")
             one = _one_file(path, tables, benchmark, layout)
         except InputError as e:
             if not walked:
@@ -221,19 +225,18 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
                              file=fanin[0], fix="give a ping-pong file beside it (perfmodel "
                              "measure --pattern pingpong, osu_latency …)")
         if lone is not None and len(seen) == 1:   # one file: why it cannot be fitted alone
-            if benchmark is None and all(t.pattern == "memory" or t.benchmark in NODE_RUNS
-                                         for t in lone[1]):
+            if benchmark is None and _node_only(lone[1]):
                 names = ", ".join(dict.fromkeys(t.benchmark for t in lone[1]))
                 raise InputError(f"holds a node's rates ({names}) and no network: a profile "
                                  "needs the point-to-point law too", file=lone[0],
                                  fix=f"give it beside a ping-pong output: perfmodel calibrate "
                                      f"osu_latency.out {lone[0]}")
             choose(lone[1], str(lone[0]), benchmark)
-        skipped = sum(c.role == "skipped" for c in got.said)
-        raise InputError("no ping-pong table among the inputs" + (
-            f" ({len(seen)} files read, {skipped} skipped as no benchmark output)"
-            if skipped else "") + ": the point-to-point law needs one",
-            fix="add an osu_latency, IMB PingPong or NetPIPE output")
+        what = f"no {benchmark!r} table" if benchmark else "no ping-pong table"
+        raise InputError(f"{what} among the inputs ({_held(got.said)}): the point-to-point law "
+                         "needs one", fix="add an osu_latency, IMB PingPong or NetPIPE output"
+                         + (", or name a table they hold with --benchmark" if benchmark
+                            else ""))
     whole, notes = got.whole, got.notes
     if got.streams and all(t.pattern == "bidirectional" for t in got.streams):
         got.said = [replace(c, role="unused", rows=0, said=_BOTH_ALONE)
@@ -258,12 +261,33 @@ def gather(paths: Sequence[str | Path], benchmark: str | None = None,
                     got.box or None, runs)
 
 
+def _held(said: list[Contribution]) -> str:
+    """What the inputs hold, in a few words: ``3 files read: of their tables 2 give the node,
+    4 unused; 2 skipped as no benchmark output``."""
+    roles = {"node": "give the node", "fabric": "the fabric", "collectives": "collectives kept",
+             "unused": "unused"}
+    files = len({c.path for c in said if c.role != "skipped"})
+    parts = [f"{n} {roles.get(role, role)}" for role in roles
+             if (n := sum(c.role == role for c in said))]
+    skipped = sum(c.role == "skipped" for c in said)
+    tables = f": of their tables {', '.join(parts)}" if parts else ""
+    return (f"{files} file{'s' if files != 1 else ''} read{tables}"
+            + (f"; {skipped} skipped as no benchmark output" if skipped else ""))
+
+
+def _node_only(tables: tuple[Measurements, ...]) -> bool:
+    """Tables that only give a node's rates (HPL, HPCG, STREAM): the best is taken, so a run
+    elsewhere that printed the same line counts once anyway."""
+    return all(t.pattern == "memory" or t.benchmark in NODE_RUNS for t in tables)
+
+
 def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | None,
               layout: Layout) -> FileUse:
     """What one file's tables add."""
     one = FileUse()
-    if benchmark is None and not any(t.pattern == "pingpong" or t.is_fanin for t in tables):
-        one.said += [sort_table(t, path, layout, one) for t in tables]
+    if (not any(t.pattern == "pingpong" or t.is_fanin for t in tables) if benchmark is None
+            else not has(tables, benchmark) and not any(t.is_fanin for t in tables)):
+        one.said += [sort_table(t, path, layout, one) for t in tables]   # the node, a fabric …
         return one
     table = choose(tables, str(path), benchmark)
     if benchmark is None:
@@ -271,11 +295,11 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
     if table.pattern in ("application", "memory"):
         what = "whole runs" if table.pattern == "application" else "a memory kernel"
         raise InputError(f"{table.label} times {what}, not messages", file=path,
-                         fix=_not_messages(table) + " (--benchmark NAME picks a table of "
+                         fix=not_messages(table) + " (--benchmark NAME picks a table of "
                          "messages)")
     notes = one.notes
     if table.pattern == "collective":
-        if _alone(table):
+        if alone(table):
             raise InputError(f"{table.label} ran on one process: no message leaves it",
                              file=path, fix="give a run on two processes or more")
         if np.any(table.size == 0) and np.any(table.size > 0):
@@ -476,77 +500,6 @@ def _described(table: Measurements) -> str:
     lines = f"line {table.line[0]}" if len(table) == 1 else \
         f"lines {table.line[0]}–{table.line[-1]}"
     return f"{tool} {table.label}, {len(table)} row{'s' if len(table) != 1 else ''}, {lines}"
-
-
-NODE_RUNS = ("HPL", "HPCG")
-"""Whole runs that give a node's rates (with STREAM's memory kernels), not a network's."""
-
-
-def _not_messages(table: Measurements) -> str:
-    """What to do with a table of whole runs or memory kernels given to ``calibrate``."""
-    if table.pattern == "memory" or table.benchmark in NODE_RUNS:
-        return "a node's rates join a network's profile: give the file beside a ping-pong output"
-    return ("an application's timings are read by perfmodel scaling or predict --fit; "
-            "calibrate a network on ping-pong data")
-
-
-def _alone(table: Measurements) -> bool:
-    """A collective that ran on one process: no message leaves it."""
-    return table.pattern == "collective" and set(table.counts("processes")) == {1}
-
-
-def choose(tables: tuple[Measurements, ...], source: str,
-           benchmark: str | None = None) -> Measurements:
-    """The table a point-to-point calibration uses.
-
-    With ``benchmark``, the table of that name (case-insensitive; ``osu_`` prefix allowed),
-    or failing that of that pattern; ``NAME@P`` picks the block at P processes.  Without it,
-    the first ping-pong table, else the first fan-in (for the fabric; ``calibrate`` keeps its
-    streams out of the point-to-point fit): any other kind of table is fitted only when asked
-    for by name.
-    """
-    def listing() -> str:
-        return ", ".join(dict.fromkeys(f"{t.benchmark}@{p}" if len(
-            [u for u in tables if u.benchmark == t.benchmark]) > 1 and (p := _procs(t))
-            else t.benchmark for t in tables if not _alone(t)))
-
-    if benchmark is None:
-        ping = [t for t in tables if t.pattern in POINT_TO_POINT] or \
-            [t for t in tables if t.is_fanin]
-        if ping:
-            return ping[0]
-        if len(tables) == 1:
-            only = tables[0]
-            if only.pattern in ("application", "memory"):
-                raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not messages",
-                                 file=source, fix=_not_messages(only))
-            if _alone(only):
-                raise InputError(f"holds {only.label}, which ran on one process: no message "
-                                 "leaves it", file=source, fix="give a run on two processes "
-                                 "or more")
-            raise InputError(f"holds {only.label}: {PATTERNS[only.pattern]}, not a ping-pong",
-                             file=source, fix=f"fit it anyway with --benchmark {only.benchmark}")
-        raise InputError(f"holds {len(tables)} benchmarks and no ping-pong", file=source,
-                         fix=f"choose one with --benchmark: {listing()}")
-    name, _, at = benchmark.partition("@")
-    want = name.strip().lower().removeprefix("osu_")
-    found = [t for t in tables if t.benchmark.lower() == want] or \
-        [t for t in tables if t.pattern == want]
-    if not at:   # a collective's one-process block (IMB's -npmin 1) moves no message
-        found = [t for t in found if not _alone(t)] or found
-    if at:
-        procs = int(at) if re.fullmatch(r"[0-9]{1,9}", at.strip()) else -1
-        found = [t for t in found if _procs(t) == procs]
-    found = found or [t for t in tables if t.is_fanin]   # a fan-in serves any fabric fit
-    if not found:
-        raise InputError(f"has no benchmark {benchmark!r}", file=source,
-                         fix=f"it holds: {listing()}")
-    return found[0]
-
-
-def _procs(table: Measurements) -> int | None:
-    counts = table.counts("processes")
-    return counts[0] if len(counts) == 1 else None
 
 
 def _law_use(pingpong: bool) -> str:

@@ -221,8 +221,10 @@ def test_a_walk_skips_a_file_it_cannot_use_and_says_why(tmp_path: Path) -> None:
     assert skipped["stream-b.txt"].startswith("is the same content as")
     with_benchmark = _calibrate(tmp_path, str(folder), "--benchmark", "latency")
     assert with_benchmark["model"] == "piecewise"
-    assert {Path(c["path"]).name for c in with_benchmark["contributions"]
-            if c["role"] == "skipped"} == {"stream-a.txt", "stream-b.txt"}
+    roles = {Path(c["path"]).name: c["role"] for c in with_benchmark["contributions"]
+             if c["path"].endswith(".txt")}
+    # --benchmark picks the law's table; a file without it still informs the node
+    assert roles == {"stream-a.txt": "node", "stream-b.txt": "skipped"}
 
 
 def test_inspect_says_what_calibrate_takes_each_table_for(tmp_path: Path) -> None:
@@ -326,3 +328,37 @@ def test_repeated_runs_of_one_benchmark_are_pooled_and_the_profile_follows_their
     sizes = np.array([float(s) for s, _ in rows])
     middle = np.array([round(float(t), 2) for _, t in rows]) * 1e-6
     assert net.time(sizes) == pytest.approx(middle, rel=1e-9)
+
+
+def test_a_walk_of_a_machines_folder(tmp_path: Path) -> None:
+    """A machine's folder as sites keep it: ping-pongs, HPL runs of two hosts that printed the
+    same line, a launch script and a README. --benchmark picks the law's table and the HPL runs
+    still give the node; the second HPL run is another run, not a copy; the script and the page
+    are skipped as what they are."""
+    folder = tmp_path / "machine"
+    shutil.copytree(EDR / "omb" / "Osu_latency", folder / "lat")
+    text = HPL.read_text()
+    (folder / "hpl-host1.out").write_text(text)
+    (folder / "hpl-host2.out").write_text("host: cn209\n" + text)   # the same line, elsewhere
+    (folder / "run.sh").write_text("#!/bin/bash\nmpirun -np 64 ./xhpl\nosu_latency > lat.out\n")
+    (folder / "README.md").write_text("# Results\n\nWe ran HPL (xhpl) and OSU.\n")
+    doc = _calibrate(tmp_path, str(folder), "--benchmark", "latency")
+    roles = {Path(c["path"]).name: (c["role"], c["said"]) for c in doc["contributions"]
+             if not c["path"].endswith(".out") or "hpl" in c["path"]}
+    assert roles["hpl-host1.out"][0] == roles["hpl-host2.out"][0] == "node"
+    assert roles["run.sh"] == ("skipped", "is a script, not a benchmark's output")
+    assert roles["README.md"][0] == "skipped" and "is a document (.md)" in roles["README.md"][1]
+    assert doc["node"] is not None and "flop_rate" in json.dumps(doc["node"])
+
+
+def test_no_law_says_what_the_inputs_held(tmp_path: Path) -> None:
+    folder = tmp_path / "node-only"
+    folder.mkdir()
+    shutil.copy(HPL, folder / "hpl.out")
+    shutil.copy(ROOT / "tests" / "fixtures" / "benchmarks" / "stream.txt", folder / "stream.txt")
+    (folder / "notes.txt").write_text("nothing measured here\n")
+    got = invoke_in(tmp_path, ["calibrate", str(folder), "--no-write"])
+    assert got.exit_code == 2 and "Traceback" not in got.output
+    said = " ".join(got.output.split())
+    assert ("no ping-pong table among the inputs (2 files read: of their tables 2 give the "
+            "node, 3 unused; 1 skipped as no benchmark output)") in said, said

@@ -32,7 +32,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("files", ("perfmodel.files",)),
     ("network", ("perfmodel.network", "perfmodel.node", "perfmodel.node_rates")),
     ("machine", ("perfmodel.machine", "perfmodel.machine.profile")),
-    ("models", ("perfmodel.calibrate", "perfmodel.inputs", "perfmodel.apps",
+    ("models", ("perfmodel.calibrate", "perfmodel.inputs", "perfmodel.choice", "perfmodel.apps",
                 "perfmodel.empirical")),
     ("whatif", ("perfmodel.whatif",)),
     ("report", ("perfmodel.report",)),

@@ -45,6 +45,11 @@ REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 
+SCRIPTS = (".sh", ".bash", ".py", ".pl", ".slurm", ".pbs", ".lsf", ".sbatch")
+"""Programs that run benchmarks (a ``#!`` line says so too), read only where a tool's banner
+is in them."""
+DOCUMENTS = (".md", ".rst", ".html", ".htm", ".tex", ".ipynb")
+"""Pages about benchmarks: read only where a tool's banner is in them (an output pasted in)."""
 NEAR_MISSES: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"^\s*JobID(?:Raw)?\s+\S.*\n\s*-{4,}\s+-{4,}", re.M),
      "Slurm sacct's default table (columns cut to their width and aligned with spaces): its "
@@ -97,6 +102,13 @@ def parse(source: str, text: str, whole: bool = False) -> tuple[Measurements, ..
     if not text.strip():
         raise InputError("is empty", file=source, fix="give a file with a header and data rows")
     found = claims(text)
+    if not found or found[0].NAME in FALLBACKS:   # no tool's banner: a script? a page?
+        if text.lstrip().startswith("#!") or Path(source).suffix.lower() in SCRIPTS:
+            raise InputError("is a script, not a benchmark's output", file=source,
+                             line=1, fix="give the outputs the script wrote")
+        if Path(source).suffix.lower() in DOCUMENTS:
+            raise InputError(f"is a document ({Path(source).suffix}), not a benchmark's output",
+                             file=source, fix="give the benchmark's own output, as it wrote it")
     if not found or found[0] is canonical:   # perfmodel's own TOML, a timings CSV?
         other = refusal(own_kind(text), source, "measurements")
         if other is not None:
