@@ -228,6 +228,11 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
         raise InputError("--box describes the boxes Exchange rings are placed on, but no input "
                          "varies its process count", fix="give Exchange tables of several "
                          "process counts (--benchmark Exchange), or drop --box")
+    if not varies(shared, cols) and (spec is None or spec.fabric is None) and any(
+            c.role == "fabric" for c in contributions):
+        contributions = tuple(replace(c, role="unused", rows=0, said=_ONE_STREAM)
+                              if c.role == "fabric" else c for c in contributions)
+        notes.append(f"fabric: not fitted: {_ONE_STREAM}")
     if (spec is not None and spec.fabric is not None) or varies(shared, cols):
         _networks(shared, cols, got.fabric_tables)
         fabric = _fit_fabric(shared, cols, spec, topology, box)
@@ -247,6 +252,11 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
                      f"{fabric.fabric.fit.get('median_rel_err', float('nan')):.1%}"
                      if fabric.n else f"fabric: {fabric.fabric.topology}, as specified")
     return Calibration(selection, data, profile, tuple(notes), fabric, contributions)
+
+
+_ONE_STREAM = ("every stream table is one stream alone (one pair, its own NIC): how streams "
+               "share a link needs tables where they do (osu_mbw_mr or IMB Uniband at several "
+               "pairs, a fan-in)")
 
 
 def _law(data: Measurements, tables: Sequence[Measurements], model: str,

@@ -386,8 +386,10 @@ def _collective(table: Measurements, path: str | Path, layout: Layout,
     elif layout.names and (n := nodes_in_name(Path(path).name)) is not None:
         nodes, how = n, "its nodes from the file's name (--nodes-in-name)"
     else:
-        return unused("a collective on an unknown number of nodes (give --nodes-per-job, or "
-                      "--nodes-in-name where the file names say it)")
+        return unused("a collective on an unknown number of nodes (" + (
+            "its file's name does not say it, as …-16n-… or size16 would: give "
+            "--nodes-per-job" if layout.names else
+            "give --nodes-per-job, or --nodes-in-name where the file names say it") + ")")
     if p is not None and p < nodes:
         return unused(f"a collective of {p} processes cannot span {nodes} nodes")
     if (p is not None and p > MOST_PROCESSES) or nodes > MOST_NODES:

@@ -49,11 +49,14 @@ def test_a_folder_is_walked_and_each_table_says_what_it_informs(tmp_path: Path) 
 
 def test_without_a_layout_multi_pair_tables_are_said_not_placed(tmp_path: Path) -> None:
     doc = _calibrate(tmp_path, str(EDR))
-    unplaced = [c for c in doc["contributions"] if c["role"] == "unused"]
-    assert len(unplaced) == 5
-    assert all(c["said"] == "placement unknown (give --ranks-per-node N or --nodes-per-job N)"
-               for c in unplaced)
-    assert doc["fabric"] is None   # one pair alone shares nothing
+    unused = [c["said"] for c in doc["contributions"] if c["role"] == "unused"]
+    unplaced = "placement unknown (give --ranks-per-node N or --nodes-per-job N)"
+    assert unused.count(unplaced) == 5
+    # one pair alone shares nothing: no fabric, and its tables say so instead of "the fabric"
+    alone = [u for u in unused if u != unplaced]
+    assert len(alone) == 3 and all(u.startswith("every stream table is one stream") for u in alone)
+    assert doc["fabric"] is None
+    assert any(n.startswith("fabric: not fitted: every stream table") for n in doc["notes"])
 
 
 def test_a_file_nobody_can_read_is_skipped_in_a_folder_and_refused_by_name(
@@ -362,3 +365,27 @@ def test_no_law_says_what_the_inputs_held(tmp_path: Path) -> None:
     said = " ".join(got.output.split())
     assert ("no ping-pong table among the inputs (2 files read: of their tables 2 give the "
             "node, 3 unused; 1 skipped as no benchmark output)") in said, said
+
+
+def test_the_listing_puts_the_node_runs_last(tmp_path: Path) -> None:
+    """Many HPL runs fill a listing: the law's table and the files skipped come before them,
+    so a listing cut short still shows why a file was not used."""
+    folder = tmp_path / "machine"
+    shutil.copytree(EDR / "omb" / "Osu_latency", folder / "a-lat")
+    shutil.copy(HPL, folder / "b-hpl.out")
+    (folder / "c-notes.txt").write_text("the cluster was busy on Tuesday\n")
+    got = invoke_in(tmp_path, ["calibrate", str(folder), "--no-write"])
+    assert got.exit_code == 0, got.output
+    text = got.output
+    listing = text[text.rindex("Inputs"):]
+    assert listing.index("c-notes.txt") < listing.index("b-hpl.out")
+
+
+def test_nodes_in_name_is_not_advised_once_given(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    shutil.copytree(EDR / "omb" / "Osu_latency", folder / "lat")
+    shutil.copy(ROOT / "tests" / "fixtures" / "benchmarks" / "osu_allreduce.txt",
+                folder / "allreduce.txt")
+    doc = _calibrate(tmp_path, str(folder), "--nodes-in-name")
+    (said,) = [c["said"] for c in doc["contributions"] if "allreduce" in c["path"]]
+    assert "its file's name does not say it" in said and "--nodes-in-name" not in said

@@ -143,14 +143,17 @@ def calibration(result: Calibration, path: Path | None) -> None:
 
 
 def _inputs_section(out: Console, result: Calibration) -> None:
-    """Each input table and what it informed, when there is more than one."""
+    """Each input table and what it informed, when there is more than one: the law's and the
+    fabric's first, then the files skipped and the tables unused with why, the node's (often
+    many HPL runs) last, so that a long listing cut short keeps what a user must see."""
     said = result.contributions
     if len(said) < 2:
         return
     t = Tabular(title="Inputs", title_justify="left", box=box.HEAVY_HEAD, pad_edge=True)
     for col in ("file", "table", "rows", "informs"):
         t.column(col, justify="right" if col == "rows" else "left")
-    for c in said:
+    first = ("law", "fabric", "collectives", "skipped", "unused", "node")   # the many last
+    for c in sorted(said, key=lambda c: first.index(c.role) if c.role in first else 0):
         t.add_row(escape(c.path), escape(c.table or "—"), str(c.rows) if c.rows else "—",
                   escape(c.said if c.role in ("law", "fabric", "node", "collectives") else
                          f"{c.role}: {c.said}"))
