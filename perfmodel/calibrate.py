@@ -263,7 +263,8 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
          fixed: Mapping[str, float], sources: Mapping[str, str], repeats: bool = False,
          share: float = 0.05, machines: float = 0.5
          ) -> tuple[Selection, Measurements, list[str], Measurements | None]:
-    """The point-to-point law of the ping-pong rows: fitted to every table together, unless
+    """The point-to-point law of the ping-pong rows (or of one benchmark asked for by name,
+    at one process count): fitted to every table together, unless
     a table's times sit apart from the others' at the same sizes by more than ``share``
     (median: another benchmark's way of timing, another run) and the user did not say they
     are ``repeats`` of one configuration (then they are pooled, however far apart, and their
@@ -275,8 +276,11 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
     cannot tell machines apart, and says so).  Returns the selection, its rows, the notes, and
     the table chosen (None: all of them)."""
     selection = fit(data, model, fixed, sources)
-    if len(tables) < 2 or any(t.pattern not in POINT_TO_POINT for t in tables):
-        return selection, data, [], None   # rings and other patterns: as the caller chose
+    alike = len({(t.benchmark, tuple(t.counts("processes"))) for t in tables}) == 1
+    kind = "ping-pong" if all(t.pattern in POINT_TO_POINT for t in tables) else \
+        tables[0].benchmark
+    if len(tables) < 2 or (any(t.pattern not in POINT_TO_POINT for t in tables) and not alike):
+        return selection, data, [], None   # rings of several sizes …: as the caller chose
     offsets = _apart(tables)
     if max(abs(o) for o in offsets) <= share:
         return selection, data, [], None
@@ -303,7 +307,7 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
     best, table = min(alone, key=lambda x: (-len(np.unique(x[1].size)),
                                             x[0].best.median_rel_err))
     return best, table, [
-        f"the ping-pong tables disagree: median time against the others at the same sizes, "
+        f"the {kind} tables disagree: median time against the others at the same sizes, "
         f"{said}{machines_said}; the law is fitted to {table.source} alone, the one of most "
         f"sizes (median "
         f"|rel. error| {best.best.median_rel_err:.1%}; give one file to choose another, or "

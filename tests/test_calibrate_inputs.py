@@ -389,3 +389,20 @@ def test_nodes_in_name_is_not_advised_once_given(tmp_path: Path) -> None:
     doc = _calibrate(tmp_path, str(folder), "--nodes-in-name")
     (said,) = [c["said"] for c in doc["contributions"] if "allreduce" in c["path"]]
     assert "its file's name does not say it" in said and "--nodes-in-name" not in said
+
+
+def test_tables_of_one_benchmark_asked_for_by_name_that_disagree_are_said(
+        tmp_path: Path) -> None:
+    """Three MPI stacks' osu_get_latency (not a ping-pong, fitted when asked for by name), one
+    twice as slow as the others: they are not pooled without a word."""
+    lines = (ROOT / "tests" / "fixtures" / "benchmarks" / "osu_latency.txt").read_text()
+    text = lines.replace("# OSU MPI Latency Test v7.4", "# OSU MPI_Get latency Test v7.4")
+    folder = tmp_path / "get"
+    folder.mkdir()
+    for name, scale in (("a", 1.0), ("b", 1.02), ("c", 2.0)):
+        rows = [ln if not ln[:1].isdigit() else
+                f"{ln.split()[0]:<10}{float(ln.split()[1]) * scale:>12.2f}"
+                for ln in text.splitlines()]
+        (folder / f"{name}.txt").write_text("\n".join(rows) + "\n")
+    doc = _calibrate(tmp_path, str(folder), "--benchmark", "get_latency")
+    assert any(n.startswith("the get_latency tables disagree") for n in doc["notes"])
