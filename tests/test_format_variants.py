@@ -576,7 +576,8 @@ def test_extrap_region_of_zeros_is_left_out_not_the_metric() -> None:
                       "REGION unused", "DATA 0 0", "DATA 0 0", "DATA 0 0", "DATA 0 0", ""])
     (t,) = parse("x.txt", text)
     assert t.attrs["code"] == "main" and len(t) == 8
-    assert any("values of 0" in n and "lines 10, 11, 12" in n for n in t.notes), t.notes
+    assert any("DATA lines of 0 only" in n and "lines 10, 11, 12" in n for n in t.notes), \
+        t.notes
     with pytest.raises(InputError, match="no metric that can be a time") as got:
         parse("y.txt", text.replace("DATA 2.1 2", "DATA 2.1 2e9"))
     assert got.value.line == 7

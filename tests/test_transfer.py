@@ -269,3 +269,18 @@ def test_weak_scaling_keeps_each_node_s_work_and_moves_the_rest(machines) -> Non
     assert any("weak scaling" in s for s in got.notes)
     strong = move(runs(n, 32 * n, on_a), a, b)
     assert np.all(strong.time[1:] > got.time[1:])
+
+
+def test_b_runs_of_its_own_placement_show_b_processes_in_the_table() -> None:
+    """LAMMPS at 96 ranks a node on AWS, run at 56 a node on Google's c2d: the table's rows
+    say both counts, and the JSON gives B's."""
+    pairs = ROOT / "data" / "pairs"
+    base = ["predict", "--fit", str(pairs / "lammps-reaxff-aws-parallel-cluster.csv"),
+            "--machine", str(ROOT / "calibration" / "cloud-aws-parallel-cluster.toml"),
+            "--on", str(ROOT / "calibration" / "cloud-google-gke.toml"),
+            "--on-fit", str(pairs / "lammps-reaxff-google-gke.csv")]
+    text = CliRunner().invoke(app, base)
+    assert text.exit_code == 0, text.output
+    assert "3072 (1792 on B)" in text.output
+    doc = json.loads(CliRunner().invoke(app, [*base, "--json"]).stdout)
+    assert [r["on_b"]["processes"] for r in doc["rows"]][:1] == [1792]

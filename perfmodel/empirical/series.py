@@ -325,6 +325,9 @@ def _read_tables(text: str, path: str | Path, at: float | None, rows: _Rows,
                    if k in tab.attrs)
         if "threads per process" in tab.attrs:   # NPB-MZ: a hybrid's runs of one layout
             lab["threads_per_process"] = tab.attrs["threads per process"]
+        for k in ("system", "environment"):   # a perflog: one partition's environments
+            if tab.attrs.get(k):
+                lab[k] = tab.attrs[k]
         if "code" in tab.attrs:   # a perflog: one table a test, one test a node count
             lab["code"] = tab.attrs["code"]
             lab["benchmark"] = f"{tab.attrs['code']} {tab.attrs.get('figure', '')}".strip()

@@ -42,13 +42,17 @@ class Figures:
     """The figures of one perflog, as its lines are read."""
 
     source: str
-    tables: dict[tuple[str, str], Table] = field(default_factory=dict)
+    tables: dict[tuple[str, ...], Table] = field(default_factory=dict)
     other: dict[str, list[int]] = field(default_factory=dict)
+    counted: dict[tuple[str, ...], tuple[bool, bool]] = field(default_factory=dict)
 
-    def add(self, line: int, test: str, group: str, name: str, value: float, unit: str,
-            procs: int | None, nodes: int | None, make: Callable[[bool], Table]) -> None:
-        """One figure of one run: ``group`` the table it joins (with ``name``), ``make`` the
-        table when it is the first (given whether it is HPL's)."""
+    def add(self, line: int, test: str, group: tuple[str, ...], name: str, value: float,
+            unit: str, procs: int | None, nodes: int | None,
+            make: Callable[[bool], Table]) -> None:
+        """One figure of one run: ``group`` the table it joins (with ``name``: the code, its
+        system and its environment), ``make`` the table when it is the first (given whether
+        it is HPL's).  A run that says its processes (or nodes) where the table's first did
+        not, or the other way round, is refused: the table's counts would have holes."""
         hpl = "hpl" in test.lower() and name.lower() == "gflops" and \
             unit.lower() in ("gflops", "gflop/s")
         scale = TIME_UNITS.get(unit)
@@ -59,9 +63,18 @@ class Figures:
             raise InputError(f"{test}: {name} = {value:g} {unit} is not a measurement",
                              file=self.source, line=line, fix="remove the line, or rerun the "
                                                               "test")
-        key = (group, name)
+        key = (*group, name)
         if key not in self.tables:
             self.tables[key] = make(hpl)
+        says = (procs is not None, nodes is not None)
+        first = self.counted.setdefault(key, says)
+        if first != says:
+            i = 0 if first[0] != says[0] else 1
+            raise InputError(f"{test}: this run {'says' if says[i] else 'does not say'} its "
+                             f"{('processes', 'nodes')[i]}, where the code's first run "
+                             f"{'did not' if says[i] else 'did'}", file=self.source, line=line,
+                             fix="give every run its counts (num_tasks or num_procs, "
+                                 "num_nodes), or keep the runs without them apart")
         counts = {"processes": float(procs)} if procs is not None else {}
         extra = {"nodes": float(nodes)} if nodes is not None else {}
         if hpl:

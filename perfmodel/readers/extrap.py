@@ -66,6 +66,22 @@ def _points(value: str, width: int, source: str, line: int) -> list[tuple[float,
     return out
 
 
+_COUNTS = {"bytes", "byte", "visits", "visit", "count", "counts", "flops", "flop", "calls",
+           "messages", "msgs", "instructions", "cycles", "size", "mem", "memory"}
+"""Words of a metric's name that say it counts something, not a time (Extra-P's inputs hold
+any metric: bytes sent, visits, PAPI counters)."""
+
+
+def _counted(metric: str) -> bool:
+    """Whether ``metric``'s name says it counts something other than seconds.
+
+    >>> _counted("bytes_sent"), _counted("PAPI_TOT_INS"), _counted("time"), _counted("")
+    (True, True, False, False)
+    """
+    words = set(re.split(r"[^a-z]+", metric.lower()))
+    return bool(words & _COUNTS) or metric.lower().startswith("papi")
+
+
 def read(source: str, text: str) -> tuple[Measurements, ...]:
     params: list[str] = []
     points: list[tuple[float, ...]] = []
@@ -144,20 +160,20 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                                  file=source, line=point_lines[j],
                                  fix="counts are whole numbers from 1")
     lo, hi = TIME_RANGE
-    beyond: dict[str, int] = {}   # a value no time takes (< 0, > 11.6 days): not a time
+    beyond: dict[str, int] = {}   # a value no time takes (< 1 ps, > 11.6 days): not a time
     for lineno, _, met, _, values in data:
-        if any(not 0 <= v <= hi for v in values):
+        if _counted(met):
             beyond.setdefault(met, lineno)
+        elif any(v != 0 for v in values) and any(not lo <= v <= hi for v in values):
+            beyond.setdefault(met, lineno)   # (a line of zeros only: a region not timed)
     not_times = set(beyond)
     unmeasured: list[int] = []
     tables: dict[tuple[str, str, tuple[float, ...]], Table] = {}
-    for lineno, reg, met, j, every in data:
+    for lineno, reg, met, j, values in data:
         if met in not_times:
             continue
-        values = [v for v in every if v >= lo]   # 0: the region was not timed there
-        if len(values) < len(every):
+        if all(v == 0 for v in values):   # a region not timed at that point
             unmeasured.append(lineno)
-        if not values:
             continue
         point = points[j]
         setting = tuple(v for i, v in enumerate(point) if i not in counted)
@@ -182,7 +198,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         notes.append(f"metrics left out, their values not times of 1 ps to 11.6 days: "
                      f"{', '.join(sorted(not_times))}")
     if unmeasured:
-        notes.append(f"values of 0 (a region not timed at that point) left out: "
+        notes.append(f"DATA lines of 0 only (a region not timed at that point) left out: "
                      f"{len(unmeasured)} DATA line{'s' if len(unmeasured) > 1 else ''} "
                      f"(lines {spans(unmeasured)})")
     out = built(tables.values(), notes)

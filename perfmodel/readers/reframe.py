@@ -83,7 +83,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         attrs = {"test": test, "code": _code(test, nodes), "system": m["where"],
                  "environment": m["env"].strip(), "counts": "processes (num_procs)"}
         version = m["version"].removeprefix("reframe ").split(" ")[0]
-        figures.add(lineno, test, test, name, value, unit, procs, nodes,
+        figures.add(lineno, test, (test, attrs["system"], attrs["environment"]), name, value,
+                    unit, procs, nodes,
                     partial(table, source, NAME, test, name, unit, version=version, attrs=attrs))
     said = [f"{len(failed)} figures ReFrame could not extract (logged as None) left out "
             f"(lines {spans(failed)})"] if failed else []

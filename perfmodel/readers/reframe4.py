@@ -9,8 +9,12 @@ the default ``filelog`` handler writes ``perflogs/SYSTEM/PARTITION/TEST.log``::
 
 (each record one line in the file).  Every performance variable of the test has its
 ``NAME_value`` and ``NAME_unit`` fields; a site's own ``format`` may keep fewer fields, or split
-them by commas: the header says which, and only ``NAME_value`` with ``NAME_unit`` beside it and
-a name field are needed.  What is read is what the 3.x reader reads (:mod:`.reframe`): a time
+them by commas: the header says which.  What marks a header is ``NAME_value`` with
+``NAME_unit`` beside it and a ``result`` or ``job_completion_time`` field; without a name field
+the file's name is the test's.  Every line has as many fields as its header: ReFrame quotes
+nothing, so a value holding the separator (a node list split by commas) is refused at its
+line.  Runs of one code on several systems or environments are tables apart.
+What is read is what the 3.x reader reads (:mod:`.reframe`): a time
 (a whole run of an application, one table per code and figure: the test's runs at every node
 count, its name without the parameters that set its size) and HPL's Gflops; every other
 figure is left out and said.  The processes are ``num_tasks``; the nodes ``num_nodes`` where a
@@ -37,6 +41,8 @@ _NAMES = ("display_name", "name", "short_name", "unique_name", "check_name")
 _COUNT_PARAMS = {"num_nodes", "nodes", "n_nodes", "num_tasks", "tasks", "num_procs", "procs",
                  "num_tasks_per_node"}
 _FIX = "give the perflog as ReFrame wrote it, its header line first"
+MOST_NODES = 10_000_000
+"""More nodes than a node list may name: beyond it the list is not a machine's."""
 
 
 def _split(line: str) -> tuple[str, list[str]] | None:
@@ -74,14 +80,15 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                              line=lineno, fix=_FIX)
         sep, fields = header
         cells = [c.strip() for c in ln.split(sep)]
-        if len(cells) < len(fields):
+        if len(cells) != len(fields):
             raise InputError(f"{len(cells)} fields where the header names {len(fields)} (a "
-                             "field holding the separator, or a cut line?)", file=source,
-                             line=lineno, fix=_FIX)
+                             "value holding the separator, or a cut line?)", file=source,
+                             line=lineno, fix=_FIX + (": with commas, a node list or a test "
+                                                       "parameter holding one splits its line; "
+                                                       "split by |" if sep == "," else ""))
         row = dict(zip(fields, cells, strict=False))
         test = next((row[n] for n in _NAMES if row.get(n)), Path(source).stem)
-        if row.get("result", "pass").lower() != "pass":
-            failed.append(lineno)
+        bad = row.get("result", "pass").lower() != "pass"
         procs = count(row.get("num_tasks"), "num_tasks", source, lineno)
         nodes = _nodes(row, procs, source, lineno)
         group = code(test)
@@ -94,7 +101,10 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             if value is None:
                 missing.append(lineno)
                 continue
-            figures.add(lineno, test, group, var, value, unit, procs, nodes,
+            if bad and failed[-1:] != [lineno]:
+                failed.append(lineno)
+            figures.add(lineno, test, (group, attrs["system"], attrs["environment"]), var,
+                        value, unit, procs, nodes,
                         partial(table, source, NAME, group, var, unit, version=version,
                                 attrs=attrs))
     return figures.built(_said(missing, failed))
@@ -144,6 +154,8 @@ def hosts(listed: str) -> int | None:
 
     >>> hosts("['nid001', 'nid002']"), hosts("nid[001-004,010],login1"), hosts("None")
     (2, 6, None)
+    >>> hosts("rack[1-2]-n[01-04]"), hosts("nid[000000001-999999999]")
+    (8, None)
     """
     text = listed.strip().strip("[]") if "'" in listed or '"' in listed else listed.strip()
     items = re.findall(r"[^,\[\]\s'\"]*\[[0-9,\-]+\][^,\s'\"]*|[^,\s'\"\[\]]+", text)
@@ -151,16 +163,19 @@ def hosts(listed: str) -> int | None:
     for item in items:
         if item.lower() in ("none", "null"):
             continue
-        ranges = re.search(r"\[([0-9,\-]+)\]", item)
-        if ranges is None:
-            total += 1
-            continue
-        for part in ranges[1].split(","):
-            lo, _, hi = part.partition("-")
-            if len(lo) > 9 or len(hi) > 9:   # no machine has a billion nodes
-                return None
-            n = int(hi) - int(lo) + 1 if hi and lo else 1
-            if n < 1:
-                return None
-            total += n
+        names = 1   # rack[1-2]-n[01-04]: every bracket multiplies
+        for ranges in re.findall(r"\[([0-9,\-]+)\]", item):
+            inside = 0
+            for part in ranges.split(","):
+                lo, _, hi = part.partition("-")
+                if len(lo) > 8 or len(hi) > 8:
+                    return None
+                n = int(hi) - int(lo) + 1 if hi and lo else 1
+                if n < 1:
+                    return None
+                inside += n
+            names *= inside
+        total += names
+        if total > MOST_NODES:
+            return None
     return total or None

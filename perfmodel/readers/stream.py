@@ -31,8 +31,8 @@ _ELEMENT = re.compile(r"uses\s+(?P<b>[0-9]{1,3})\s+bytes per array element")
 _THREADS = re.compile(r"Number of Threads counted\s*=\s*(?P<n>[0-9]{1,9})\b")
 _ARRAYS = {"Copy": 2, "Scale": 2, "Add": 3, "Triad": 3}
 _MD_HEADER = re.compile(r"^\|\s*Function\s*\|\s*Avg \(MB/s\)\s*\|\s*Best \(MB/s\)\s*\|"
-                        r"\s*Worst \(MB/s\)\s*\|\s*Avg time\s*\|\s*Min time\s*\|\s*Max time\s*\|"
-                        r"\s*$", re.I)
+                        r"\s*Worst \(MB/s\)\s*\|\s*Avg time\s*\|\s*Min time\s*\|\s*Max time\s*"
+                        r"\|?\s*$", re.I)
 _MD_ROW = re.compile(r"^\|\s*(?P<kernel>Copy|Scale|Add|Triad)\s*\|(?P<rest>.*)$")
 
 
