@@ -44,6 +44,19 @@ def linked(mirrors: Iterable[str], prefix: str) -> Path:
     return Path(root)
 
 
+def show(mirror: Mapping[str, str], folder: str, rev: str, path: str) -> str:
+    """A raw file of ``folder``'s source at ``rev``, from the root :func:`linked` made."""
+    return git(Path(sys.argv[1]), mirror[folder], "show", f"{rev}:{path}")
+
+
+def run(here: Path, mirror: Mapping[str, str],
+        in_context: Callable[[str, str, Mapping[str, str]], bool]
+        | Mapping[str, Callable[[str, Mapping[str, str]], bool]], prefix: str) -> int:
+    """A folder's ``check_times.py`` main: the mirrors :func:`linked`, then :func:`check`."""
+    linked(mirror.values(), prefix)
+    return check(here, mirror, in_context)
+
+
 def check(here: Path, mirror: Mapping[str, str],
           in_context: Callable[[str, str, Mapping[str, str]], bool]
           | Mapping[str, Callable[[str, Mapping[str, str]], bool]],

@@ -84,8 +84,3 @@ def named(tables: tuple[Measurements, ...], benchmark: str) -> list[Measurements
     want = benchmark.partition("@")[0].strip().lower().removeprefix("osu_")
     return [t for t in tables if t.benchmark.lower() == want] or \
         [t for t in tables if t.pattern == want]
-
-
-def has(tables: tuple[Measurements, ...], benchmark: str) -> bool:
-    """Whether a file's tables hold the one ``benchmark`` names."""
-    return bool(named(tables, benchmark))

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from perfmodel.choice import NODE_RUNS, alone, choose, has, not_messages
+from perfmodel.choice import NODE_RUNS, alone, choose, named, not_messages
 from perfmodel.errors import InputError
 from perfmodel.layout import Layout, nodes_in_name, place
 from perfmodel.machine.at_scale import (
@@ -286,7 +286,7 @@ def _one_file(path: Path, tables: tuple[Measurements, ...], benchmark: str | Non
     """What one file's tables add."""
     one = FileUse()
     if (not any(t.pattern == "pingpong" or t.is_fanin for t in tables) if benchmark is None
-            else not has(tables, benchmark) and not any(t.is_fanin for t in tables)):
+            else not named(tables, benchmark) and not any(t.is_fanin for t in tables)):
         one.said += [sort_table(t, path, layout, one) for t in tables]   # the node, a fabric …
         return one
     table = choose(tables, str(path), benchmark)

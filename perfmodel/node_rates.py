@@ -52,7 +52,7 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
                                 + "); dense LU, so an upper bound for compiled "
                                 "scientific code; one rank per core assumed (HPL does not "
                                 "print threads per rank)")
-        notes += [f"node: {t.source}: {n}" for n in t.notes if "--benchmark picks" not in n]
+        notes += [f"node: {t.source}: {n}" for n in t.notes]
         if "accelerated" in t.attrs or rate > CORE_PEAK:
             why = (f"it is an accelerated build ({t.attrs['accelerated']})"
                    if "accelerated" in t.attrs else
@@ -70,7 +70,7 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
         threads = int(best.attrs.get("threads", "1") or 1)
         where = f"{best.source}, line {best.line[0]}"
         notes += [f"node: {best.source}: {n}" for n in best.notes
-                  if not n.startswith("best rate checked") and "--benchmark picks" not in n]
+                  if not n.startswith("best rate checked")]
         if threads > 1:
             fixed["domain_bandwidth"] = rate
             fixed["memory_domain"] = float(threads)

@@ -29,17 +29,13 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check, git, linked  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import run, show  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'TaoELi-fdtd_bath': 'TaoELi+fdtd_bath',
           'LindeBee-HPC': 'LindeBee+HPC',
           'brandon-neth-MarblChapel': 'brandon-neth+MarblChapel'}
 SNAPSHOT = {'TaoELi-fdtd_bath': 'd34f31915f502360b4107d16235154b29edeb618'}
-ROOT = None  # the linked mirror root, set in main()
 
-
-def git_show(folder, rev, path):
-    return git(Path(ROOT), MIRROR[folder], 'show', f'{rev}:{path}')
 
 
 def fdtd(text, row):
@@ -49,15 +45,15 @@ def fdtd(text, row):
     m = re.search(r'info_(lb|lorentz)\.txt$', row['file']).group(1)
     d = os.path.dirname(row['file'])
     snap = SNAPSHOT['TaoELi-fdtd_bath']
-    collect = git_show('TaoELi-fdtd_bath', snap, d + '/collect_simulation_timesteps.sh')
+    collect = show(MIRROR, 'TaoELi-fdtd_bath', snap, d + '/collect_simulation_timesteps.sh')
     ok = (lines[i - 1] == f"{row['processes']} {row['time_s']}"
           and 'grep -i "on time step"' in collect and "awk '{print $6}'" in collect)
     if p <= 24:
-        single = git_show('TaoELi-fdtd_bath', snap, d + f'/run_benchmark_singlenode_{m}.sh')
+        single = show(MIRROR, 'TaoELi-fdtd_bath', snap, d + f'/run_benchmark_singlenode_{m}.sh')
         totals = re.search(r'^for TOTAL in ([\d ]+); do', single, re.M).group(1).split()
         return (ok and n == 1 and rpn == p and str(p) in totals
                 and '--nodes=1' in single and '--ntasks-per-node=$TOTAL' in single)
-    multi = git_show('TaoELi-fdtd_bath', snap, d + f'/run_benchmark_multinode_{m}.sh')
+    multi = show(MIRROR, 'TaoELi-fdtd_bath', snap, d + f'/run_benchmark_multinode_{m}.sh')
     nodes = re.search(r'^for NODES in ([\d ]+); do', multi, re.M).group(1).split()
     return (ok and p == 24 * n and rpn == 24 and str(n) in nodes
             and 'TOTAL=$(( NODES * 24 ))' in multi and '--ntasks-per-node=24' in multi
@@ -67,7 +63,7 @@ def fdtd(text, row):
 def linde(text, row):
     p, n = int(row['processes']), int(row['nodes'])
     job = re.search(r'job (Project/scripts/\S+\.sh):', row['note']).group(1)
-    js = git_show('LindeBee-HPC', row['commit'], job)
+    js = show(MIRROR, 'LindeBee-HPC', row['commit'], job)
     return (re.findall(r'^Execution time: (\S+)$', text, re.M) == [row['time_s']]
             and re.findall(r'--nodes=(\d+)', js) == [row['nodes']]
             and '--ntasks-per-node=32' in js
@@ -81,7 +77,7 @@ def marbl(text, row):
     lines = text.splitlines()
     n = int(row['nodes'])
     runs = 512 if row['file'].endswith('weak-scaling.csv') else 512 // n
-    script = git_show('brandon-neth-MarblChapel', row['commit'], 'performance/collect-scaling.sh')
+    script = show(MIRROR, 'brandon-neth-MarblChapel', row['commit'], 'performance/collect-scaling.sh')
     return (lines[0] == 'NodeCount,RunsPerNode,Time'
             and lines[i - 1] == f"{n},{runs},{row['time_s']}"
             and row['processes'] == row['nodes'] and row['ranks_per_node'] == '1'
@@ -94,9 +90,7 @@ CONTEXT = {'TaoELi-fdtd_bath': fdtd, 'LindeBee-HPC': linde, 'brandon-neth-MarblC
 
 
 def main():
-    global ROOT
-    ROOT = linked(MIRROR.values(), 'corpus-eleventh-mirrors-')
-    return check(Path(__file__).parent, MIRROR, CONTEXT)
+    return run(Path(__file__).parent, MIRROR, CONTEXT, 'corpus-eleventh-mirrors-')
 
 
 if __name__ == '__main__':

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check, linked  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import run  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'leoposc-uibk-hpc': 'leoposc+uibk-hpc',
           'emaballarin-fhpc_assignments_2019-2020': 'emaballarin+fhpc_assignments_2019-2020',
@@ -65,8 +65,7 @@ CONTEXT = {'leoposc-uibk-hpc': heat, 'emaballarin-fhpc_assignments_2019-2020': t
 
 
 def main():
-    linked(MIRROR.values(), 'corpus-ninth-mirrors-')
-    return check(Path(__file__).parent, MIRROR, CONTEXT)
+    return run(Path(__file__).parent, MIRROR, CONTEXT, 'corpus-ninth-mirrors-')
 
 
 if __name__ == '__main__':

@@ -26,17 +26,13 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check, git, linked  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import run, show  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'EPIC-model-parcel-clustering-data': 'EPIC-model+parcel-clustering-data',
           'felker-athenak-scaling': 'felker+athenak-scaling',
           'RRZE-HPC-LULESH-AD': 'RRZE-HPC+LULESH-AD'}
 SNAPSHOT = {'EPIC-model-parcel-clustering-data': '85cc8a100750d701642ad1dfcc79eed4b6292c06'}
-ROOT = None  # the linked mirror root, set in main()
 
-
-def git_show(folder, rev, path):
-    return git(Path(ROOT), MIRROR[folder], 'show', f'{rev}:{path}')
 
 
 def epic(text, row):
@@ -45,7 +41,7 @@ def epic(text, row):
     data = [ln for ln in lines[1:] if ln.strip()]
     stem = os.path.basename(row['file'])[:-len('-timings.csv')]
     ofile = re.search(r'job stdout (\S+?):', row['note']).group(1)
-    out = git_show('EPIC-model-parcel-clustering-data', SNAPSHOT['EPIC-model-parcel-clustering-data'],
+    out = show(MIRROR, 'EPIC-model-parcel-clustering-data', SNAPSHOT['EPIC-model-parcel-clustering-data'],
                    os.path.dirname(row['file']) + '/' + ofile)
     return (lines[0].split(',')[0] == 'parcel merge (total)'
             and len(data) == m
@@ -87,9 +83,7 @@ CONTEXT = {'EPIC-model-parcel-clustering-data': epic, 'felker-athenak-scaling': 
 
 
 def main():
-    global ROOT
-    ROOT = linked(MIRROR.values(), 'corpus-tenth-mirrors-')
-    return check(Path(__file__).parent, MIRROR, CONTEXT)
+    return run(Path(__file__).parent, MIRROR, CONTEXT, 'corpus-tenth-mirrors-')
 
 
 if __name__ == '__main__':

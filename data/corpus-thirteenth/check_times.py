@@ -32,18 +32,13 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check, git, linked  # noqa: E402  (data/check_rows.py)
+from check_rows import run, show  # noqa: E402  (data/check_rows.py)
 
 MIRROR = {'OussamaNajar-hpc-parallel-systems': 'OussamaNajar+hpc-parallel-systems',
           'EAirPeter-HPCAssignments': 'EAirPeter+HPCAssignments',
           'BenediktStingl-NSSC-II': 'BenediktStingl+NSSC-II'}
 NSSC_SNAPSHOT = 'e3097f3a56e623f24ded609234fbf7dc87ebb3d9'   # head of branch 'master'
-ROOT = None  # the linked mirror root, set in main()
 IMPL = {'row': 'MPI ROW', 'column': 'MPI COLUMN', 'mpi-block': 'MPI MPI_BLOCK', 'mpi-2d': 'MPI MPI_2D'}
-
-
-def show(folder, rev, path):
-    return git(Path(ROOT), MIRROR[folder], 'show', f'{rev}:{path}')
 
 
 def gol_runs(text):
@@ -85,7 +80,7 @@ def gol(text, row, csv_name):
     if len(runs) != 1:
         return False
     r = runs[0]
-    prov = show('OussamaNajar-hpc-parallel-systems', row['commit'],
+    prov = show(MIRROR, 'OussamaNajar-hpc-parallel-systems', row['commit'],
                 row['file'].replace('bench.txt', 'provenance.txt'))
     return (r['block'] == (impl, p) and r['k'] == k == rep and r['t'] == row['time_s']
             and len(r['ranks']) == p and r.get('mpi_ranks') == p and len(r['hosts']) == n
@@ -102,7 +97,7 @@ def nyu(text, row):
     line = int(re.match(r'^line (\d+): ', row['note']).group(1))
     if hits != [(line, f"[Completed] Time: {row['time_s']} s")]:
         return False
-    js = show('EAirPeter-HPCAssignments', row['commit'], row['file'][:-4] + '.sh')
+    js = show(MIRROR, 'EAirPeter-HPCAssignments', row['commit'], row['file'][:-4] + '.sh')
     exe = {'bl': 'jacobi', 'nb': 'jacobi-nb'}[ver]
     base = row['file'].rsplit('/', 1)[1][:-4]
     return (int(p_name) == p and p % n == 0
@@ -125,7 +120,7 @@ def nssc(text, row):
     if times != [(line, f"Total   Runtime = {row['time_s']} seconds")] or len(heads) != 1:
         return False
     hm = re.match(r'^No\. of processors: (\d+) resolution: (\d+) iterations: 10 DIM: (1D|2D)$', heads[0])
-    job = show('BenediktStingl-NSSC-II', NSSC_SNAPSHOT, f'Exercise_1/{task}/submit_mpi_loops.sh')
+    job = show(MIRROR, 'BenediktStingl-NSSC-II', NSSC_SNAPSHOT, f'Exercise_1/{task}/submit_mpi_loops.sh')
     return (hm is not None and task == task2 and int(hm.group(1)) == p == int(p_name)
             and hm.group(2) == res and n == -(-p // 40)
             and float(row['ranks_per_node']) == p / n and row['threads'] == '1'
@@ -143,8 +138,6 @@ def in_context(folder, text, row, csv_name):
 
 
 def main():
-    global ROOT
-    ROOT = linked(MIRROR.values(), 'corpus-thirteenth-mirrors-')
     here = Path(__file__).parent
     # check() gives the folder, not the CSV; the game-of-life context needs the CSV's name
     # (implementation, repetition), found by the row's file, note and time among the folder's CSVs.
@@ -161,7 +154,7 @@ def main():
                 if row['note'] in ln and f",{row['time_s']}," in ln
                 and ln.startswith(f"{row['nodes']},{row['processes']},")]
         return len(hits) == 1 and in_context(folder, text, row, hits[0])
-    return check(here, MIRROR, ctx)
+    return run(here, MIRROR, ctx, 'corpus-thirteenth-mirrors-')
 
 
 if __name__ == '__main__':

@@ -31,12 +31,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from check_rows import check, git, linked  # noqa: E402  (data/check_rows.py: the shared walk)
+from check_rows import run, show  # noqa: E402  (data/check_rows.py: the shared walk)
 
 MIRROR = {'UIUC-PPL-charm4py-mpi4py-compare': 'UIUC-PPL+charm4py-mpi4py-compare',
           'AaronTHolt-MPI': 'AaronTHolt+MPI'}
 SNAPSHOT = {'UIUC-PPL-charm4py-mpi4py-compare': '4c062a5cbd9714ee6529806b058293c05449180d'}
-ROOT = None  # the linked mirror root, set in main()
 ODF = {'data/stencil/2021-08-26_scaling/strong_scaling_stdout.txt': 1,
        'data/stencil/2021-08-26_scaling/weak_scaling_stdout.txt': 1,
        'data/stencil/2021-08-27_odf/strong_scaling_stdout.txt': 2,
@@ -45,9 +44,6 @@ WEAK_DOMAIN = {6: ('3072', '1536'), 12: ('3072', '3072'), 24: ('6144', '3072'),
                48: ('6144', '6144'), 96: ('12288', '6144'), 192: ('12288', '12288'),
                384: ('24576', '12288'), 768: ('24576', '24576')}
 
-
-def git_show(folder, rev, path):
-    return git(Path(ROOT), MIRROR[folder], 'show', f'{rev}:{path}')
 
 
 def runs(text):
@@ -96,8 +92,8 @@ def uiuc(text, row):
     if impl == 'charm4py':
         return ok and r.get('hosts') == n and r['pes'] == p and r.get('chares') == ODF[row['file']] * p
     snap = SNAPSHOT['UIUC-PPL-charm4py-mpi4py-compare']
-    job = git_show('UIUC-PPL-charm4py-mpi4py-compare', snap, f'scripts/stencil/submit_{kind}.sh')
-    drv = git_show('UIUC-PPL-charm4py-mpi4py-compare', snap, f'scripts/stencil/{kind}_scaling.py')
+    job = show(MIRROR, 'UIUC-PPL-charm4py-mpi4py-compare', snap, f'scripts/stencil/submit_{kind}.sh')
+    drv = show(MIRROR, 'UIUC-PPL-charm4py-mpi4py-compare', snap, f'scripts/stencil/{kind}_scaling.py')
     counts = re.search(r'^\s*nprocs = \[([\d, ]+)\]', drv, re.M).group(1)
     return (ok and ODF[row['file']] == 1 and n == -(-p // 48)
             and '#SBATCH --nodes=16' in job and '#SBATCH --tasks-per-node=48' in job
@@ -110,7 +106,7 @@ def aaron(text, row):
     base = os.path.basename(row['file'])
     alg = base.split('_')[0]
     prog = {'fox': 'hw4.3-holtat', 'all': 'hw4.2-holtat'}[alg]
-    js = git_show('AaronTHolt-MPI', row['commit'], f'HW4/SCRIPTS/{base}.sh')
+    js = show(MIRROR, 'AaronTHolt-MPI', row['commit'], f'HW4/SCRIPTS/{base}.sh')
     return (len(lines) == 2 and len(lines[0].split(',')) == 50 and lines[1] == row['time_s']
             and base == f'{alg}_{p}_144' and n == p and row['ranks_per_node'] == '1'
             and re.findall(r'^#SBATCH --nodes (\d+)$', js, re.M) == [row['nodes']]
@@ -123,9 +119,7 @@ CONTEXT = {'UIUC-PPL-charm4py-mpi4py-compare': uiuc, 'AaronTHolt-MPI': aaron}
 
 
 def main():
-    global ROOT
-    ROOT = linked(MIRROR.values(), 'corpus-twelfth-mirrors-')
-    return check(Path(__file__).parent, MIRROR, CONTEXT)
+    return run(Path(__file__).parent, MIRROR, CONTEXT, 'corpus-twelfth-mirrors-')
 
 
 if __name__ == '__main__':

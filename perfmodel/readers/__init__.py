@@ -148,8 +148,9 @@ def _cut_row(text: str, tables: tuple[Measurements, ...]) -> int | None:
 
 
 def _same_names(tables: tuple[Measurements, ...]) -> tuple[Measurements, ...]:
-    """Tables of one name and process count: ``--benchmark NAME@P`` picks the first, so the
-    others can never be chosen; each says so."""
+    """Tables of messages of one name and process count: ``--benchmark NAME@P`` picks the
+    first, so the others can never be chosen; each says so.  (Whole runs and memory kernels are
+    not chosen that way: the node takes the best of them, ``scaling`` picks by label.)"""
     keys = [(t.benchmark.lower(), t.counts("processes")) for t in tables]
     by_key: dict[object, list[Measurements]] = {}
     for t, key in zip(tables, keys, strict=True):
@@ -157,7 +158,7 @@ def _same_names(tables: tuple[Measurements, ...]) -> tuple[Measurements, ...]:
     out = []
     for t, key in zip(tables, keys, strict=True):
         same = by_key[key]
-        if len(same) > 1:
+        if len(same) > 1 and t.pattern not in ("application", "memory"):
             where = ", ".join(f"line {u.line[0]}" for u in same)
             t = replace(t, notes=(*t.notes, f"{len(same)} {t.label} tables ({where}): "
                                   f"--benchmark picks the first; split the file to use another"))
