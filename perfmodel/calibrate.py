@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from perfmodel.choice import placement
 from perfmodel.errors import InputError, PerfModelError
 from perfmodel.inputs import Contribution, gather
 from perfmodel.layout import Layout
@@ -200,6 +201,12 @@ def calibrate(paths: Sequence[str | Path], *, model: str = "auto",
     selection, data, apart, chosen = _law(data, got.law_tables, model, fixed, sources,
                                           repeats)
     notes += apart
+    used = [chosen] if chosen is not None else list(got.law_tables)
+    if used and all(placement(t.source) == "inside" for t in used):
+        who = f"{used[0].source} is" if len(used) == 1 else "the law's tables are"
+        notes.append(f"{who} named as run inside one node: the law is of the messages between "
+                     "processes sharing its memory, not of the network (give a run across two "
+                     "nodes to calibrate the network)")
     contributions = got.contributions if chosen is None else tuple(
         replace(c, role="unused", rows=0, said="a ping-pong apart from the one the law is "
                 "fitted to (see the notes)") if c.role == "law" and c.path != chosen.source
@@ -295,8 +302,12 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
     spread = math.expm1(max(offsets) - min(offsets))
     machines_said = " (as far apart as two machines' can be: if they are, give each its own " \
         "profile)" if spread > machines else ""
+    where = [placement(t.source) for t in tables]
+    named = [t for t, w in zip(tables, where, strict=True) if w == "across"] or (
+        [t for t, w in zip(tables, where, strict=True) if w is None]
+        if "inside" in where else [])
     alone = []
-    for t in tables:
+    for t in named or tables:
         try:
             check_enough(t, minimum=_free_count(model, fixed))
             alone.append((fit(t, model, fixed, sources), t))
@@ -306,10 +317,19 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
         return selection, data, [], None
     best, table = min(alone, key=lambda x: (-len(np.unique(x[1].size)),
                                             x[0].best.median_rel_err))
+    inside = [t.source for t, w in zip(tables, where, strict=True) if w == "inside"]
+    why = ("the one of most sizes" if not named else
+           "the one its name says ran across nodes" if len(named) == 1 and
+           placement(table.source) == "across" else
+           "of those named as run across nodes, the one of most sizes"
+           if placement(table.source) == "across" else
+           "of those not named as run inside one node, the one of most sizes")
+    if inside and named:
+        why += (f"; {', '.join(inside)} {'is' if len(inside) == 1 else 'are'} named as run "
+                "inside one node, where messages never reach the network")
     return best, table, [
         f"the {kind} tables disagree: median time against the others at the same sizes, "
-        f"{said}{machines_said}; the law is fitted to {table.source} alone, the one of most "
-        f"sizes (median "
+        f"{said}{machines_said}; the law is fitted to {table.source} alone, {why} (median "
         f"|rel. error| {best.best.median_rel_err:.1%}; give one file to choose another, or "
         f"--repeats if they are runs of one configuration)"], table
 

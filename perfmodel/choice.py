@@ -84,3 +84,25 @@ def named(tables: tuple[Measurements, ...], benchmark: str) -> list[Measurements
     want = benchmark.partition("@")[0].strip().lower().removeprefix("osu_")
     return [t for t in tables if t.benchmark.lower() == want] or \
         [t for t in tables if t.pattern == want]
+
+
+_INSIDE = frozenset({"intra", "intranode", "shm", "sharedmem", "sharedmemory", "samenode",
+                     "onenode", "1node", "singlenode", "onnode", "intrasocket", "intersocket",
+                     "vader", "xpmem", "cma", "knem"})
+_ACROSS = frozenset({"inter", "internode", "2node", "2nodes", "twonode", "twonodes",
+                     "crossnode", "acrossnodes", "offnode", "2n"})
+
+
+def placement(source: str) -> str | None:
+    """Where a ping-pong ran, as its file's name or folder says: "inside" one node (``intra``,
+    ``shm``, ``1node``, ``same-node``, Open MPI's shared-memory transports …), "across" nodes
+    (``inter``, ``2nodes``, ``inter-node`` …), or None when neither (or both) is said.  The
+    words are whole tokens of the name, so "interconnect" says nothing."""
+    parts = re.split(r"[\\/]", source)[-2:]
+    words = set()
+    for part in parts:
+        tokens = [t for t in re.split(r"[^a-z0-9]+", part.lower()) if t]
+        words |= set(tokens)
+        words |= {a + b for a, b in zip(tokens, tokens[1:], strict=False)}   # "intra-node"
+    inside, across = bool(words & _INSIDE), bool(words & _ACROSS)
+    return "inside" if inside and not across else "across" if across and not inside else None

@@ -406,3 +406,47 @@ def test_tables_of_one_benchmark_asked_for_by_name_that_disagree_are_said(
         (folder / f"{name}.txt").write_text("\n".join(rows) + "\n")
     doc = _calibrate(tmp_path, str(folder), "--benchmark", "get_latency")
     assert any(n.startswith("the get_latency tables disagree") for n in doc["notes"])
+
+
+UNIPR = ROOT / "data" / "p2p-sixth"
+SHM = UNIPR / "shm-intranode-unipr-hpc" / "imb2019.4_pingpong_1node_unipr_shm_wn11.txt"
+OPA = UNIPR / "omnipath-unipr-hpc" / "imb2019.4_pingpong_2nodes_unipr_opa_wn11-12.txt"
+
+
+def test_a_ping_pong_named_as_inside_one_node_does_not_make_the_networks_law(
+        tmp_path: Path) -> None:
+    """One cluster's IMB PingPong inside one node (shared memory, ``1node…shm``) beside one
+    across two Omni-Path nodes (``2nodes``), both of 24 sizes and about twice apart: the law is
+    the Omni-Path run's, whichever comes first, and the note says why.  Before, the first of
+    the tables of most sizes was taken: the shared memory's."""
+    folder = tmp_path / "mix"
+    folder.mkdir()
+    for f in (SHM, OPA):
+        shutil.copy(f, folder / f.name)
+    doc = _calibrate(tmp_path, str(folder))
+    (note,) = [n for n in doc["notes"] if n.startswith("the ping-pong tables disagree")]
+    assert f"fitted to {folder / OPA.name} alone, the one its name says ran across" in note
+    assert "is named as run inside one node" in note
+    alone = _calibrate(tmp_path, str(OPA))
+    assert doc["parameters"] == alone["parameters"]
+
+
+def test_a_law_of_shared_memory_alone_says_it_is_no_network(tmp_path: Path) -> None:
+    doc = _calibrate(tmp_path, str(SHM))
+    assert any("named as run inside one node: the law is of the messages between processes "
+               "sharing its memory" in n for n in doc["notes"])
+    assert not any("inside one node" in n for n in _calibrate(tmp_path, str(OPA))["notes"])
+
+
+@pytest.mark.parametrize(("source", "said"), [
+    ("osu_latency_intra-node.out", "inside"), ("runs/shm/osu_latency.out", "inside"),
+    ("imb_pingpong_1node.txt", "inside"), ("same_node/osu.txt", "inside"),
+    ("osu_latency_inter_node.out", "across"), ("runs/2-nodes/osu_latency", "across"),
+    ("osu_latency-2n-size32-iter-0.out", "across"),
+    ("interconnect/osu_latency.out", None), ("osu_latency.txt", None),
+    ("intra_vs_inter/osu_latency.txt", None), ("/home/shm/runs/2nodes/osu.txt", "across")])
+def test_where_a_ping_pong_ran_is_read_from_whole_words_of_its_name(source: str,
+                                                                     said: str | None) -> None:
+    from perfmodel.choice import placement
+
+    assert placement(source) == said
