@@ -5,6 +5,7 @@ application's timings), and a collective that ran on one process."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import PATTERNS, POINT_TO_POINT, Measurements
@@ -103,6 +104,6 @@ def placement(source: str) -> str | None:
     for part in parts:
         tokens = [t for t in re.split(r"[^a-z0-9]+", part.lower()) if t]
         words |= set(tokens)
-        words |= {a + b for a, b in zip(tokens, tokens[1:], strict=False)}   # "intra-node"
+        words |= {a + b for a, b in pairwise(tokens)}   # "intra-node"
     inside, across = bool(words & _INSIDE), bool(words & _ACROSS)
     return "inside" if inside and not across else "across" if across and not inside else None
