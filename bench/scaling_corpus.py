@@ -72,8 +72,14 @@ points inside perfmodel's 95 % range.
   OussamaNajar/hpc-parallel-systems; Jacobi on NYU Prince, EAirPeter/HPCAssignments; Jacobi on a
   TU Wien course cluster, BenediktStingl/NSSC-II), gathered once the off-node time was Amdahl's
   law's; scored once.
+- **fourteenth** (``data/corpus-fourteenth``: three students' MPI (+OpenMP) Game of Life on
+  ORFEO's EPYC and THIN partitions, Trieste's Foundations of HPC 2022-23,
+  Gabriele-Codega/FHPC-assignment, IsacPasianotto/foundations_of_HPC-assignment,
+  andrejcuber/units-fhpc2223-assignment; nodes inferred from the job scripts), gathered once the
+  weak scaling's off-node time was held flat, the method unchanged since; committed before its
+  first run, scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|thirteenth|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|fourteenth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -128,21 +134,25 @@ the method unchanged): scored once."""
 TWELFTH = ("UIUC-PPL-charm4py-mpi4py-compare", "AaronTHolt-MPI")
 """The twelfth held-out part (``data/corpus-twelfth``, gathered once the off-node factor had
 been taken on both ends from every part before it): scored once."""
+FOURTEENTH = ("Gabriele-Codega-FHPC-assignment", "IsacPasianotto-foundations_of_HPC-assignment",
+              "andrejcuber-units-fhpc2223-assignment")
+"""data/corpus-fourteenth: gathered after the weak scaling's off-node time was held flat."""
 THIRTEENTH = ("OussamaNajar-hpc-parallel-systems", "EAirPeter-HPCAssignments",
               "BenediktStingl-NSSC-II")
 """The thirteenth held-out part (``data/corpus-thirteenth``, gathered once the off-node time was
 Amdahl's law's): scored once."""
 PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-         "ninth", "tenth", "eleventh", "twelfth", "thirteenth")
-UNSEEN: tuple[str, ...] = ()
-"""The parts gathered after the method last changed: blind to the method as it stands.  None
-now: the weak scaling's off-node time was chosen after the thirteenth had been scored (it left
-the thirteenth's figures as they were).  Before that, the fifth to eighth were, then the ninth,
-then the tenth and eleventh, then the twelfth, then the thirteenth; a part gathered from now on
-joins it."""
+         "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth")
+UNSEEN: tuple[str, ...] = ("fourteenth",)
+"""The parts gathered after the method last changed: blind to the method as it stands.  The
+weak scaling's off-node time was chosen after the thirteenth had been scored (it left the
+thirteenth's figures as they were); the fourteenth came after.  Before that, the fifth to
+eighth were, then the ninth, then the tenth and eleventh, then the twelfth, then the
+thirteenth; a part gathered from now on joins it."""
 LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
-         "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH}
+         "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH,
+         "fourteenth": FOURTEENTH}
 """The parts gathered after held-out, by their sources."""
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
@@ -186,7 +196,7 @@ def specs() -> list[Spec]:
     for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
                   "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth",
                   "corpus-tenth", "corpus-eleventh", "corpus-twelfth",
-                  "corpus-thirteenth"):
+                  "corpus-thirteenth", "corpus-fourteenth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
