@@ -21,6 +21,7 @@ from perfmodel.measurements import Measurements
 from perfmodel.readers import (
     canonical,
     extrap,
+    hpcc,
     hpcg,
     hpl,
     imb,
@@ -41,7 +42,7 @@ from perfmodel.readers import (
 
 REGISTRY: dict[str, ModuleType] = {r.NAME: r for r in (
     osu, imb, mpi4py_bench, mpibenchmarks, netperf, perftest, netgauge, mpptest, stream, npb,
-    hpl, hpcg, reframe, reframe4, sacct, extrap, netpipe, canonical)}
+    hpcc, hpl, hpcg, reframe, reframe4, sacct, extrap, netpipe, canonical)}
 FALLBACKS = (netpipe.NAME, canonical.NAME)
 """Formats without a banner, tried only when no tool's banner is found."""
 

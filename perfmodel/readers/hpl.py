@@ -56,8 +56,10 @@ def flops(n: float) -> float:
 
 def sniff(text: str) -> bool:
     """The banner and the ``T/V`` legend HPL prints before its runs, anywhere in the file (a
-    job's prologue or a vendor's progress lines may come first)."""
-    return _BANNER.search(text) is not None and re.search(r"^T/V\s", text, re.M) is not None
+    job's prologue or a vendor's progress lines may come first); not an HPC Challenge output,
+    which :mod:`perfmodel.readers.hpcc` reads (its HPL runs through :func:`read`)."""
+    return (_BANNER.search(text) is not None and re.search(r"^T/V\s", text, re.M) is not None
+            and _HPCC.search(text[:20000]) is None)   # HPCC's: perfmodel.readers.hpcc
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
@@ -66,10 +68,6 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     table = Table(source, NAME, "HPL", "application", "time",
                   "wall time of one solve, seconds as printed (HPL's Time)", version,
                   attrs={"counts": "processes (P × Q)"})
-    if _HPCC.search(text):
-        table.notes.append("HPC Challenge output: only its HPL runs are read (its STREAM, "
-                           "PTRANS, RandomAccess, FFT and b_eff results are not; give "
-                           "stream.c's and a ping-pong's own outputs for those)")
     if gpu := _ACCELERATED.search(text):
         table.attrs["accelerated"] = gpu[0].strip()
     pending: tuple[int, float, dict[str, float], float] | None = None

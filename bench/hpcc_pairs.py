@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Issue 32 with the nodes differing too: a code timed on one UK machine, predicted on another.
+
+CASTEP al3x3 (ARCHER, Athena, Cirrus, Peta4-Skylake, Thomas) and GROMACS 1400k (ARCHER,
+Cirrus, Peta4-Skylake) from ``data/pairs`` (hpc-uk/archer-benchmarks, GPL-3.0): every ordered
+pair of machines that ran the same code.  Each machine's network is its own HPC Challenge b_eff
+ping-pong across two nodes (``data/pairs-hpcc``, read by ``perfmodel/readers/hpcc.py``; Hockney's
+law through 8 B and 2,000,000 B, ``calibration/hpcc-<machine>.toml``, ``make calibration``), its
+node the HPL run of the same outputs.  The machines differ in everything: processor generation,
+cores a node (24 to 36), network (Aries, EDR and FDR InfiniBand, Omni-Path), MPI, and the
+codes' versions between campaigns.
+
+Two tables, each over every ordered pair's points, with the baselines of ``cloud_pairs.py``
+on the same points:
+
+- without B's run: "B = A", "A × (1 − f + f·r)" (r the ratio of the 8-byte latencies the two
+  b_eff outputs print, f the parallel-overhead share on A from its smallest run) and
+  ``predict --fit A --machine A --on B`` (the work moved by the profiles' HPL flop rates per
+  process, the overhead by the laws' small-message ratio), scored at the node counts both ran
+  beyond A's smallest.  Each machine's runs use its own ranks a node, which neither baseline
+  nor perfmodel is told: a known handicap, said.
+- given B's own run at the smallest count both ran (``--on-fit``, the purchase case of a
+  vendor's benchmark run): "B = A", "A × T_B(n*)/T_A(n*)" and perfmodel, scored beyond n*.
+
+Written and committed before its first run (2026-11-28), and scored once: the method is
+perfmodel's as it stood after the cloud pairs (nothing was chosen on these machines).
+
+    .venv/bin/python bench/hpcc_pairs.py [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+HPCC = ROOT / "data" / "pairs-hpcc"
+PAIRS = ROOT / "data" / "pairs"
+PROFILE = ROOT / "calibration" / "hpcc-{}.toml"
+CODES = {"castep-al3x3": ("archer", "athena", "cirrus", "csd3skylake", "thomas"),
+         "gromacs-1400k": ("archer", "cirrus", "csd3skylake")}
+LATENCY_SIZE = 8.0
+
+
+def latency(machine: str) -> float:
+    """One-way seconds of b_eff's 8-byte ping-pong: the median over the machine's outputs."""
+    from perfmodel.readers import read
+
+    seen = [float(t.time[t.size == LATENCY_SIZE][0])
+            for path in sorted((HPCC / machine).glob("*_hpccoutf.txt"))
+            for t in read(path) if t.pattern == "pingpong"]
+    return float(np.median(seen))
+
+
+def study() -> tuple[dict[str, Any], dict[str, float], dict[tuple[str, str], Any]] | None:
+    """Each machine's profile and 8-byte latency, and each code's runs; None, said, where a
+    profile is missing."""
+    from perfmodel.apps.transfer import read_runs
+    from perfmodel.machine import Machine
+    from perfmodel.machine.profile import load
+
+    names = sorted({m for ms in CODES.values() for m in ms})
+    missing = [m for m in names if not Path(str(PROFILE).format(m)).is_file()]
+    if missing:
+        print(f"skipped: no profile for {', '.join(missing)} (make calibration)")
+        return None
+    machines = {m: Machine(load(Path(str(PROFILE).format(m)))) for m in names}
+    timed = {(c, m): read_runs(PAIRS / f"{c}-{m}.csv") for c, ms in CODES.items() for m in ms}
+    return machines, {m: latency(m) for m in names}, timed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    got = study()
+    if got is None:
+        return
+    machines, lat, timed = got
+    from cloud_pairs import NAMES, WITH_B, Tally, score, score_with_b
+
+    print("one-way latency at 8 B (b_eff, median of each machine's outputs): "
+          + ", ".join(f"{m} {v * 1e6:.2f} µs" for m, v in lat.items()))
+    head = "### " if args.markdown else ""
+    print(f"\n{head}Without B's run (each machine's own ranks a node; perfmodel and the "
+          "baselines are told neither)\n")
+    print("| code | A → B | points | " + " | ".join(NAMES) + " | 95 % range covers | "
+          "median width |")
+    print("|---" * (len(NAMES) + 5) + "|")
+    alone = Tally()
+    for code, names in CODES.items():
+        for src, dst in itertools.permutations(names, 2):
+            r = lat[dst] / lat[src]
+            cells = alone.row(score(timed[(code, src)], timed[(code, dst)], machines[src],
+                                    machines[dst], r))
+            print(f"| {code} | {src} → {dst} (r {r:.2f}) | {cells}")
+    print(f"| all | | {alone.total()}")
+    print(f"\n{head}Given B's own run at the smallest count both ran (`predict --on-fit`)\n")
+    print("| code | A → B | points | " + " | ".join(WITH_B) + " | 95 % range covers | "
+          "median width |")
+    print("|---" * (len(WITH_B) + 5) + "|")
+    given = Tally(WITH_B)
+    for code, names in CODES.items():
+        for src, dst in itertools.permutations(names, 2):
+            cells = given.row(score_with_b(timed[(code, src)], timed[(code, dst)],
+                                           machines[src], machines[dst]))
+            print(f"| {code} | {src} → {dst} | {cells}")
+    print(f"| all | | {given.total()}")
+
+
+if __name__ == "__main__":
+    main()
