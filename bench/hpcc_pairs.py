@@ -14,7 +14,9 @@ Two tables, each over every ordered pair's points, with the baselines of ``cloud
 on the same points:
 
 - without B's run: "B = A", "A × (1 − f + f·r)" (r the ratio of the 8-byte latencies the two
-  b_eff outputs print, f the parallel-overhead share on A from its smallest run) and
+  b_eff outputs print, f the parallel-overhead share on A from its smallest run), the whole time
+  moved by the HPL flop rates (a process's, and a node's: :data:`NODE_RULES`, added after the
+  first run) and
   ``predict --fit A --machine A --on B`` (the work moved by the profiles' HPL flop rates per
   process, the overhead by the laws' small-message ratio), scored at the node counts both ran
   beyond A's smallest.  Each machine's runs use its own ranks a node, which neither baseline
@@ -48,6 +50,11 @@ PROFILE = ROOT / "calibration" / "hpcc-{}.toml"
 CODES = {"castep-al3x3": ("archer", "athena", "cirrus", "csd3skylake", "thomas"),
          "gromacs-1400k": ("archer", "cirrus", "csd3skylake")}
 LATENCY_SIZE = 8.0
+NODE_RULES = ("A × HPL ratio, a process", "A × HPL ratio, a node")
+"""Baselines that move the whole time by the nodes' HPL flop rates (the profiles' rate a
+process, and times each machine's ranks a node for a node's): added after the first run,
+which had only the two of ``cloud_pairs.py`` beside perfmodel, since perfmodel moves the work by
+the same rates."""
 
 
 def latency(machine: str) -> float:
@@ -85,22 +92,32 @@ def main() -> None:
     if got is None:
         return
     machines, lat, timed = got
-    from cloud_pairs import NAMES, WITH_B, Tally, score, score_with_b
+    from cloud_pairs import NAMES, PERFMODEL, WITH_B, Tally, least, score, score_with_b
+
+    flop = {m: float(machines[m].profile.node.values["flop_rate"]) for m in machines}
+    names_alone = (*NAMES[:2], *NODE_RULES, PERFMODEL)
 
     print("one-way latency at 8 B (b_eff, median of each machine's outputs): "
           + ", ".join(f"{m} {v * 1e6:.2f} µs" for m, v in lat.items()))
     head = "### " if args.markdown else ""
     print(f"\n{head}Without B's run (each machine's own ranks a node; perfmodel and the "
           "baselines are told neither)\n")
-    print("| code | A → B | points | " + " | ".join(NAMES) + " | 95 % range covers | "
+    print("| code | A → B | points | " + " | ".join(names_alone) + " | 95 % range covers | "
           "median width |")
-    print("|---" * (len(NAMES) + 5) + "|")
-    alone = Tally()
+    print("|---" * (len(names_alone) + 5) + "|")
+    alone = Tally(names_alone)
     for code, names in CODES.items():
         for src, dst in itertools.permutations(names, 2):
             r = lat[dst] / lat[src]
-            cells = alone.row(score(timed[(code, src)], timed[(code, dst)], machines[src],
-                                    machines[dst], r))
+            ra, rb = timed[(code, src)], timed[(code, dst)]
+            got = score(ra, rb, machines[src], machines[dst], r)
+            a, b = least(ra), least(rb)
+            for n in sorted(n for n in set(a) & set(b) if n > min(a)):
+                k = flop[src] / flop[dst]
+                for name, ratio in zip(NODE_RULES, (k, k * ra.per_node / rb.per_node),
+                                       strict=True):
+                    got[1].setdefault(name, []).append(abs(a[n] * ratio / b[n] - 1))
+            cells = alone.row(got)
             print(f"| {code} | {src} → {dst} (r {r:.2f}) | {cells}")
     print(f"| all | | {alone.total()}")
     print(f"\n{head}Given B's own run at the smallest count both ran (`predict --on-fit`)\n")
