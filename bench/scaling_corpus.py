@@ -78,8 +78,13 @@ points inside perfmodel's 95 % range.
   andrejcuber/units-fhpc2223-assignment; nodes inferred from the job scripts), gathered once the
   weak scaling's off-node time was held flat, the method unchanged since; committed before its
   first run, scored once.
+- **fifteenth** (``data/corpus-fifteenth``: HOOMD-blue's WCA benchmark on NCI Gadi and NSCC
+  ASPIRE 2A at 1–32 nodes, the APAC HPC-AI 2024 organisers' reference runs,
+  hpcac/2024-APAC-HPC-AI; Remhos on one AWS Graviton2 node with three compilers,
+  arm-hpc-user-group/Cloud-HPC-Hackathon-2021), gathered after the fourteenth had been scored,
+  the method unchanged; committed before its first run, scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|fourteenth|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|fifteenth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -134,6 +139,8 @@ the method unchanged): scored once."""
 TWELFTH = ("UIUC-PPL-charm4py-mpi4py-compare", "AaronTHolt-MPI")
 """The twelfth held-out part (``data/corpus-twelfth``, gathered once the off-node factor had
 been taken on both ends from every part before it): scored once."""
+FIFTEENTH = ("hpcac-2024-APAC-HPC-AI", "arm-hpc-user-group-Cloud-HPC-Hackathon-2021")
+"""data/corpus-fifteenth: gathered after the fourteenth had been scored, the method unchanged."""
 FOURTEENTH = ("Gabriele-Codega-FHPC-assignment", "IsacPasianotto-foundations_of_HPC-assignment",
               "andrejcuber-units-fhpc2223-assignment")
 """data/corpus-fourteenth: gathered after the weak scaling's off-node time was held flat."""
@@ -142,17 +149,17 @@ THIRTEENTH = ("OussamaNajar-hpc-parallel-systems", "EAirPeter-HPCAssignments",
 """The thirteenth held-out part (``data/corpus-thirteenth``, gathered once the off-node time was
 Amdahl's law's): scored once."""
 PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-         "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth")
-UNSEEN: tuple[str, ...] = ("fourteenth",)
+         "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth")
+UNSEEN: tuple[str, ...] = ("fourteenth", "fifteenth")
 """The parts gathered after the method last changed: blind to the method as it stands.  The
 weak scaling's off-node time was chosen after the thirteenth had been scored (it left the
-thirteenth's figures as they were); the fourteenth came after.  Before that, the fifth to
+thirteenth's figures as they were); the fourteenth and fifteenth came after.  Before that, the fifth to
 eighth were, then the ninth, then the tenth and eleventh, then the twelfth, then the
 thirteenth; a part gathered from now on joins it."""
 LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
          "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH,
-         "fourteenth": FOURTEENTH}
+         "fourteenth": FOURTEENTH, "fifteenth": FIFTEENTH}
 """The parts gathered after held-out, by their sources."""
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
@@ -196,7 +203,8 @@ def specs() -> list[Spec]:
     for later in ("corpus-fresh", "corpus-third", "corpus-fourth", "corpus-fifth",
                   "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth",
                   "corpus-tenth", "corpus-eleventh", "corpus-twelfth",
-                  "corpus-thirteenth", "corpus-fourteenth"):
+                  "corpus-thirteenth", "corpus-fourteenth",
+                  "corpus-fifteenth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
