@@ -153,9 +153,9 @@ PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seve
 UNSEEN: tuple[str, ...] = ("fourteenth", "fifteenth")
 """The parts gathered after the method last changed: blind to the method as it stands.  The
 weak scaling's off-node time was chosen after the thirteenth had been scored (it left the
-thirteenth's figures as they were); the fourteenth and fifteenth came after.  Before that, the fifth to
-eighth were, then the ninth, then the tenth and eleventh, then the twelfth, then the
-thirteenth; a part gathered from now on joins it."""
+thirteenth's figures as they were); the fourteenth and fifteenth came after.  Before that,
+the fifth to eighth were, then the ninth, then the tenth and eleventh, then the twelfth, then
+the thirteenth; a part gathered from now on joins it."""
 LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
          "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH,
