@@ -284,3 +284,21 @@ def test_b_runs_of_its_own_placement_show_b_processes_in_the_table() -> None:
     assert "3072 (1792 on B)" in text.output
     doc = json.loads(CliRunner().invoke(app, [*base, "--json"]).stdout)
     assert [r["on_b"]["processes"] for r in doc["rows"]][:1] == [1792]
+
+
+def test_nodes_of_other_flop_rates_move_the_work_and_say_what_the_range_leaves_out() -> None:
+    """GROMACS 1400k timed on ARCHER, put on Peta4-Skylake, each node from its HPC Challenge
+    output's HPL run (22.1 and 52.4 Gflop/s a process): one node's time is A's over the rates'
+    ratio, and the notes say the range does not hold how far the code departs from it."""
+    archer = Machine(load(ROOT / "calibration" / "hpcc-archer.toml"))
+    skylake = Machine(load(ROOT / "calibration" / "hpcc-csd3skylake.toml"))
+    timed = read_runs(ROOT / "data" / "pairs" / "gromacs-1400k-archer.csv")
+    got = move(timed, archer, skylake, 0.95, [1.0, 16.0])
+    fa = float(archer.profile.node.values["flop_rate"])
+    fb = float(skylake.profile.node.values["flop_rate"])
+    assert got.node_ratio == pytest.approx(fa / fb, rel=1e-12)
+    assert got.time[0] == pytest.approx(got.time_a[0] * fa / fb, rel=1e-12)
+    assert any(n.startswith("not in the range: how far this code's speed on B's nodes")
+               for n in got.notes)
+    same = move(timed, archer, archer, 0.95, [1.0])
+    assert not any(n.startswith("not in the range") for n in same.notes)

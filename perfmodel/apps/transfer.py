@@ -284,6 +284,10 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
                 if other else "")]
     if elsewhere == 0:
         notes.append("what else differs between the two machines: nothing (given)")
+    if on_b is None and k != 1.0:
+        notes.append(f"not in the range: how far this code's speed on B's nodes departs from "
+                     f"the flop rates' ratio ({1 / k:.3g}×; a code is seldom as bound by its "
+                     "arithmetic as HPL's dense solve): give B's own run (--on-fit) to set it")
     if n0 > 1:
         notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
                      "as work, which does not move (a lower bound on what moves)")
