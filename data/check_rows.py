@@ -21,6 +21,39 @@ def git(root: Path, repo: str, *args: str) -> str:
                           capture_output=True, text=True, check=True).stdout
 
 
+def last(root: Path, repo: str, snap: str, path: str) -> str:
+    """The last commit at or before ``snap`` that touched ``path``: the commit a row names."""
+    return git(root, repo, "log", "-1", "--format=%H", snap, "--", path).strip()
+
+
+def per_node(processes: int, nodes: int) -> str:
+    """Ranks a node as a CSV writes it: a whole number where the nodes share them evenly."""
+    return str(processes // nodes) if processes % nodes == 0 else repr(processes / nodes)
+
+
+HEADER = "nodes,processes,time_s,ranks_per_node,threads,file,commit,note"
+"""perfmodel's timings columns, as every extract script writes them."""
+
+
+def write_series(here: Path, folder: str, name: str, head: Iterable[str],
+                 rows: Iterable[Mapping[str, object]]) -> None:
+    """One series CSV: ``# `` header lines, then a row a run (``nodes``, ``p``, ``t`` as
+    printed, ``threads``, ``file``, ``commit``, ``note``, none holding a comma)."""
+    d = here / folder
+    d.mkdir(exist_ok=True)
+    lines = ["# " + h for h in head]
+    lines.append(HEADER)
+    n = 0
+    for r in rows:
+        assert "," not in str(r["note"]) and "," not in str(r["file"])
+        lines.append(",".join([str(r["nodes"]), str(r["p"]), str(r["t"]),
+                               per_node(int(r["p"]), int(r["nodes"])), str(r["threads"]),
+                               str(r["file"]), str(r["commit"]), str(r["note"])]))
+        n += 1
+    (d / name).write_text("\n".join(lines) + "\n")
+    print(folder, name, n)
+
+
 def linked_root(root: Path, mirrors: Iterable[str], prefix: str) -> str:
     """A temporary root whose ``<mirror>/repo`` points at each mirror's git directory, where
     :func:`git` expects it: a fetched mirror is one already, a work-tree clone holds it in

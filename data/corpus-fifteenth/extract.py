@@ -4,38 +4,19 @@ Every number is read by this script from `git show <commit>:<path>` in a mirror 
 brought in; nothing is typed by hand.  Usage: python3 extract.py /work/.mirror
 """
 import re
-import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/.mirror")
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import check_rows  # noqa: E402  (data/check_rows.py: the helpers every extract shares)
 
 
-def git(mirror, *args):
-    return subprocess.run(["git", "--git-dir", str(ROOT / mirror / "repo"), *args],
-                          capture_output=True, text=True, check=True).stdout
-
-
-def last(mirror, snap, path):
-    return git(mirror, "log", "-1", "--format=%H", snap, "--", path).strip()
-
-
-def rpn(p, n):
-    return str(p // n) if p % n == 0 else repr(p / n)
-
-
-def write(folder, name, head, rows):
-    d = HERE / folder
-    d.mkdir(exist_ok=True)
-    lines = ["# " + h for h in head]
-    lines.append("nodes,processes,time_s,ranks_per_node,threads,file,commit,note")
-    for r in rows:
-        assert "," not in r["note"] and "," not in r["file"]
-        lines.append(",".join([str(r["nodes"]), str(r["p"]), r["t"], rpn(r["p"], r["nodes"]),
-                               str(r["threads"]), r["file"], r["commit"], r["note"]]))
-    (d / name).write_text("\n".join(lines) + "\n")
-    print(folder, name, len(rows))
+git = partial(check_rows.git, ROOT)
+last = partial(check_rows.last, ROOT)
+write = partial(check_rows.write_series, HERE)
 
 
 def elapsed_seconds(s):
