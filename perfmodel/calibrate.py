@@ -303,28 +303,50 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
     machines_said = " (as far apart as two machines' can be: if they are, give each its own " \
         "profile)" if spread > machines else ""
     where = [placement(t.source) for t in tables]
-    named = [t for t, w in zip(tables, where, strict=True) if w == "across"] or (
-        [t for t, w in zip(tables, where, strict=True) if w is None]
-        if "inside" in where else [])
-    alone = []
-    for t in named or tables:
-        try:
-            check_enough(t, minimum=_free_count(model, fixed))
-            alone.append((fit(t, model, fixed, sources), t))
-        except PerfModelError:
-            continue
+    tiers = [[t for t, w in zip(tables, where, strict=True) if w == said_w]
+             for said_w in ("across", None, "inside")]
+    named = "across" in where or "inside" in where
+    alone: list[tuple[Selection, Measurements]] = []
+    too_few: list[Measurements] = []
+    for tier in tiers if named else [list(tables)]:
+        if alone:
+            break
+        if tier is tiers[2] and too_few:
+            first = too_few[0]
+            raise InputError(
+                f"{first.distinct_sizes} sizes, too few for this law alone, and the ping-pong "
+                "tables it disagrees with are named as run inside one node, whose law is no "
+                "network's" + (f" (and {len(too_few) - 1} more such table"
+                               f"{'s' if len(too_few) > 2 else ''})" if len(too_few) > 1
+                               else ""),
+                file=first.source, fix="give --model hockney (two sizes fix it), or leave out "
+                                        "the files run inside one node")
+        for t in tier:
+            try:
+                check_enough(t, minimum=_free_count(model, fixed))
+                alone.append((fit(t, model, fixed, sources), t))
+            except PerfModelError:
+                too_few.append(t)
     if not alone:
         return selection, data, [], None
     best, table = min(alone, key=lambda x: (-len(np.unique(x[1].size)),
                                             x[0].best.median_rel_err))
-    inside = [t.source for t, w in zip(tables, where, strict=True) if w == "inside"]
+    chosen = placement(table.source)
+    pool = [t for t in tables if placement(t.source) == chosen]
     why = ("the one of most sizes" if not named else
-           "the one its name says ran across nodes" if len(named) == 1 and
-           placement(table.source) == "across" else
-           "of those named as run across nodes, the one of most sizes"
-           if placement(table.source) == "across" else
-           "of those not named as run inside one node, the one of most sizes")
-    if inside and named:
+           ("the one its name says ran across nodes" if len(pool) == 1 else
+            "of those named as run across nodes, the one of most sizes")
+           if chosen == "across" else
+           "of those not named as run inside one node, the one of most sizes"
+           if chosen is None else
+           "of those named as run inside one node (no other could be fitted), the one of "
+           "most sizes")
+    passed = [t.source for t in too_few if placement(t.source) != "inside"]
+    if passed:
+        why += (f"; {', '.join(passed)} {'has' if len(passed) == 1 else 'have'} too few "
+                "sizes for this law alone (give --model hockney for a two-size table)")
+    inside = [t.source for t, w in zip(tables, where, strict=True) if w == "inside"]
+    if inside and chosen != "inside":
         why += (f"; {', '.join(inside)} {'is' if len(inside) == 1 else 'are'} named as run "
                 "inside one node, where messages never reach the network")
     return best, table, [

@@ -87,23 +87,66 @@ def named(tables: tuple[Measurements, ...], benchmark: str) -> list[Measurements
         [t for t in tables if t.pattern == want]
 
 
-_INSIDE = frozenset({"intra", "intranode", "shm", "sharedmem", "sharedmemory", "samenode",
-                     "onenode", "1node", "singlenode", "onnode", "intrasocket", "intersocket",
-                     "vader", "xpmem", "cma", "knem"})
-_ACROSS = frozenset({"inter", "internode", "2node", "2nodes", "twonode", "twonodes",
-                     "crossnode", "acrossnodes", "offnode", "2n"})
+_INSIDE = frozenset({"intranode", "samenode", "onenode", "singlenode", "onnode", "shm",
+                     "sharedmem", "sharedmemory", "vader", "xpmem", "cma", "knem"})
+_ACROSS = frozenset({"internode", "crossnode", "acrossnodes", "offnode", "twonode", "twonodes",
+                     "2n", "node2node"})
+_IN_NODE = frozenset({"numa", "core", "cores", "socket", "sockets", "ccd", "ccx", "die", "gpu",
+                      "gpus", "process", "processes", "l3", "cache", "chip", "package", "rank"})
+"""After ``inter`` or ``intra``: a part of one node (inter-socket is inside a node too)."""
+_OF_NODES = frozenset({"group", "rack", "switch", "chassis", "blade", "cabinet", "cluster",
+                       "island", "cell", "system", "dragonfly"})
+"""After ``inter`` or ``intra``: a unit of many nodes (intra-group is across nodes)."""
+_NOT = frozenset({"no", "noshm", "off", "disabled", "disable", "without", "not", "nonshm"})
+_COUNT = re.compile(r"^(?:(?P<a>[0-9]{1,6})nodes?|nodes?(?P<b>[0-9]{1,6}))(?:ppn(?P<ppn>[0-9]{1,6}))?$")
+
+
+def _said(tokens: list[str], i: int) -> str | None:
+    """What token ``i`` of a name says of where a ping-pong ran, read with its neighbours."""
+    t = tokens[i]
+    after = tokens[i + 1] if i + 1 < len(tokens) else ""
+    near = {tokens[i - 1] if i else "", after}
+    if t in ("inter", "intra"):
+        if after == "node" or after == "nodes":
+            return "inside" if t == "intra" else "across"
+        if after in _IN_NODE:
+            return "inside"
+        if after in _OF_NODES:
+            return "across"
+        return "inside" if t == "intra" else "across"
+    if t in ("node", "nodes") and i and tokens[i - 1] in ("inter", "intra"):
+        return None   # read with the word before it
+    if t == "shm" and near & _NOT:
+        return None
+    if t in _INSIDE:
+        return "inside"
+    if t in _ACROSS:
+        return "across"
+    if m := _COUNT.match(t):
+        nodes = int(m["a"] or m["b"])
+        ppn = int(m["ppn"]) if m["ppn"] else None
+        if nodes == 1:
+            return "inside"
+        return "across" if nodes > 1 and ppn in (None, 1) else None
+    return None
 
 
 def placement(source: str) -> str | None:
-    """Where a ping-pong ran, as its file's name or folder says: "inside" one node (``intra``,
-    ``shm``, ``1node``, ``same-node``, Open MPI's shared-memory transports …), "across" nodes
-    (``inter``, ``2nodes``, ``inter-node`` …), or None when neither (or both) is said.  The
-    words are whole tokens of the name, so "interconnect" says nothing."""
-    parts = re.split(r"[\\/]", source)[-2:]
-    words = set()
+    """Where a ping-pong ran, as its file's name or the two folders above it say: "inside"
+    one node (``intra``, ``intra-numa``, ``shm``, ``1node``, ``nodes1ppn32``, Open MPI's
+    shared-memory transports …), "across" nodes (``inter``, ``inter-node``, ``intra-group``,
+    ``2nodes``, ``nodes2ppn1`` …), or None when neither is said, or both.  The words are whole
+    tokens of the name, read with their neighbours (``inter`` and ``intra`` by what follows:
+    ``inter-socket`` is inside a node, ``intra-rack`` across; ``no-shm`` says nothing), so
+    "interconnect" says nothing either.  A job of several nodes and several ranks a node
+    (``nodes8ppn24``) says nothing of where one pair ran."""
+    parts = re.split(r"[\\/]", source)[-3:]
+    verdicts = set()
     for part in parts:
         tokens = [t for t in re.split(r"[^a-z0-9]+", part.lower()) if t]
-        words |= set(tokens)
-        words |= {a + b for a, b in pairwise(tokens)}   # "intra-node"
-    inside, across = bool(words & _INSIDE), bool(words & _ACROSS)
-    return "inside" if inside and not across else "across" if across and not inside else None
+        joined = [a + b for a, b in pairwise(tokens)]   # "intra-node", "2-nodes"
+        for words in (tokens, joined):
+            for i in range(len(words)):
+                if (said := _said(words, i)) is not None:
+                    verdicts.add(said)
+    return verdicts.pop() if len(verdicts) == 1 else None

@@ -444,9 +444,35 @@ def test_a_law_of_shared_memory_alone_says_it_is_no_network(tmp_path: Path) -> N
     ("osu_latency_inter_node.out", "across"), ("runs/2-nodes/osu_latency", "across"),
     ("osu_latency-2n-size32-iter-0.out", "across"),
     ("interconnect/osu_latency.out", None), ("osu_latency.txt", None),
-    ("intra_vs_inter/osu_latency.txt", None), ("/home/shm/runs/2nodes/osu.txt", "across")])
+    ("intra_vs_inter/osu_latency.txt", None), ("/home/shm/runs/2nodes/osu.txt", "across"),
+    ("imb_inter_numa.txt", "inside"), ("inter_socket/osu.txt", "inside"),
+    ("imb_intra_group.txt", "across"), ("intra-rack/osu.txt", "across"),
+    ("no_shm/osu.txt", None), ("2nodes/shm_off/osu.txt", "across"),
+    ("archer2/intranode/run1/imb.txt", "inside"), ("nodes1ppn32_hpccoutf.txt", "inside"),
+    ("nodes2ppn1_hpccoutf.txt", "across"), ("nodes8ppn24_hpccoutf.txt", None)])
 def test_where_a_ping_pong_ran_is_read_from_whole_words_of_its_name(source: str,
                                                                      said: str | None) -> None:
     from perfmodel.choice import placement
 
     assert placement(source) == said
+
+
+def test_a_two_size_table_named_across_beside_shared_memory_is_refused_not_pooled(
+        tmp_path: Path) -> None:
+    """An HPC Challenge ping-pong across two nodes (2 sizes) beside a shared-memory IMB table:
+    the default law needs three sizes, so the across table cannot be fitted alone, and the only
+    other is inside one node.  Before, every table was pooled into one law, mostly shared
+    memory's, without a word; now a one-line refusal names the fix, and --model hockney fits
+    the across table alone."""
+    folder = tmp_path / "mix"
+    folder.mkdir()
+    hpcc = ROOT / "data" / "pairs-hpcc" / "archer" / "archer_nodes2ppn1_hpccoutf.txt"
+    shutil.copy(hpcc, folder / "hpcc_inter.txt")
+    shutil.copy(SHM, folder / SHM.name)
+    got = invoke_in(tmp_path, ["calibrate", str(folder), "--no-write"])
+    assert got.exit_code == 2 and "too few for this law alone" in got.output
+    assert "--model hockney" in got.output and "Traceback" not in got.output
+    doc = _calibrate(tmp_path, str(folder), "--model", "hockney")
+    (note,) = [n for n in doc["notes"] if n.startswith("the ping-pong tables disagree")]
+    assert f"fitted to {folder / 'hpcc_inter.txt'} alone, the one its name says ran across" \
+        in note

@@ -298,7 +298,12 @@ def test_nodes_of_other_flop_rates_move_the_work_and_say_what_the_range_leaves_o
     fb = float(skylake.profile.node.values["flop_rate"])
     assert got.node_ratio == pytest.approx(fa / fb, rel=1e-12)
     assert got.time[0] == pytest.approx(got.time_a[0] * fa / fb, rel=1e-12)
-    assert any(n.startswith("not in the range: how far this code's speed on B's nodes")
-               for n in got.notes)
+    (said,) = [n for n in got.notes
+               if n.startswith("not in the range: how far this code's speed on B's nodes")]
+    assert f"({fb / fa:.3g}×;" in said
     same = move(timed, archer, archer, 0.95, [1.0])
     assert not any(n.startswith("not in the range") for n in same.notes)
+    mine = read_runs(ROOT / "data" / "pairs" / "gromacs-1400k-csd3skylake.csv")
+    given = move(timed, archer, skylake, 0.95, [16.0],
+                 on_b=runs([1.0], [32.0], [float(mine.time[0])]))
+    assert not any(n.startswith("not in the range") for n in given.notes)

@@ -1,9 +1,10 @@
-"""HPC Challenge (HPCC 1.x) output, ``hpccoutf.txt``: its HPL runs and its ping-pong.
+"""HPC Challenge (HPCC 1.x) output, ``hpccoutf.txt``: its HPL runs and b_eff's ping-pong.
 
-HPCC runs HPL, read here as :mod:`perfmodel.readers.hpl` reads it, and, in its
-``LatencyBandwidth`` section, b_eff's ping-pong (``Latency-Bandwidth-Benchmark``, HLRS): pairs
-of processes in turn, the others idle, at one size for latency and one for bandwidth, printed
-as::
+HPCC appends each run to the file it finds (``fopen(…, "a")``), so one file may hold several
+runs, each opening with the banner ``This is the DARPA/DOE HPC Challenge Benchmark version``.
+Every run's HPL results are read as :mod:`perfmodel.readers.hpl` reads them (a row a run,
+against its P × Q processes).  In its ``LatencyBandwidth`` section b_eff times pairs of
+processes in turn, the others idle, at one size for latency and one for bandwidth::
 
     Detailed benchmark results:
     Ping Pong:
@@ -14,127 +15,177 @@ as::
      The bandwidth measurements were done with  2000000 bytes
 
 The latency is one-way (half a round trip), in milliseconds; the bandwidth is the bandwidth
-size over that one-way time, in 10^6 B/s (2,000,000 B in 0.2430 ms: 8,232 MB/s).  The
-ping-pong becomes a table of two rows, the latency size at the largest latency and the
-bandwidth size at the smallest bandwidth: the slowest pair's, which crosses the network where
-any pair does (processes of one node side by side make the fastest pairs).  Two sizes fix a
-two-parameter law and no more: the table says so.  Without the detailed results (an older
-HPCC), the summary's ``MaxPingPongLatency_usec`` and ``MinPingPongBandwidth_GBytes`` are the
-same two numbers.  STREAM, PTRANS, RandomAccess, FFT, DGEMM and the rings are not read, said.
+size over that one-way time, in 10^6 B/s (2,000,000 B in 0.2430 ms: 8,232 MB/s).  A run of
+**two processes** measures one pair; its ping-pong becomes a table of two rows, the latency size
+at the larger latency and the bandwidth size at the smaller bandwidth's time.  Two sizes fix a
+two-parameter law and no more, and where the two processes ran (a node each, or one node) the
+file does not say: both are said.  A run of more processes is not read as a ping-pong: the
+slowest of its many pairs is an outlier, the fastest inside a node, and which pairs crossed the
+network is not printed.  Without the detailed results (an older HPCC, a cut file) the summary's
+``MaxPingPongLatency_usec`` and ``MinPingPongBandwidth_GBytes`` are the same two numbers; a
+run of one process prints ``-1`` there (nothing measured).  STREAM, PTRANS, RandomAccess, FFT,
+DGEMM and the rings are not read, said.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from perfmodel.errors import InputError
 from perfmodel.measurements import Measurements
 from perfmodel.readers import hpl
-from perfmodel.readers._table import Table, lines_of, number
+from perfmodel.readers._table import Table, lines_of, number, spans
 
 NAME = "hpcc"
 DESCRIPTION = "HPC Challenge (hpccoutf.txt): its HPL runs and b_eff's ping-pong"
 
 BANNER = re.compile(r"HPC Challenge Benchmark version\s+(?P<ver>[0-9][0-9.]{0,15})")
+_HPL_ROW = re.compile(r"^W[RC][0-9A-Z]{4,12}\s+[0-9]", re.M)
 _MIN_AVG_MAX = r":\s+(?P<min>\S+)\s*/\s*(?P<avg>\S+)\s*/\s*(?P<max>\S+)\s+"
 _LATENCY = re.compile(r"^Latency\s+min / avg / max" + _MIN_AVG_MAX + r"msecs$")
 _BANDWIDTH = re.compile(r"^Bandwidth\s+min / avg / max" + _MIN_AVG_MAX + r"MByte/s$")
 _SIZE = re.compile(r"^The (?P<what>latency|bandwidth)\s+measurements were done with\s+"
                    r"(?P<n>[0-9]{1,12}) bytes$")
-_PROCESSES = re.compile(r"^Execution time \(wall clock\)\s*=.*\bon\s+(?P<n>[0-9]{1,9}) processes$")
+_PROCESSES = re.compile(r"^Execution time \(wall clock\)\s*=.*\bon\s+(?P<n>[0-9]{1,9}) "
+                        r"processes$")
 _SUMMARY = re.compile(r"^(?P<key>MaxPingPongLatency_usec|MinPingPongBandwidth_GBytes|"
                       r"CommWorldProcs)=(?P<value>\S+)$")
 LATENCY_SIZE, BANDWIDTH_SIZE = 8.0, 2_000_000.0
-"""The sizes HPCC's b_eff measures at (``hpcc/src/bench_lat_bw_1.5.1.c``), where the file
-does not print them."""
-NOT_READ = ("HPC Challenge output: its HPL runs and b_eff's ping-pong are read; its STREAM, "
-            "PTRANS, RandomAccess, FFT, DGEMM and ring results are not (give stream.c's own "
-            "output for the node's memory bandwidth)")
+"""The sizes HPCC's b_eff measures at (``hpcc/src/bench_lat_bw_1.5.1.c``), where the run does
+not print them."""
+NOT_READ = ("HPC Challenge output: its HPL runs and b_eff's ping-pong of two processes are "
+            "read; its STREAM, PTRANS, RandomAccess, FFT, DGEMM and ring results are not (give "
+            "stream.c's own output for the node's memory bandwidth)")
+_FIX = "the file is damaged here; correct it from the original output or rerun HPCC"
 
 
 def sniff(text: str) -> bool:
-    return BANNER.search(text[:20000]) is not None
+    return BANNER.search(text) is not None
+
+
+@dataclass
+class _Run:
+    """One appended run's b_eff figures, each as (line, token) until it is used."""
+
+    banner: int
+    version: str
+    latency: tuple[int, str] | None = None
+    bandwidth: tuple[int, str] | None = None
+    sizes: dict[str, float] = field(default_factory=dict)
+    size_lines: dict[str, int] = field(default_factory=dict)
+    processes: tuple[int, str] | None = None
+    summary: dict[str, tuple[int, str]] = field(default_factory=dict)
+    detail: bool = False
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
-    banner = BANNER.search(text)
-    version = banner["ver"].rstrip(".") if banner else ""
-    tables: list[Measurements] = []
-    if re.search(r"^T/V\s", text, re.M):
-        tables += hpl.read(source, text)
-    pingpong = _pingpong(source, text, version)
-    if pingpong is not None:
-        tables.append(pingpong)
-    if not tables:
-        raise InputError("HPC Challenge output with neither HPL results nor b_eff's ping-pong "
-                         "(cut before them?)", file=source,
-                         fix="give the whole hpccoutf.txt of a finished run")
-    return tuple(replace(t, notes=(*t.notes, NOT_READ)) for t in tables)
+    runs = _runs(text)
+    version = runs[0].version if runs else ""
+    hpl_tables = [replace(t, format=NAME, version=version) for t in hpl.read(source, text)] \
+        if _HPL_ROW.search(text) else []
+    pingpongs: list[Measurements] = []
+    unread: dict[str, list[int]] = {}
+    for run in runs:
+        got = _pingpong(source, run)
+        if isinstance(got, str):
+            unread.setdefault(got, []).append(run.banner)
+        else:
+            pingpongs.append(got)
+    if not hpl_tables and not pingpongs:
+        last = text.count("\n") + 1
+        raise InputError("HPC Challenge output with neither HPL results nor a ping-pong of two "
+                         "processes" + (f" ({'; '.join(unread)})" if unread else
+                                        " (cut before them?)"),
+                         file=source, line=last,
+                         fix="give the whole hpccoutf.txt of a finished run (b_eff's ping-pong "
+                             "is read from a run of two processes, one a node)")
+    said = [NOT_READ] + [f"b_eff's ping-pong of the run at line{'s' if len(at) > 1 else ''} "
+                         f"{spans(at)} not read: {why}" for why, at in unread.items()]
+    carrier = pingpongs or hpl_tables
+    carrier[0] = replace(carrier[0], notes=(*carrier[0].notes, *said))
+    return (*hpl_tables, *pingpongs)
 
 
-def _pingpong(source: str, text: str, version: str) -> Measurements | None:
-    """b_eff's slowest pair as a two-row ping-pong table; None where the file has none."""
-    sizes = {"latency": LATENCY_SIZE, "bandwidth": BANDWIDTH_SIZE}
-    said_sizes = False
-    detail = False
-    latency: tuple[int, float] | None = None
-    bandwidth: tuple[int, float] | None = None
-    summary: dict[str, tuple[int, float]] = {}
-    processes: float | None = None
+def _runs(text: str) -> list[_Run]:
+    """Each run's b_eff lines, in one pass over the file."""
+    runs: list[_Run] = []
     for lineno, ln in lines_of(text):
+        if m := BANNER.search(ln):
+            runs.append(_Run(lineno, m["ver"].rstrip(".")))
+            continue
+        if not runs:
+            continue
+        run = runs[-1]
         if ln == "Ping Pong:":
-            detail = True
-            continue
-        if detail and latency is None and (m := _LATENCY.match(ln)):
-            latency = (lineno, _value(m["max"], source, lineno) * 1e-3)
-            continue
-        if detail and bandwidth is None and (m := _BANDWIDTH.match(ln)):
-            bandwidth = (lineno, _value(m["min"], source, lineno) * 1e6)
-            continue
-        if m := _SIZE.match(ln):
-            sizes[m["what"]] = float(m["n"])
-            said_sizes = True
+            run.detail = True
+        elif run.detail and run.latency is None and (m := _LATENCY.match(ln)):
+            run.latency = (lineno, m["max"])
+        elif run.detail and run.bandwidth is None and (m := _BANDWIDTH.match(ln)):
+            run.bandwidth = (lineno, m["min"])
+        elif m := _SIZE.match(ln):
+            run.sizes[m["what"]] = float(m["n"])
+            run.size_lines[m["what"]] = lineno
         elif m := _PROCESSES.match(ln):
-            processes = float(m["n"])
+            run.processes = (lineno, m["n"])
         elif m := _SUMMARY.match(ln):
-            summary[m["key"]] = (lineno, _value(m["value"], source, lineno))
-    if latency is None and "MaxPingPongLatency_usec" in summary:
-        line, us = summary["MaxPingPongLatency_usec"]
-        latency = (line, us * 1e-6)
-    if bandwidth is None and "MinPingPongBandwidth_GBytes" in summary:
-        line, gbs = summary["MinPingPongBandwidth_GBytes"]
-        bandwidth = (line, gbs * 1e9)
-    if processes is None and "CommWorldProcs" in summary:
-        processes = summary["CommWorldProcs"][1]
-    if latency is None or bandwidth is None:
-        return None
+            run.summary[m["key"]] = (lineno, m["value"])
+    return runs
+
+
+def _pingpong(source: str, run: _Run) -> Measurements | str:
+    """One run's b_eff ping-pong as a two-row table, or why it is not read."""
+    procs = run.processes or run.summary.get("CommWorldProcs")
+    if procs is None:
+        return ("the run ends before b_eff's results (cut while running?)"
+                if run.latency is None else "the run does not say how many processes it had")
+    processes = _value(procs, source)
+    if processes != 2:
+        return (f"{processes:g} processes: " + (
+            "b_eff measured no pair" if processes < 2 else
+            "the slowest of many pairs is an outlier and the fastest sit inside a node; which "
+            "crossed the network is not printed (give a run of two processes, one a node)"))
+    latency = (run.latency[0], _value(run.latency, source) * 1e-3) if run.latency else None
+    bandwidth = (run.bandwidth[0], _value(run.bandwidth, source) * 1e6) if run.bandwidth \
+        else None
+    if latency is None and "MaxPingPongLatency_usec" in run.summary:
+        latency = (run.summary["MaxPingPongLatency_usec"][0],
+                   _value(run.summary["MaxPingPongLatency_usec"], source, sentinel=True) * 1e-6)
+    if bandwidth is None and "MinPingPongBandwidth_GBytes" in run.summary:
+        bandwidth = (run.summary["MinPingPongBandwidth_GBytes"][0],
+                     _value(run.summary["MinPingPongBandwidth_GBytes"], source,
+                            sentinel=True) * 1e9)
+    if latency is None or bandwidth is None or latency[1] < 0 or bandwidth[1] < 0:
+        return "the run printed no ping-pong (cut before b_eff, or not run)"
+    for line, v in (latency, bandwidth):
+        if v == 0:
+            raise InputError("b_eff's ping-pong: a latency or bandwidth of 0", file=source,
+                             line=line, fix=_FIX)
+    sizes = {"latency": LATENCY_SIZE, "bandwidth": BANDWIDTH_SIZE, **run.sizes}
+    if sizes["latency"] >= sizes["bandwidth"]:
+        raise InputError(f"b_eff's ping-pong: a latency size of {sizes['latency']:.0f} B at or "
+                         f"above the bandwidth size, {sizes['bandwidth']:.0f} B", file=source,
+                         line=run.size_lines.get("bandwidth", latency[0]), fix=_FIX)
     table = Table(source, NAME, "PingPong", "pingpong", "time",
-                  "one-way time of b_eff's slowest pair (half a round trip): its largest "
-                  "latency and its smallest bandwidth's time", version, statistic="max",
-                  concurrency={"processes": 2.0})
-    if latency[1] <= 0 or bandwidth[1] <= 0:
-        raise InputError("b_eff's ping-pong: a latency or bandwidth of 0", file=source,
-                         line=min(latency[0], bandwidth[0]),
-                         fix="the file is damaged here; rerun HPCC")
+                  "one-way time of b_eff's ping-pong between two processes (half a round "
+                  "trip): the larger latency and the smaller bandwidth's time of its two "
+                  "directions", run.version, statistic="max", concurrency={"processes": 2.0})
     table.add(latency[0], sizes["latency"], latency[1])
     table.add(bandwidth[0], sizes["bandwidth"], sizes["bandwidth"] / bandwidth[1])
-    many = processes is not None and processes > 2
-    own = "" if said_sizes else ", the sizes HPCC measures at"
+    own = "" if run.sizes else ", the sizes HPCC measures at"
     table.notes.append(
         f"b_eff's ping-pong at two sizes ({sizes['latency']:.0f} B and "
-        f"{sizes['bandwidth']:.0f} B{own}): "
-        "two points fix a two-parameter law (latency and bandwidth), nothing about the sizes "
-        "between" + (f"; the slowest of the pairs among {processes:g} processes, taken to "
-                     "cross the network (the fastest are inside a node)" if many else ""))
-    if processes is not None:
-        table.attrs["processes in the run"] = f"{processes:g}"
-    return table.build()
+        f"{sizes['bandwidth']:.0f} B{own}): two points fix a two-parameter law (latency and "
+        "bandwidth), nothing about the sizes between; whether the two processes ran on two "
+        "nodes the file does not say (its job's placement does)")
+    return table.required("b_eff's ping-pong without a row", _FIX, run.banner)
 
 
-def _value(token: str, source: str, line: int) -> float:
+def _value(at: tuple[int, str], source: str, sentinel: bool = False) -> float:
+    """A printed number; ``sentinel``: HPCC's -1 for "not measured" passes through."""
+    line, token = at
     v = number(token)
-    if v is None:
-        raise InputError(f"b_eff's ping-pong: {token!r} is not a number", file=source,
-                         line=line, fix="the file is damaged here; rerun HPCC")
+    if v is None or (v < 0 and not (sentinel and v == -1)):
+        raise InputError(f"b_eff's ping-pong: {token!r} is not a measurement", file=source,
+                         line=line, fix=_FIX)
     return v

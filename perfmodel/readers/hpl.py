@@ -59,7 +59,7 @@ def sniff(text: str) -> bool:
     job's prologue or a vendor's progress lines may come first); not an HPC Challenge output,
     which :mod:`perfmodel.readers.hpcc` reads (its HPL runs through :func:`read`)."""
     return (_BANNER.search(text) is not None and re.search(r"^T/V\s", text, re.M) is not None
-            and _HPCC.search(text[:20000]) is None)   # HPCC's: perfmodel.readers.hpcc
+            and _HPCC.search(text) is None)   # HPCC's: perfmodel.readers.hpcc
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
