@@ -98,7 +98,8 @@ _OF_NODES = frozenset({"group", "rack", "switch", "chassis", "blade", "cabinet",
                        "island", "cell", "system", "dragonfly"})
 """After ``inter`` or ``intra``: a unit of many nodes (intra-group is across nodes)."""
 _NOT = frozenset({"no", "noshm", "off", "disabled", "disable", "without", "not", "nonshm"})
-_COUNT = re.compile(r"^(?:(?P<a>[0-9]{1,6})nodes?|nodes?(?P<b>[0-9]{1,6}))(?:ppn(?P<ppn>[0-9]{1,6}))?$")
+_COUNT = re.compile(r"^(?:(?P<a>[0-9]{1,6})nodes?|nodes?(?P<b>[0-9]{1,6}))"
+                    r"(?:ppn(?P<ppn>[0-9]{1,6}))?$")
 
 
 def _said(tokens: list[str], i: int) -> str | None:

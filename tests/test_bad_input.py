@@ -87,7 +87,8 @@ CASES: dict[str, tuple[int | None, str]] = {
                                   "line 13)"),
     "unknown_format.txt": (1, "format not recognised (tried osu, imb, mpi4py-bench, "
                               "mpibenchmarks-jl, netperf, perftest, netgauge, mpptest, stream, "
-                              "npb, hpcc, hpl, hpcg, reframe, reframe4, sacct, extrap, netpipe, csv)"),
+                              "npb, hpcc, hpl, hpcg, reframe, reframe4, sacct, extrap, netpipe, "
+                              "csv)"),
 }
 
 

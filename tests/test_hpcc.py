@@ -130,7 +130,7 @@ def test_appended_runs_are_each_their_own_and_only_two_process_runs_give_a_ping_
     pingpongs = [t for t in tables if t.pattern == "pingpong"]
     assert [round(t.time[0] * 1e6, 3) for t in pingpongs] == [1.505, 3.25]
     assert [t.line[0] for t in pingpongs] == [345, 345 + 2 * lines]
-    assert len([t for t in tables if t.benchmark == "HPL"][0]) == 3
+    assert len(next(t for t in tables if t.benchmark == "HPL")) == 3
     notes = " ".join(pingpongs[0].notes)
     assert f"run at line {lines + 2} not read: 24 processes" in notes
 
