@@ -57,11 +57,11 @@ calibration: $(STAMP)
 	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/container --name flux-container --repeats --force --quiet
 	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/container-with-usernetes --name flux-container-with-usernetes --repeats --force --quiet
 	$(PM) calibrate data/pairs-fresh/converged-computing-flux-usernetes/osu/usernetes --name flux-usernetes --repeats --force --quiet
-	$(PM) calibrate data/pairs-hpcc/archer --model hockney --repeats --name hpcc-archer --force --quiet
-	$(PM) calibrate data/pairs-hpcc/athena --model hockney --repeats --name hpcc-athena --force --quiet
-	$(PM) calibrate data/pairs-hpcc/cirrus --model hockney --repeats --name hpcc-cirrus --force --quiet
-	$(PM) calibrate data/pairs-hpcc/csd3skylake --model hockney --repeats --name hpcc-csd3skylake --force --quiet
-	$(PM) calibrate data/pairs-hpcc/thomas --model hockney --repeats --name hpcc-thomas --force --quiet
+	$(PM) calibrate data/pairs-hpcc/archer --repeats --name hpcc-archer --force --quiet
+	$(PM) calibrate data/pairs-hpcc/athena --repeats --name hpcc-athena --force --quiet
+	$(PM) calibrate data/pairs-hpcc/cirrus --repeats --name hpcc-cirrus --force --quiet
+	$(PM) calibrate data/pairs-hpcc/csd3skylake --repeats --name hpcc-csd3skylake --force --quiet
+	$(PM) calibrate data/pairs-hpcc/thomas --repeats --name hpcc-thomas --force --quiet
 	$(PM) calibrate --spec data/seeds/beowulf-ii.spec.toml --name beowulf-ii --force --quiet
 	$(PM) calibrate --spec data/seeds/cray-t3d.spec.toml --name cray-t3d --force --quiet
 	$(PM) calibrate data/local/pingpong-np2.csv --name local-mpich --force --quiet

@@ -479,9 +479,9 @@ def _mark_assumed(profile: Profile, spec: NetworkSpec | None) -> Profile:
 
 def _free_count(model: str, fixed: Mapping[str, float]) -> int:
     """Distinct sizes a fit needs: one per free parameter (exactly determined is allowed, and
-    said); ``auto`` compares models, which needs residuals, so three."""
+    said); ``auto`` two (Hockney's law alone; the laws are compared from three up)."""
     if model == registry.AUTO:
-        return 3
+        return 2
     return registry.spec(model).needs(fixed)
 
 

@@ -460,19 +460,19 @@ def test_where_a_ping_pong_ran_is_read_from_whole_words_of_its_name(source: str,
 def test_a_two_size_table_named_across_beside_shared_memory_is_refused_not_pooled(
         tmp_path: Path) -> None:
     """An HPC Challenge ping-pong across two nodes (2 sizes) beside a shared-memory IMB table:
-    the default law needs three sizes, so the across table cannot be fitted alone, and the only
-    other is inside one node.  Before, every table was pooled into one law, mostly shared
-    memory's, without a word; now a one-line refusal names the fix, and --model hockney fits
-    the across table alone."""
+    a law of more parameters cannot be fitted to the across table alone, and the only other is
+    inside one node.  Before, every table was pooled into one law, mostly shared memory's,
+    without a word; now a one-line refusal names the fix, and the default (Hockney's law where
+    two sizes are all) fits the across table alone."""
     folder = tmp_path / "mix"
     folder.mkdir()
     hpcc = ROOT / "data" / "pairs-hpcc" / "archer" / "archer_nodes2ppn1_hpccoutf.txt"
     shutil.copy(hpcc, folder / "hpcc_inter.txt")
     shutil.copy(SHM, folder / SHM.name)
-    got = invoke_in(tmp_path, ["calibrate", str(folder), "--no-write"])
+    got = invoke_in(tmp_path, ["calibrate", str(folder), "--model", "piecewise", "--no-write"])
     assert got.exit_code == 2 and "too few for this law alone" in got.output
     assert "--model hockney" in got.output and "Traceback" not in got.output
-    doc = _calibrate(tmp_path, str(folder), "--model", "hockney")
+    doc = _calibrate(tmp_path, str(folder))
     (note,) = [n for n in doc["notes"] if n.startswith("the ping-pong tables disagree")]
     assert f"fitted to {folder / 'hpcc_inter.txt'} alone, the one its name says ran across" \
         in note

@@ -69,7 +69,8 @@ def test_an_output_cut_before_hpl_and_b_eff_is_refused() -> None:
 
 def test_two_points_calibrate_hockneys_law_and_nothing_more(tmp_path: Path) -> None:
     """Hockney through the two points: α = t(8) − 8/β, β = (2e6 − 8) / (t(2e6) − t(8)); the
-    default choice among laws needs three sizes and says how to go on."""
+    default choice fits it too, and says two sizes determine no other law (it had refused,
+    asking for a third size)."""
     got = invoke_in(tmp_path, ["calibrate", str(ARCHER), "--model", "hockney", "--no-write",
                                "--json"])
     assert got.exit_code == 0, got.output
@@ -78,9 +79,15 @@ def test_two_points_calibrate_hockneys_law_and_nothing_more(tmp_path: Path) -> N
     beta = (2e6 - 8) / (t2m - t8)
     assert params["beta"] == pytest.approx(beta, rel=1e-4)
     assert params["alpha"] == pytest.approx(t8 - 8 / beta, rel=1e-4)
-    auto = invoke_in(tmp_path, ["calibrate", str(ARCHER), "--no-write"])
-    assert auto.exit_code == 2 and "at least 3 distinct sizes" in auto.output
-    assert "Traceback" not in auto.output
+    auto = invoke_in(tmp_path, ["calibrate", str(ARCHER), "--no-write", "--json"])
+    assert auto.exit_code == 0, auto.output
+    doc = json.loads(auto.output)
+    assert doc["model"] == "hockney"
+    assert {p["name"]: p["value"] for p in doc["parameters"]} == params
+    assert "two message sizes determine no other law" in json.dumps(doc["selection"])
+    piecewise = invoke_in(tmp_path, ["calibrate", str(ARCHER), "--model", "piecewise",
+                                     "--no-write"])
+    assert piecewise.exit_code == 2 and "distinct sizes" in piecewise.output
 
 
 def test_every_copied_output_reads_as_its_own_summary_says() -> None:

@@ -375,6 +375,9 @@ def _evidence(delta: float) -> str:
 
 AUTO_CANDIDATES = tuple(name for name, law in registry.MODELS.items() if law.auto)
 """The laws ``auto`` compares (LogGP is left out: on ping-pong data it is Hockney's curve)."""
+TWO_SIZES = 2
+"""Distinct sizes that fix Hockney's two parameters and no law with more: ``auto`` fits
+Hockney alone there (an HPC Challenge ping-pong, a latency and a bandwidth figure)."""
 MIN_DOF_TO_COMPARE = 2
 OCCAM_MARGIN = 2.0
 """A BIC lead smaller than this is 'weak evidence' (Kass & Raftery): keep the simpler model."""
@@ -387,6 +390,10 @@ def fit(data: Measurements, model: str = "auto", fixed: Mapping[str, float] | No
         registry.spec(model)
         result = fit_model(data, model, fixed, sources)
         return Selection(result, (result,), f"{model} as asked")
+    if data.distinct_sizes == TWO_SIZES and not fixed:
+        result = fit_model(data, "hockney", None, sources)
+        return Selection(result, (result,), "hockney: two message sizes determine no other law "
+                         "(the laws are compared from three sizes up)")
     candidates: list[FitResult] = []
     skipped: list[str] = []
     for kind in AUTO_CANDIDATES:
