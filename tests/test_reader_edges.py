@@ -138,3 +138,28 @@ def test_reframe4_rows_that_would_leave_holes_or_shift_are_refused(rows: list[st
 def test_reframe4_milliseconds_are_seconds_divided() -> None:
     (t,) = parse("App.log", f"{HEAD4}\npass|2024|App|gnu|cl|cpu|32|1500|ms\n")
     assert t.time[0] == pytest.approx(1.5)
+
+
+EXTRAP_XY = ("PARAMETER x y\nPOINTS (2 100) (4 100) (8 100) (16 100) (32 100)\nREGION main\n"
+             "METRIC time\nDATA 10.1 10.3\nDATA 5.2 5.1\nDATA 2.7 2.8\nDATA 1.5 1.45\n"
+             "DATA 0.9 0.92\n")
+
+
+def test_extrap_parameters_of_other_names_are_mapped_by_columns(tmp_path: Path) -> None:
+    """Extra-P input whose parameters are x and y: refused, saying how to map them; with
+    ``--columns processes=x`` x is the process count and y a setting, said."""
+    from perfmodel.empirical.series import load_series
+
+    path = tmp_path / "xy.txt"
+    path.write_text(EXTRAP_XY)
+    with pytest.raises(InputError, match="no parameter is a process count") as got:
+        load_series([path], None)
+    assert "--columns processes=x" in got.value.fix and got.value.line == 1
+    s = load_series([path], None, columns={"processes": "x"})
+    assert sorted(set(s.processes.tolist())) == [2, 4, 8, 16, 32] and len(s.times) == 10
+    assert any("Extra-P parameter x read as the processes" in n for n in s.notes)
+    with pytest.raises(InputError, match="no parameter 'z'") as missing:
+        load_series([path], None, columns={"processes": "z"})
+    assert missing.value.line == 1
+    with pytest.raises(InputError, match="names only its parameters"):
+        load_series([path], None, columns={"time": "y"})

@@ -356,7 +356,8 @@ Columns = Annotated[str | None, typer.Option(
     "--columns", metavar="ROLE=COLUMN,…",
     help="The timing CSV's own names of the columns perfmodel reads: "
          "processes=NProc,time=MaxTime (roles: nodes, processes, ranks_per_node, time, size, "
-         "rep, part). Other columns of numbers are left out, said.")]
+         "rep, part). Other columns of numbers are left out, said. For Extra-P input, which "
+         "parameter is the process count (processes=x) or the nodes.")]
 
 
 def columns(text: str | None) -> dict[str, str] | None:

@@ -224,7 +224,10 @@ def _read(path: str | Path, at: float | None, rows: _Rows, notes: list[str],
                          "twice", file=path, fix="give each file once")
     digests[digest] = str(path)
     if columns:
-        text, said = apply_columns(text, columns, path)
+        from perfmodel.readers import extrap
+
+        text, said = (extrap.rename(text, dict(columns), str(path)) if extrap.sniff(text)
+                      else apply_columns(text, columns, path))
         notes.extend(said)
     head_line, header = next(((n, ln) for n, ln in split_lines(text)
                               if ln.strip() and not ln.lstrip().startswith("#")), (None, ""))

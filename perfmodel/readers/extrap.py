@@ -147,7 +147,8 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         if len(params) > 1:
             raise InputError(f"no parameter is a process count ({', '.join(params)})",
                              file=source, line=param_line,
-                             fix=f"name it one of {', '.join(PROCESSES[:6])} (or nodes)")
+                             fix=f"name it one of {', '.join(PROCESSES[:6])} (or nodes), "
+                                 f"or map it: --columns processes={params[0]}")
         procs = 0
         notes.append(f"parameter {params[0]} taken as the process count")
     if procs is None:   # nodes alone: how many processes a node ran is not known
@@ -212,3 +213,41 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                          if unmeasured else None,
                          fix="perfmodel reads run times: give a METRIC of seconds")
     return out
+
+
+_ROLE_NAMES = {"processes": "p", "nodes": "nodes"}
+"""The roles ``--columns`` may give an Extra-P parameter, and the name each is read under."""
+
+
+def rename(text: str, columns: dict[str, str], source: str) -> tuple[str, tuple[str, ...]]:
+    """``text`` with the parameters ``columns`` maps (``processes=x``, ``nodes=n``) renamed
+    on their ``PARAMETER`` lines to the names this reader counts by, every line kept where it
+    was; and what was done, said."""
+    other = sorted(set(columns) - set(_ROLE_NAMES))
+    if other:
+        raise InputError(f"--columns {other[0]}=…: Extra-P input names only its parameters "
+                         "(the values are its metrics, chosen with --where figure=METRIC)",
+                         file=source, fix="give --columns processes=NAME or nodes=NAME")
+    lines = text.splitlines(keepends=True)
+    found: dict[str, int] = {}
+    first = 0
+    for i, raw in enumerate(lines):
+        m = _FIELD.match(raw.strip())
+        if m is None or m[1] != "PARAMETER":
+            continue
+        first = first or i + 1
+        names = (m[2] or "").split()
+        for role, column in columns.items():
+            if column in names:
+                names[names.index(column)] = _ROLE_NAMES[role]
+                found[role] = i + 1
+        end = raw[len(raw.rstrip("\r\n")):]
+        lines[i] = raw[: len(raw) - len(raw.lstrip())] + "PARAMETER " + " ".join(names) + end
+    for role, column in columns.items():
+        if role not in found:
+            raise InputError(f"--columns {role}={column}: no parameter {column!r}",
+                             file=source, line=first or None,
+                             fix="name one of the file's PARAMETER names")
+    said = tuple(f"Extra-P parameter {columns[role]} read as the {role} (--columns "
+                 f"{role}={columns[role]})" for role in columns)
+    return "".join(lines), said
