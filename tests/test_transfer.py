@@ -172,6 +172,12 @@ def test_command_on_alaska_cp2k_moves_ib_timings_to_roce() -> None:
     (["predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"), "--where",
       "figure=cp2k_time", "--machine", str(EDR), "--link-speed", "10Gbps", "--unexplained",
       "0.05"], "give --on B too"),
+    (["predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"), "--where",
+      "figure=cp2k_time", "--machine", str(EDR), "--latency", "2hours"], "unknown time unit"),
+    (["predict", "--fit", str(ROOT / "data" / "pairs" / "gromacs-1400k-archer.csv"),
+      "--machine", str(ROOT / "calibration" / "hpcc-archer.toml"), "--latency", "2us"],
+     "has no fabric"),
+    (["predict", "ppm", "--latency", "2us"], "--latency change a machine"),
 ])
 def test_bad_requests_are_one_line_and_exit_2(args, said) -> None:
     res = CliRunner().invoke(app, args)
@@ -307,3 +313,19 @@ def test_nodes_of_other_flop_rates_move_the_work_and_say_what_the_range_leaves_o
     given = move(timed, archer, skylake, 0.95, [16.0],
                  on_b=runs([1.0], [32.0], [float(mine.time[0])]))
     assert not any(n.startswith("not in the range") for n in given.notes)
+
+
+def test_a_with_its_latency_changed_moves_the_overhead_by_its_small_message() -> None:
+    """EDR with a host latency of 5 µs in place of its fabric's: the overhead moves by the
+    8-byte ratio (several times slower), one node stays as it was, and the table and JSON
+    name B as A with that latency."""
+    res = CliRunner().invoke(app, [
+        "predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"),
+        "--where", "figure=cp2k_time", "--machine", str(EDR), "--latency", "5us", "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["on"] == f"{EDR} with a latency of 5 µs"
+    assert doc["latency_ratio"] > 2
+    rows = {r["nodes"]: r for r in doc["rows"]}
+    assert rows[1]["time"] == pytest.approx(rows[1]["on_a"]["time"], rel=1e-12)
+    assert rows[16]["time"] > rows[16]["on_a"]["time"]

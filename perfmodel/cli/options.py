@@ -118,6 +118,15 @@ def rate(text: str, flag: str) -> float:
     return value
 
 
+def latency(text: str, flag: str) -> float:
+    """One per-message latency, from 0 to an hour: ``2us`` -> 2e-6 (seconds)."""
+    value = _one(text, flag, "time")
+    if not 0 <= value <= 3600:
+        raise InputError(f"{flag} {text!r} is not a latency from 0 to an hour",
+                         fix=f"e.g. {flag} 2us")
+    return value
+
+
 def rates(text: str, flag: str) -> Quantities:
     """Line rates, each positive and finite: ``10Mbps,100Mbps,1Gbps``."""
     values = _many(text, flag, "rate")
@@ -305,6 +314,9 @@ ChannelList = Annotated[Counts | None, option(
 LinkSpeed = Annotated[float | None, option(
     "--link-speed", "-l", parse=rate, metavar="RATE",
     help="Line rate of a channel instead of the profile's: 100Mbps.")]
+Latency = Annotated[float | None, option(
+    "--latency", parse=latency, metavar="TIME",
+    help="Per-message host latency instead of the profile's (its fabric's overhead): 2us.")]
 LinkSpeeds = Annotated[Quantities | None, option(
     "--link-speed", "-l", parse=rates, metavar="RATES",
     help="Line rates of a channel instead of the profile's: 10Mbps,100Mbps,1Gbps.")]

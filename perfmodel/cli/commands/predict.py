@@ -58,6 +58,7 @@ def predict(
     set_values: options.Set = None,
     channels: options.Channel = None,
     link_speed: options.LinkSpeed = None,
+    latency: options.Latency = None,
     size: options.ProblemSize = None,
     scaling_mode: options.Scaling = "strong",
     save: Annotated[Path | None, typer.Option(
@@ -74,7 +75,7 @@ def predict(
     mapping = options.columns(columns)
     if app_model is None:
         return elsewhere(timings, where, machine, other, channels, link_speed, level, json_out,
-                         nodes, mapping, on_fit, scaling_mode == "weak", unexplained)
+                         nodes, mapping, on_fit, scaling_mode == "weak", unexplained, latency)
     if on_fit is not None or unexplained is not None:
         flag = "--on-fit" if on_fit is not None else "--unexplained"
         raise InputError(f"{flag} belongs to moving a code's own timings (without APP)",
@@ -111,12 +112,14 @@ def predict(
             prof = replace(prof, node=node)
         mine = other is None   # with --on, the hardware changes are B's, not A's
         on = changed(prof, channels=channels if mine else None,
-                     line_rate=link_speed if mine else None, path=machine,
-                     fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
+                     line_rate=link_speed if mine else None,
+                     latency=latency if mine else None, path=machine,
+                     fix=f"drop --channels/--link-speed/--latency, or {FABRIC_FIX}")
         if model.uses_node:
             require_node(prof, machine)
-    elif channels is not None or link_speed is not None:
-        raise InputError("--channels and --link-speed change a machine", fix="give --machine")
+    elif channels is not None or link_speed is not None or latency is not None:
+        raise InputError("--channels, --link-speed and --latency change a machine",
+                         fix="give --machine")
     from perfmodel.apps.metrics import scaling
     from perfmodel.apps.run import constants
 
@@ -129,8 +132,9 @@ def predict(
         from perfmodel.machine.hardware import on_other
 
         prof, speed, node_said = on_other(prof, load(other))   # no node: A's
-        on = changed(prof, channels=channels, line_rate=link_speed, work_speed=speed,
-                     path=other, fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
+        on = changed(prof, channels=channels, line_rate=link_speed, latency=latency,
+                     work_speed=speed, path=other,
+                     fix=f"drop --channels/--link-speed/--latency, or {FABRIC_FIX}")
         if node_said:
             fit = replace(fit, notes=(*fit.notes, node_said))
         machine = other   # what the view names and the assumptions' search reruns
@@ -141,8 +145,8 @@ def predict(
         from perfmodel.whatif import decisive
 
         def rerun(other: Profile) -> str | None:
-            moved = changed(other, channels=channels, line_rate=link_speed, work_speed=speed,
-                            path=machine)
+            moved = changed(other, channels=channels, line_rate=link_speed, latency=latency,
+                            work_speed=speed, path=machine)
             return decisive.time_moves(result.time, scaling(fit, list(nodes), level, moved,
                                                             size, weak).time, nodes,
                                        DECISIVE_SHARE)
@@ -172,16 +176,18 @@ def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | Non
               other: Path | None, channels: int | None, link_speed: float | None,
               level: float, json_out: bool, nodes: options.Counts | None,
               columns: dict[str, str] | None = None, on_fit: Path | None = None,
-              weak: bool = False, unexplained: float | None = None) -> None:
+              weak: bool = False, unexplained: float | None = None,
+              latency: float | None = None) -> None:
     """``predict --fit T --machine A --on B`` without a model: the code's times moved from A
     to B (:mod:`perfmodel.apps.transfer`)."""
     if timings is None or machine is None:
         raise InputError("no APP: predict moves a code's timings to another machine",
                          fix="give APP, or --fit TIMINGS --machine A --on B (or A with "
-                             "--link-speed/--channels)")
-    if other is None and channels is None and link_speed is None:
+                             "--link-speed/--channels/--latency)")
+    if other is None and channels is None and link_speed is None and latency is None:
         raise InputError("nothing differs between the machines",
-                         fix="give --on B, or change A with --link-speed or --channels")
+                         fix="give --on B, or change A with --link-speed, --channels or "
+                             "--latency")
     from perfmodel.apps.run import parse_where
     from perfmodel.apps.transfer import move, read_runs
     from perfmodel.machine import Machine
@@ -198,14 +204,21 @@ def elsewhere(timings: Path | None, where: list[str] | None, machine: Path | Non
     a = Machine(load(machine))
     target = other if other is not None else machine
     b = changed(load(other) if other is not None else a.profile, channels=channels,
-                line_rate=link_speed, path=target,
-                fix=f"drop --channels/--link-speed, or {FABRIC_FIX}")
+                line_rate=link_speed, latency=latency, path=target,
+                fix=f"drop --channels/--link-speed/--latency, or {FABRIC_FIX}")
     on_b = read_runs(on_fit, labels, columns) if on_fit is not None else None
     result = move(runs, a, b, level, nodes, on_b=on_b, weak=weak, elsewhere=unexplained)
+    from perfmodel.units import format_line_rate, format_time
+
+    changes = [said for said, given in (
+        (f"{channels} channels", channels), (f"links of {format_line_rate(link_speed or 0)}",
+                                             link_speed),
+        (f"a latency of {format_time(latency or 0)}", latency)) if given is not None]
+    label = str(target) + (f" with {', '.join(changes)}" if changes else "")
     if json_out:
-        emit_json({"timings": str(timings), "machine": str(machine), "on": str(target),
+        emit_json({"timings": str(timings), "machine": str(machine), "on": label,
                    **result.to_dict()})
         return
     from perfmodel.cli import predict_view
 
-    predict_view.moved(result, str(machine), str(target))
+    predict_view.moved(result, str(machine), label)
