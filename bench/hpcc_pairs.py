@@ -92,7 +92,7 @@ def main() -> None:
     if got is None:
         return
     machines, lat, timed = got
-    from cloud_pairs import NAMES, PERFMODEL, WITH_B, Tally, least, score, score_with_b
+    from cloud_pairs import NAMES, PERFMODEL, WITH_B, least, score, score_with_b
 
     flop = {m: float(machines[m].profile.node.values["flop_rate"]) for m in machines}
     names_alone = (*NAMES[:2], *NODE_RULES, PERFMODEL)
@@ -100,37 +100,44 @@ def main() -> None:
     print("one-way latency at 8 B (b_eff, median of each machine's outputs): "
           + ", ".join(f"{m} {v * 1e6:.2f} µs" for m, v in lat.items()))
     head = "### " if args.markdown else ""
-    print(f"\n{head}Without B's run (each machine's own ranks a node; perfmodel and the "
-          "baselines are told neither)\n")
-    print("| code | A → B | points | " + " | ".join(names_alone) + " | 95 % range covers | "
+
+    def alone(code: str, src: str, dst: str) -> tuple[str, Any]:
+        """Without B's run: perfmodel and the baselines, the node rules added."""
+        r = lat[dst] / lat[src]
+        ra, rb = timed[(code, src)], timed[(code, dst)]
+        got = score(ra, rb, machines[src], machines[dst], r)
+        a, b = least(ra), least(rb)
+        for n in sorted(n for n in set(a) & set(b) if n > min(a)):
+            k = flop[src] / flop[dst]
+            for name, ratio in zip(NODE_RULES, (k, k * ra.per_node / rb.per_node), strict=True):
+                got[1].setdefault(name, []).append(abs(a[n] * ratio / b[n] - 1))
+        return f"{src} → {dst} (r {r:.2f})", got
+
+    def given(code: str, src: str, dst: str) -> tuple[str, Any]:
+        return f"{src} → {dst}", score_with_b(timed[(code, src)], timed[(code, dst)],
+                                             machines[src], machines[dst])
+
+    table(f"{head}Without B's run (each machine's own ranks a node; perfmodel and the "
+          "baselines are told neither)", names_alone, alone)
+    table(f"{head}Given B's own run at the smallest count both ran (`predict --on-fit`)",
+          WITH_B, given)
+
+
+def table(title: str, names: tuple[str, ...], scored: Any) -> None:
+    """One table: a row per code and ordered pair of machines (``scored`` gives its label and
+    scores), and the row of all of them."""
+    from cloud_pairs import Tally
+
+    print(f"\n{title}\n")
+    print("| code | A → B | points | " + " | ".join(names) + " | 95 % range covers | "
           "median width |")
-    print("|---" * (len(names_alone) + 5) + "|")
-    alone = Tally(names_alone)
-    for code, names in CODES.items():
-        for src, dst in itertools.permutations(names, 2):
-            r = lat[dst] / lat[src]
-            ra, rb = timed[(code, src)], timed[(code, dst)]
-            got = score(ra, rb, machines[src], machines[dst], r)
-            a, b = least(ra), least(rb)
-            for n in sorted(n for n in set(a) & set(b) if n > min(a)):
-                k = flop[src] / flop[dst]
-                for name, ratio in zip(NODE_RULES, (k, k * ra.per_node / rb.per_node),
-                                       strict=True):
-                    got[1].setdefault(name, []).append(abs(a[n] * ratio / b[n] - 1))
-            cells = alone.row(got)
-            print(f"| {code} | {src} → {dst} (r {r:.2f}) | {cells}")
-    print(f"| all | | {alone.total()}")
-    print(f"\n{head}Given B's own run at the smallest count both ran (`predict --on-fit`)\n")
-    print("| code | A → B | points | " + " | ".join(WITH_B) + " | 95 % range covers | "
-          "median width |")
-    print("|---" * (len(WITH_B) + 5) + "|")
-    given = Tally(WITH_B)
-    for code, names in CODES.items():
-        for src, dst in itertools.permutations(names, 2):
-            cells = given.row(score_with_b(timed[(code, src)], timed[(code, dst)],
-                                           machines[src], machines[dst]))
-            print(f"| {code} | {src} → {dst} | {cells}")
-    print(f"| all | | {given.total()}")
+    print("|---" * (len(names) + 5) + "|")
+    every = Tally(names)
+    for code, machines in CODES.items():
+        for src, dst in itertools.permutations(machines, 2):
+            label, got = scored(code, src, dst)
+            print(f"| {code} | {label} | {every.row(got)}")
+    print(f"| all | | {every.total()}")
 
 
 if __name__ == "__main__":

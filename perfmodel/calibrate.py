@@ -302,10 +302,9 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
     spread = math.expm1(max(offsets) - min(offsets))
     machines_said = " (as far apart as two machines' can be: if they are, give each its own " \
         "profile)" if spread > machines else ""
-    where = [placement(t.source) for t in tables]
-    tiers = [[t for t, w in zip(tables, where, strict=True) if w == said_w]
-             for said_w in ("across", None, "inside")]
-    named = "across" in where or "inside" in where
+    where = {id(t): placement(t.source) for t in tables}
+    tiers = [[t for t in tables if where[id(t)] == said_w] for said_w in ("across", None, "inside")]
+    named = any(w is not None for w in where.values())
     alone: list[tuple[Selection, Measurements]] = []
     too_few: list[Measurements] = []
     for tier in tiers if named else [list(tables)]:
@@ -331,21 +330,20 @@ def _law(data: Measurements, tables: Sequence[Measurements], model: str,
         return selection, data, [], None
     best, table = min(alone, key=lambda x: (-len(np.unique(x[1].size)),
                                             x[0].best.median_rel_err))
-    chosen = placement(table.source)
-    pool = [t for t in tables if placement(t.source) == chosen]
+    chosen = where[id(table)]
     why = ("the one of most sizes" if not named else
-           ("the one its name says ran across nodes" if len(pool) == 1 else
+           ("the one its name says ran across nodes" if len(tiers[0]) == 1 else
             "of those named as run across nodes, the one of most sizes")
            if chosen == "across" else
            "of those not named as run inside one node, the one of most sizes"
            if chosen is None else
            "of those named as run inside one node (no other could be fitted), the one of "
            "most sizes")
-    passed = [t.source for t in too_few if placement(t.source) != "inside"]
+    passed = [t.source for t in too_few if where[id(t)] != "inside"]
     if passed:
         why += (f"; {', '.join(passed)} {'has' if len(passed) == 1 else 'have'} too few "
                 "sizes for this law alone (give --model hockney for a two-size table)")
-    inside = [t.source for t, w in zip(tables, where, strict=True) if w == "inside"]
+    inside = [t.source for t in tiers[2]]
     if inside and chosen != "inside":
         why += (f"; {', '.join(inside)} {'is' if len(inside) == 1 else 'are'} named as run "
                 "inside one node, where messages never reach the network")

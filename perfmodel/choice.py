@@ -115,8 +115,6 @@ def _said(tokens: list[str], i: int) -> str | None:
         if after in _OF_NODES:
             return "across"
         return "inside" if t == "intra" else "across"
-    if t in ("node", "nodes") and i and tokens[i - 1] in ("inter", "intra"):
-        return None   # read with the word before it
     if t == "shm" and near & _NOT:
         return None
     if t in _INSIDE:

@@ -375,10 +375,8 @@ def _evidence(delta: float) -> str:
 
 AUTO_CANDIDATES = tuple(name for name, law in registry.MODELS.items() if law.auto)
 """The laws ``auto`` compares (LogGP is left out: on ping-pong data it is Hockney's curve)."""
-TWO_SIZES = 2
-"""Distinct sizes that fix Hockney's two parameters and no law with more: ``auto`` fits
-Hockney alone there (an HPC Challenge ping-pong, a latency and a bandwidth figure)."""
 MIN_DOF_TO_COMPARE = 2
+_WORDS = {2: "two", 3: "three"}
 OCCAM_MARGIN = 2.0
 """A BIC lead smaller than this is 'weak evidence' (Kass & Raftery): keep the simpler model."""
 
@@ -390,10 +388,6 @@ def fit(data: Measurements, model: str = "auto", fixed: Mapping[str, float] | No
         registry.spec(model)
         result = fit_model(data, model, fixed, sources)
         return Selection(result, (result,), f"{model} as asked")
-    if data.distinct_sizes == TWO_SIZES and not fixed:
-        result = fit_model(data, "hockney", None, sources)
-        return Selection(result, (result,), "hockney: two message sizes determine no other law "
-                         "(the laws are compared from three sizes up)")
     candidates: list[FitResult] = []
     skipped: list[str] = []
     for kind in AUTO_CANDIDATES:
@@ -413,9 +407,12 @@ def fit(data: Measurements, model: str = "auto", fixed: Mapping[str, float] | No
     comparable = [c for c in candidates if c.model.dof >= MIN_DOF_TO_COMPARE]
     if not comparable:  # too few points to compare: the simplest model that fits
         best = min(candidates, key=lambda r: r.k)
+        n = data.distinct_sizes
+        alone = (f"; {_WORDS.get(n, str(n))} message sizes determine no other law"
+                 if len(candidates) == 1 else "")
         return Selection(best, tuple(candidates),
                          f"{best.model.kind}: too few points to compare models (comparing "
-                         f"needs {MIN_DOF_TO_COMPARE} degrees of freedom left)",
+                         f"needs {MIN_DOF_TO_COMPARE} degrees of freedom left{alone})",
                          tuple(f"not compared: {s}" for s in skipped))
     skipped += [f"{c.model.kind} (leaves {c.model.dof} degrees of freedom; comparing needs "
                 f"{MIN_DOF_TO_COMPARE})" for c in candidates if c not in comparable]

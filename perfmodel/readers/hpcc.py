@@ -102,9 +102,10 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
                              "is read from a run of two processes, one a node)")
     said = [NOT_READ] + [f"b_eff's ping-pong of the run at line{'s' if len(at) > 1 else ''} "
                          f"{spans(at)} not read: {why}" for why, at in unread.items()]
-    carrier = pingpongs or hpl_tables
-    carrier[0] = replace(carrier[0], notes=(*carrier[0].notes, *said))
-    return (*hpl_tables, *pingpongs)
+    tables = [*hpl_tables, *pingpongs]
+    first = len(hpl_tables) if pingpongs else 0   # the ping-pong says so where there is one
+    tables[first] = replace(tables[first], notes=(*tables[first].notes, *said))
+    return tuple(tables)
 
 
 def _runs(text: str) -> list[_Run]:
