@@ -94,6 +94,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/hpcc_pairs.py --markdown
 	$(BIN)/python bench/overhead_rules.py
 	$(BIN)/python bench/elsewhere.py --markdown
+	$(BIN)/python bench/node_spread.py --markdown
 	$(BIN)/python bench/scaling_corpus.py --part all --markdown
 	$(BIN)/python bench/p2p_corpus.py --part all
 

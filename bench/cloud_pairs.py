@@ -130,16 +130,16 @@ def _scored(moved: object, b: dict[int, float], guesses: dict[int, dict[str, flo
 
 
 def score(ra: object, rb: object, a_machine: object, b_machine: object, r: float,
-          elsewhere: float | None = None) -> Scores:
+          elsewhere: float | None = None, node_spread: float | None = None) -> Scores:
     """One directed pair: A's runs ``ra`` moved onto B and scored against B's ``rb`` at the
     counts both ran beyond A's smallest, beside the two baselines (:func:`rule`);
-    ``elsewhere`` as :func:`perfmodel.apps.transfer.move` takes it."""
+    ``elsewhere`` and ``node_spread`` as :func:`perfmodel.apps.transfer.move` takes them."""
     from perfmodel.apps.transfer import move
 
     a, b = least(ra), least(rb)
     counts = sorted(n for n in set(a) & set(b) if n > min(a))
     moved = move(ra, a_machine, b_machine, 0.95, counts,   # type: ignore[arg-type]
-                 elsewhere=elsewhere)
+                 elsewhere=elsewhere, node_spread=node_spread)
     return _scored(moved, b, {n: rule(a, n, r) for n in counts})
 
 

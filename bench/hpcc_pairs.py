@@ -25,7 +25,10 @@ on the same points:
   vendor's benchmark run): "B = A", "A × T_B(n*)/T_A(n*)" and perfmodel, scored beyond n*.
 
 Written and committed before its first run (2026-11-28), and scored once: the method is
-perfmodel's as it stood after the cloud pairs (nothing was chosen on these machines).
+perfmodel's as it stood after the cloud pairs (nothing was chosen on these machines). Its range
+then held 70 % of the points without B's run; the work's spread that ``node_spread.py`` chose on
+other codes of the same machines (:data:`perfmodel.apps.transfer.NODE_SPREAD`) came after, and
+what this prints with it (72 %) is a second look, not blind.
 
     .venv/bin/python bench/hpcc_pairs.py [--markdown]
 """

@@ -61,6 +61,15 @@ it widens."""
 ELSEWHERE_SOURCE = ("derived from 136 points of real pairs, the least value at which the 95 % "
                     "range held 95 % of them: alaska's IB and RoCE, a cloud study's "
                     "environments, five software stacks of one cluster")
+NODE_SPREAD = 0.10
+"""How far a code's speed on one node type over another departs from the ratio of their flop
+rates, as a relative standard deviation of the work's time: no flop rate says how bound by its
+arithmetic a code is.  Taken from real pairs of codes not scored with it
+(:data:`NODE_SPREAD_SOURCE`, ``bench/node_spread.py``) and said beside every range it widens;
+only the work moves by it, and only where the flop rates move the work."""
+NODE_SPREAD_SOURCE = ("derived from 104 points of three codes moved between five UK machines "
+                      "by their HPL rates, the least value at which the 95 % range held 95 % "
+                      "of them: GROMACS large, OpenSBLI's TGV at 512³ and 1024³")
 SCATTER = 0.05
 """Run-to-run scatter assumed where no count was run twice (a few per cent is what repeated
 runs of one code on one machine typically show; said beside the answer)."""
@@ -148,6 +157,10 @@ class Moved:
     """What else differs between the machines, as a relative standard deviation of the time,
     that widened the range (:data:`ELSEWHERE`, given, or 0 where B is A changed)."""
     elsewhere_source: str = ""
+    node_spread: float = 0.0
+    """How far the code's speed on B's nodes may depart from the flop rates' ratio, as a
+    relative standard deviation of the work (:data:`NODE_SPREAD`, given, or 0 where the work
+    does not move by flop rates)."""
     processes_b: FloatArray | None = None
     """B's processes at each count where B's own runs place another number a node (else
     B runs A's placement)."""
@@ -169,6 +182,7 @@ class Moved:
                 "ratio_span": list(self.ratio_span), "node_ratio": self.node_ratio,
                 "scatter": self.scatter,
                 "elsewhere": {"value": self.elsewhere, "source": self.elsewhere_source},
+                "node_spread": self.node_spread,
                 "notes": list(self.notes)}
 
 
@@ -221,7 +235,7 @@ def on_b_ratio(timed: Runs, on_b: Runs, r: float, weak: bool = False) -> tuple[f
 def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
          nodes: Sequence[float] | None = None, size_hi: float = SIZE_HI,
          on_b: Runs | None = None, weak: bool = False,
-         elsewhere: float | None = None) -> Moved:
+         elsewhere: float | None = None, node_spread: float | None = None) -> Moved:
     """The times of ``timed`` (measured on ``a``) on ``b``, at the node counts ``nodes`` (every
     count measured when None).  A count not timed on A is extrapolated there first
     (:func:`extrapolated`), its interval carried into the range, and said.  ``on_b``: runs of
@@ -267,7 +281,10 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
         0.0 if a.profile.name == b.profile.name else ELSEWHERE)
     said_other = ("given" if elsewhere is not None else
                   "none: B is A with its hardware changed" if other == 0 else ELSEWHERE_SOURCE)
-    widen = math.exp(z * math.hypot(scatter, other))
+    spread = node_spread if node_spread is not None else (
+        NODE_SPREAD if on_b is None and k != 1.0 else 0.0)
+    widen = math.exp(z * math.hypot(scatter, other))   # the overhead's, and the work's with
+    widen_work = math.exp(z * math.hypot(scatter, other, spread))   # how B's nodes do it
     notes = [*timed.notes, said_node,
              ("weak scaling (the problem grows with the nodes): the overhead beyond the "
               "smallest run's time" if weak else
@@ -285,9 +302,13 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     if elsewhere == 0:
         notes.append("what else differs between the two machines: nothing (given)")
     if on_b is None and k != 1.0:
-        notes.append(f"not in the range: how far this code's speed on B's nodes departs from "
-                     f"the flop rates' ratio ({1 / k:.3g}×; a code is seldom as bound by its "
-                     "arithmetic as HPL's dense solve): give B's own run (--on-fit) to set it")
+        notes.append(f"how far this code's speed on B's nodes departs from the flop rates' "
+                     f"ratio ({1 / k:.3g}×; a code is seldom as bound by its arithmetic as "
+                     "HPL's dense solve): "
+                     + (f"the range widens the work by {z:.2f} × {spread:.1%} ("
+                        + ("given" if node_spread is not None else NODE_SPREAD_SOURCE) + ")"
+                        if spread else "not in the range")
+                     + "; give B's own run (--on-fit) to set it")
     if n0 > 1:
         notes.append(f"the smallest run is on {n0:g} nodes: its own communication is taken "
                      "as work, which does not move (a lower bound on what moves)")
@@ -306,9 +327,11 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
             f"as one message of {format_size(SMALL)} to {format_size(size_hi)}"
             + (" or the collectives timed on as many nodes" if scale else "") + ")")
     placed = None if on_b is None or on_b.per_node == timed.per_node else n * on_b.per_node
-    return Moved(n, p, t, work, overhead, time, low / widen, high * widen, work_b,
+    low = work_b / widen_work + (low - work_b) / widen
+    high = work_b * widen_work + (high - work_b) * widen
+    return Moved(n, p, t, work, overhead, time, low, high, work_b,
                  overhead * r, r, (lo_r, hi_r), k, level, scatter, tuple(notes),
-                 measured, np.c_[lo_n, hi_n], other, said_other, placed)
+                 measured, np.c_[lo_n, hi_n], other, said_other, spread, placed)
 
 
 def scale_span(a: Machine, b: Machine, nodes: FloatArray, overhead: FloatArray,
