@@ -1,6 +1,6 @@
 """HPC Challenge outputs (``hpccoutf.txt``) as printed: real public files of
-hpc-uk/archer-benchmarks (``data/pairs-hpcc``, provenance beside each), their HPL run and b_eff's
-ping-pong read back; crafted damage refused by its line."""
+hpc-uk/archer-benchmarks (``data/pairs-hpcc``, provenance beside each), their HPL run, b_eff's
+ping-pong and SingleSTREAM's Triad read back; crafted damage refused by its line."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from tests.conftest import ROOT, invoke_in
 ARCHER = ROOT / "data" / "pairs-hpcc" / "archer" / "archer_nodes2ppn1_hpccoutf.txt"
 
 
-def test_an_hpcc_output_is_its_hpl_run_and_its_ping_pong() -> None:
+def test_an_hpcc_output_is_its_hpl_run_its_ping_pong_and_its_triad() -> None:
     """The ARCHER run: HPL's one run (N = 3520 on 1 × 2 processes, 0.66 s as printed, its
-    time from its 44.16 Gflops), and b_eff's detailed results, line 344 on: the largest latency
-    at 8 B (0.001505 ms) and the 2,000,000 B message at the smallest bandwidth (8196.002 MB/s)."""
-    hpl, pingpong = read(ARCHER)
+    time from its 44.16 Gflops), b_eff's detailed results, line 344 on: the largest latency
+    at 8 B (0.001505 ms) and the 2,000,000 B message at the smallest bandwidth (8196.002 MB/s),
+    and SingleSTREAM's Triad, 12.764113 GB/s (line 228) over 3 × 2,065,066 doubles."""
+    hpl, pingpong, triad = read(ARCHER)
     assert (hpl.format, hpl.version, hpl.benchmark, hpl.pattern) == (
         "hpcc", "1.5.0", "HPL", "application")
     assert len(hpl) == 1 and tuple(hpl.counts("processes")) == (2,)
@@ -33,7 +34,29 @@ def test_an_hpcc_output_is_its_hpl_run_and_its_ping_pong() -> None:
     assert tuple(pingpong.counts("processes")) == (2,)
     assert any("two points fix a two-parameter law" in n and "the file does not say" in n
                for n in pingpong.notes)
-    assert any("STREAM, PTRANS, RandomAccess" in n for n in pingpong.notes)
+    assert any("its PTRANS, RandomAccess" in n for n in pingpong.notes)
+    assert (triad.format, triad.benchmark, triad.pattern) == ("hpcc", "Triad", "memory")
+    assert list(triad.size) == [3 * 8 * 2065066] and list(triad.line) == [228]
+    assert triad.size[0] / triad.time[0] == pytest.approx(12.764113e9, rel=1e-9)
+    assert triad.attrs["threads"] == "1"
+
+
+def test_the_node_of_an_hpcc_output_has_hpls_flop_rate_and_streams_bandwidth(
+        tmp_path: Path) -> None:
+    """calibrate gives the node both rates from one HPCC output: HPL's 44.16 Gflop/s over 2
+    processes, a process's 22.08; SingleSTREAM's Triad 12.76 GB/s, not StarSTREAM's 12.53 (the
+    summary's SingleSTREAM_Triad where the detailed line is cut)."""
+    got = invoke_in(tmp_path, ["calibrate", str(ARCHER), "--no-write", "--json"])
+    assert got.exit_code == 0, got.output
+    node = {p["name"]: p for p in json.loads(got.output)["node"]}
+    assert node["flop_rate"]["value"] == pytest.approx(44.16e9 / 2, rel=1e-3)
+    assert node["memory_bandwidth"]["value"] == pytest.approx(12.764113e9, rel=1e-9)
+    assert node["memory_bandwidth"]["status"] == "derived"
+    assert "line 228" in node["memory_bandwidth"]["source"]
+    cut = ARCHER.read_text().replace("Single STREAM Triad GB/s 12.764113\n", "")
+    (triad,) = [t for t in parse("cut.txt", cut) if t.pattern == "memory"]
+    assert triad.size[0] / triad.time[0] == pytest.approx(12.7641e9, rel=1e-9)
+    assert list(triad.line) == [537 - 1]   # the summary's line, one line up for the cut
 
 
 def test_hpcc_is_its_own_reader_not_hpls() -> None:
@@ -46,7 +69,7 @@ def test_hpcc_is_its_own_reader_not_hpls() -> None:
 def test_without_the_detailed_results_the_summary_gives_the_same_two_points() -> None:
     text = ARCHER.read_text()
     cut = text.replace("Ping Pong:\n", "Ping Pong (cut):\n")
-    _, pingpong = parse("cut.txt", cut)
+    _, pingpong, _ = parse("cut.txt", cut)
     assert pingpong.time[0] == pytest.approx(1.50502e-6, rel=1e-9)   # MaxPingPongLatency_usec
     assert pingpong.time[1] == pytest.approx(2e6 / 8.196e9, rel=1e-9)
     assert list(pingpong.line) == [545, 547]
@@ -63,7 +86,7 @@ def test_a_damaged_latency_is_refused_at_its_line() -> None:
 
 def test_an_output_cut_before_hpl_and_b_eff_is_refused() -> None:
     head = "".join(ARCHER.read_text().splitlines(keepends=True)[:15])
-    with pytest.raises(InputError, match="neither HPL results nor a ping-pong of two"):
+    with pytest.raises(InputError, match="no HPL result, ping-pong of two processes or STREAM"):
         parse("head.txt", head)
 
 
@@ -149,8 +172,8 @@ def test_a_one_process_run_gives_its_hpl_and_says_b_eff_measured_no_pair(
     text = ARCHER.read_text().replace("CommWorldProcs=2\n", "CommWorldProcs=1\n")
     text = text.replace("on 2 processes", "on 1 processes")
     text = text.replace("MaxPingPongLatency_usec=1.50502", "MaxPingPongLatency_usec=-1")
-    (hpl,) = read(_copy(tmp_path, "one.txt", text))
-    assert hpl.benchmark == "HPL" and hpl.format == "hpcc"
+    hpl, triad = read(_copy(tmp_path, "one.txt", text))
+    assert hpl.benchmark == "HPL" and hpl.format == "hpcc" and triad.benchmark == "Triad"
     assert any("1 processes: b_eff measured no pair" in n for n in hpl.notes)
 
 
@@ -158,7 +181,7 @@ def test_an_hpcc_output_after_a_long_prologue_is_still_hpccs(tmp_path: Path) -> 
     text = "".join(f"module load thing/{i}\n" for i in range(2000)) + ARCHER.read_text()
     tables = read(_copy(tmp_path, "job.out", text))
     assert {t.format for t in tables} == {"hpcc"}
-    assert [t.pattern for t in tables] == ["application", "pingpong"]
+    assert [t.pattern for t in tables] == ["application", "pingpong", "memory"]
 
 
 @pytest.mark.parametrize(("old", "new", "line"), [
@@ -176,12 +199,17 @@ def test_a_damaged_bandwidth_is_refused_at_its_own_line(old: str, new: str, line
 
 def test_a_garbled_summary_figure_the_reader_does_not_need_is_passed_over() -> None:
     text = ARCHER.read_text().replace("CommWorldProcs=2\n", "CommWorldProcs=2x\n")
-    _, pingpong = parse("garbled.txt", text)
+    _, pingpong, _ = parse("garbled.txt", text)
     assert pingpong.time[0] == pytest.approx(1.505e-6, rel=1e-9)
 
 
 def test_an_output_cut_inside_b_eff_says_so_at_its_last_line() -> None:
-    lines = ARCHER.read_text().splitlines(keepends=True)[:300]   # after HPL's legend, before
-    with pytest.raises(InputError) as got:                      # its results and b_eff's
-        parse("cut.txt", "".join(lines))
-    assert got.value.line == 301 and "HPC Challenge output with neither" in got.value.what
+    """Cut before STREAM: nothing to read, refused at the last line; cut inside b_eff, after
+    STREAM: the Triad, and a note that the run ends before b_eff's results."""
+    lines = ARCHER.read_text().splitlines(keepends=True)
+    with pytest.raises(InputError) as got:   # after HPL's legend, before STREAM and b_eff
+        parse("cut.txt", "".join(lines[:170]))
+    assert got.value.line == 171 and "HPC Challenge output with no HPL" in got.value.what
+    (triad,) = parse("cut.txt", "".join(lines[:300]))
+    assert triad.benchmark == "Triad"
+    assert any("ends before b_eff's results" in n for n in triad.notes)

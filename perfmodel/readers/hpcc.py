@@ -1,4 +1,5 @@
-"""HPC Challenge (HPCC 1.x) output, ``hpccoutf.txt``: its HPL runs and b_eff's ping-pong.
+"""HPC Challenge (HPCC 1.x) output, ``hpccoutf.txt``: its HPL runs, b_eff's ping-pong and
+STREAM's Triad.
 
 HPCC appends each run to the file it finds (``fopen(…, "a")``), so one file may hold several
 runs, each opening with the banner ``This is the DARPA/DOE HPC Challenge Benchmark version``.
@@ -23,8 +24,16 @@ file does not say: both are said.  A run of more processes is not read as a ping
 slowest of its many pairs is an outlier, the fastest inside a node, and which pairs crossed the
 network is not printed.  Without the detailed results (an older HPCC, a cut file) the summary's
 ``MaxPingPongLatency_usec`` and ``MinPingPongBandwidth_GBytes`` are the same two numbers; a
-run of one process prints ``-1`` there (nothing measured).  STREAM, PTRANS, RandomAccess, FFT,
-DGEMM and the rings are not read, said.
+run of one process prints ``-1`` there (nothing measured).
+
+STREAM runs twice: ``SingleSTREAM`` on one process chosen at random, the others idle, and
+``StarSTREAM`` on every process at once.  The node's ``memory_bandwidth`` is what one process
+streams alone, so each run's **SingleSTREAM Triad** is read (``Single STREAM Triad GB/s``, else
+the summary's ``SingleSTREAM_Triad``; GB = 10^9 B) as a one-row Triad table of ``3 × 8 ×
+STREAM_VectorSize`` bytes (the array size ``Array size =`` prints where the summary does not),
+with its ``STREAM_Threads``.  StarSTREAM's Triad a process is said beside it where it is below
+:data:`SHARED` of it (processes sharing a memory system).  PTRANS, RandomAccess, FFT, DGEMM
+and the rings are not read, said.
 """
 
 from __future__ import annotations
@@ -38,7 +47,7 @@ from perfmodel.readers import hpl
 from perfmodel.readers._table import Table, lines_of, number, spans
 
 NAME = "hpcc"
-DESCRIPTION = "HPC Challenge (hpccoutf.txt): its HPL runs and b_eff's ping-pong"
+DESCRIPTION = "HPC Challenge (hpccoutf.txt): its HPL runs, b_eff's ping-pong and STREAM Triad"
 
 BANNER = re.compile(r"HPC Challenge Benchmark version\s+(?P<ver>[0-9][0-9.]{0,15})")
 _HPL_ROW = re.compile(r"^W[RC][0-9A-Z]{4,12}\s+[0-9]", re.M)
@@ -50,13 +59,21 @@ _SIZE = re.compile(r"^The (?P<what>latency|bandwidth)\s+measurements were done w
 _PROCESSES = re.compile(r"^Execution time \(wall clock\)\s*=.*\bon\s+(?P<n>[0-9]{1,9}) "
                         r"processes$")
 _SUMMARY = re.compile(r"^(?P<key>MaxPingPongLatency_usec|MinPingPongBandwidth_GBytes|"
-                      r"CommWorldProcs)=(?P<value>\S+)$")
+                      r"CommWorldProcs|SingleSTREAM_Triad|StarSTREAM_Triad|STREAM_VectorSize|"
+                      r"STREAM_Threads)=(?P<value>\S+)$")
+_SINGLE_TRIAD = re.compile(r"^Single STREAM Triad GB/s\s+(?P<v>\S+)$")
+_ARRAY = re.compile(r"^Array size = (?P<n>[0-9]{1,15}), Offset")
 LATENCY_SIZE, BANDWIDTH_SIZE = 8.0, 2_000_000.0
 """The sizes HPCC's b_eff measures at (``hpcc/src/bench_lat_bw_1.5.1.c``), where the run does
 not print them."""
-NOT_READ = ("HPC Challenge output: its HPL runs and b_eff's ping-pong of two processes are "
-            "read; its STREAM, PTRANS, RandomAccess, FFT, DGEMM and ring results are not (give "
-            "stream.c's own output for the node's memory bandwidth)")
+NOT_READ = ("HPC Challenge output: its HPL runs, b_eff's ping-pong of two processes and "
+            "SingleSTREAM's Triad are read; its PTRANS, RandomAccess, FFT, DGEMM and ring "
+            "results are not")
+SHARED = 0.8
+"""StarSTREAM's rate a process below this share of SingleSTREAM's is said (repeats of one
+kernel differ by several per cent)."""
+TRIAD_ARRAYS = 3
+"""Arrays STREAM's Triad moves (a = b + s·c: two read, one written)."""
 _FIX = "the file is damaged here; correct it from the original output or rerun HPCC"
 
 
@@ -77,6 +94,8 @@ class _Run:
     processes: tuple[int, str] | None = None
     summary: dict[str, tuple[int, str]] = field(default_factory=dict)
     detail: bool = False
+    triad: tuple[int, str] | None = None
+    array: tuple[int, str] | None = None
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
@@ -85,6 +104,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
     hpl_tables = [replace(t, format=NAME, version=version) for t in hpl.read(source, text)] \
         if _HPL_ROW.search(text) else []
     pingpongs: list[Measurements] = []
+    streams: list[Measurements] = []
     unread: dict[str, list[int]] = {}
     for run in runs:
         got = _pingpong(source, run)
@@ -92,17 +112,19 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             unread.setdefault(got, []).append(run.banner)
         else:
             pingpongs.append(got)
-    if not hpl_tables and not pingpongs:
+        if (triad := _stream(source, run)) is not None:
+            streams.append(triad)
+    if not hpl_tables and not pingpongs and not streams:
         last = text.count("\n") + 1
-        raise InputError("HPC Challenge output with neither HPL results nor a ping-pong of two "
-                         "processes" + (f" ({'; '.join(unread)})" if unread else
-                                        " (cut before them?)"),
+        raise InputError("HPC Challenge output with no HPL result, ping-pong of two processes "
+                         "or STREAM Triad" + (f" ({'; '.join(unread)})" if unread else
+                                              " (cut before them?)"),
                          file=source, line=last,
                          fix="give the whole hpccoutf.txt of a finished run (b_eff's ping-pong "
                              "is read from a run of two processes, one a node)")
     said = [NOT_READ] + [f"b_eff's ping-pong of the run at line{'s' if len(at) > 1 else ''} "
                          f"{spans(at)} not read: {why}" for why, at in unread.items()]
-    tables = [*hpl_tables, *pingpongs]
+    tables = [*hpl_tables, *pingpongs, *streams]
     first = len(hpl_tables) if pingpongs else 0   # the ping-pong says so where there is one
     tables[first] = replace(tables[first], notes=(*tables[first].notes, *said))
     return tuple(tables)
@@ -131,6 +153,10 @@ def _runs(text: str) -> list[_Run]:
             run.processes = (lineno, m["n"])
         elif m := _SUMMARY.match(ln):
             run.summary[m["key"]] = (lineno, m["value"])
+        elif m := _SINGLE_TRIAD.match(ln):
+            run.triad = (lineno, m["v"])
+        elif run.array is None and (m := _ARRAY.match(ln)):
+            run.array = (lineno, m["n"])
     return runs
 
 
@@ -182,11 +208,46 @@ def _pingpong(source: str, run: _Run) -> Measurements | str:
     return table.required("b_eff's ping-pong without a row", _FIX, run.banner)
 
 
-def _value(at: tuple[int, str], source: str, sentinel: bool = False) -> float:
+def _stream(source: str, run: _Run) -> Measurements | None:
+    """One run's SingleSTREAM Triad as a one-row memory table; None where the run printed none
+    (cut before STREAM, or an array size it does not say)."""
+    triad = run.triad or run.summary.get("SingleSTREAM_Triad")
+    size = run.summary.get("STREAM_VectorSize") or run.array
+    if triad is None or size is None:
+        return None
+    line, token = triad
+    rate = number(token)
+    if rate is None or rate < 0:
+        raise InputError(f"STREAM: {token!r} is not a bandwidth", file=source, line=line,
+                         fix=_FIX)
+    if rate == 0:   # HPCC prints 0 where the kernel was below its timer: nothing measured
+        return None
+    elements = _value(size, source, what="STREAM")
+    threads = run.summary.get("STREAM_Threads")
+    attrs = {"element bytes": "8", "array size": f"{elements:.0f}"}
+    if threads is not None:
+        attrs["threads"] = f"{_value(threads, source, what='STREAM'):.0f}"
+    moved = TRIAD_ARRAYS * 8 * elements
+    table = Table(source, NAME, "Triad", "memory", "time",
+                  "one pass of SingleSTREAM's Triad on one process, the others idle: bytes = "
+                  f"{TRIAD_ARRAYS} arrays × {elements:.0f} × 8 B, time = bytes over its rate "
+                  "(GB = 10^9 B)", run.version, statistic="min", attrs=attrs)
+    table.add(line, moved, moved / (rate * 1e9), rate=rate * 1e9)
+    star = run.summary.get("StarSTREAM_Triad")
+    if star is not None and (v := number(star[1])) is not None and 0 < v < SHARED * rate:
+        table.notes.append(f"StarSTREAM's Triad, every process at once, is {v:.4g} GB/s a "
+                           f"process (line {star[0]}) against {rate:.4g} GB/s alone: processes "
+                           "of one node share its memory system, and a node's full rate is "
+                           "not one process's times its processes")
+    return table.build()
+
+
+def _value(at: tuple[int, str], source: str, sentinel: bool = False,
+           what: str = "b_eff's ping-pong") -> float:
     """A printed number; ``sentinel``: HPCC's -1 for "not measured" passes through."""
     line, token = at
     v = number(token)
     if v is None or (v < 0 and not (sentinel and v == -1)):
-        raise InputError(f"b_eff's ping-pong: {token!r} is not a measurement", file=source,
+        raise InputError(f"{what}: {token!r} is not a measurement", file=source,
                          line=line, fix=_FIX)
     return v
