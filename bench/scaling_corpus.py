@@ -83,8 +83,14 @@ points inside perfmodel's 95 % range.
   hpcac/2024-APAC-HPC-AI; Remhos on one AWS Graviton2 node with three compilers,
   arm-hpc-user-group/Cloud-HPC-Hackathon-2021), gathered after the fourteenth had been scored,
   the method unchanged; committed before its first run, scored once.
+- **sixteenth** (``data/corpus-sixteenth``: two MPI connected-components codes at 1–64 nodes,
+  one rank a node, Stefano-Faccio/HPC-Project-Parallel-Connected-Components; an MPI closest
+  pair of points, brute force and recursive, packed on one node or scattered over two,
+  KevinDepedri/MPI-Parallel-Closest-Pair-of-Points, whose time is rank 0's processor time;
+  both on the University of Trento's cluster), gathered after the fifteenth had been scored,
+  the method unchanged; committed before its first run, scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|fifteenth|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|sixteenth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -139,6 +145,9 @@ the method unchanged): scored once."""
 TWELFTH = ("UIUC-PPL-charm4py-mpi4py-compare", "AaronTHolt-MPI")
 """The twelfth held-out part (``data/corpus-twelfth``, gathered once the off-node factor had
 been taken on both ends from every part before it): scored once."""
+SIXTEENTH = ("Stefano-Faccio-HPC-Project-Parallel-Connected-Components",
+             "KevinDepedri-MPI-Parallel-Closest-Pair-of-Points")
+"""data/corpus-sixteenth: gathered after the fifteenth had been scored, the method unchanged."""
 FIFTEENTH = ("hpcac-2024-APAC-HPC-AI", "arm-hpc-user-group-Cloud-HPC-Hackathon-2021")
 """data/corpus-fifteenth: gathered after the fourteenth had been scored, the method unchanged."""
 FOURTEENTH = ("Gabriele-Codega-FHPC-assignment", "IsacPasianotto-foundations_of_HPC-assignment",
@@ -149,17 +158,18 @@ THIRTEENTH = ("OussamaNajar-hpc-parallel-systems", "EAirPeter-HPCAssignments",
 """The thirteenth held-out part (``data/corpus-thirteenth``, gathered once the off-node time was
 Amdahl's law's): scored once."""
 PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-         "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth")
-UNSEEN: tuple[str, ...] = ("fourteenth", "fifteenth")
+         "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
+         "sixteenth")
+UNSEEN: tuple[str, ...] = ("fourteenth", "fifteenth", "sixteenth")
 """The parts gathered after the method last changed: blind to the method as it stands.  The
 weak scaling's off-node time was chosen after the thirteenth had been scored (it left the
-thirteenth's figures as they were); the fourteenth and fifteenth came after.  Before that,
-the fifth to eighth were, then the ninth, then the tenth and eleventh, then the twelfth, then
-the thirteenth; a part gathered from now on joins it."""
+thirteenth's figures as they were); the fourteenth, fifteenth and sixteenth came after.
+Before that, the fifth to eighth were, then the ninth, then the tenth and eleventh, then the
+twelfth, then the thirteenth; a part gathered from now on joins it."""
 LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
          "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH,
-         "fourteenth": FOURTEENTH, "fifteenth": FIFTEENTH}
+         "fourteenth": FOURTEENTH, "fifteenth": FIFTEENTH, "sixteenth": SIXTEENTH}
 """The parts gathered after held-out, by their sources."""
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
@@ -204,7 +214,7 @@ def specs() -> list[Spec]:
                   "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth",
                   "corpus-tenth", "corpus-eleventh", "corpus-twelfth",
                   "corpus-thirteenth", "corpus-fourteenth",
-                  "corpus-fifteenth"):
+                  "corpus-fifteenth", "corpus-sixteenth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
