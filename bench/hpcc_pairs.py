@@ -22,7 +22,10 @@ on the same points:
   beyond A's smallest.  Each machine's runs use its own ranks a node, which neither baseline
   nor perfmodel is told: a known handicap, said.
 - given B's own run at the smallest count both ran (``--on-fit``, the purchase case of a
-  vendor's benchmark run): "B = A", "A × T_B(n*)/T_A(n*)" and perfmodel, scored beyond n*.
+  vendor's benchmark run): "B = A", "A × T_B(n*)/T_A(n*)" and perfmodel, scored beyond n*;
+- without B's run, each node known by its STREAM Triad alone (the profiles' flop rates taken
+  away, so the memory bandwidths move the work): added after the first run, with the node
+  spreads of ``node_spread.py``, so not blind.
 
 Written and committed before its first run (2026-11-28), and scored once: the method is
 perfmodel's as it stood after the cloud pairs (nothing was chosen on these machines). Its range
@@ -124,6 +127,16 @@ def main() -> None:
           "baselines are told neither)", names_alone, alone)
     table(f"{head}Given B's own run at the smallest count both ran (`predict --on-fit`)",
           WITH_B, given)
+    from node_spread import memory_only
+
+    memory = {m: memory_only(v) for m, v in machines.items()}
+
+    def stream(code: str, src: str, dst: str) -> tuple[str, Any]:
+        return f"{src} → {dst}", score(timed[(code, src)], timed[(code, dst)], memory[src],
+                                       memory[dst], lat[dst] / lat[src])
+
+    table(f"{head}Without B's run, each profile's node of STREAM alone (its flop rate taken "
+          "away; added after the first run, not blind)", NAMES, stream)
 
 
 def table(title: str, names: tuple[str, ...], scored: Any) -> None:

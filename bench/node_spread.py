@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The source of :data:`perfmodel.apps.transfer.NODE_SPREAD`: how far a code's speed on one
-node type over another departs from the ratio of their flop rates, taken from codes that are
-not the ones ``bench/hpcc_pairs.py`` scores.
+"""The source of :data:`perfmodel.apps.transfer.NODE_SPREAD` and ``MEMORY_SPREAD``: how far a
+code's speed on one node type over another departs from the ratio of their flop rates (HPL),
+or of their memory bandwidths (STREAM, where a node has no flop rate), taken from codes that
+are not the ones ``bench/hpcc_pairs.py`` scores.
 
 Development pairs: GROMACS "large" (ARCHER, Athena, Cirrus, Peta4-Skylake, Thomas) and
 OpenSBLI's Taylor-Green vortex at 512³ and 1024³ (ARCHER, Cirrus, Peta4-Skylake), all from
@@ -17,7 +18,9 @@ OpenSBLI 1024³ on ARCHER none with the others beyond its smallest: neither give
 
 For each candidate spread ``s`` (0 to 100 %, by 2 %) the 95 % range's work is widened by ``s``
 (with the run-to-run scatter and :data:`~perfmodel.apps.transfer.ELSEWHERE`, in quadrature);
-NODE_SPREAD is the least ``s`` at which the range holds 95 % of the development points pooled.
+NODE_SPREAD is the least ``s`` at which the range holds 95 % of the development points pooled;
+MEMORY_SPREAD the same with each profile's flop rate taken away (:func:`memory_only`), so that
+the HPC Challenge outputs' SingleSTREAM Triad moves the work.
 The table gives each code's coverage and median width there, and the point errors beside the
 baselines of ``hpcc_pairs.py`` (which ``s`` does not change).
 
@@ -90,6 +93,18 @@ def jobs() -> list[tuple[str, str, str, Any, Any]] | None:
     return out
 
 
+def memory_only(machine: Any) -> Any:
+    """``machine`` with its node's flop rate taken away: a node of STREAM alone, whose memory
+    bandwidth moves the work."""
+    from dataclasses import replace
+
+    from perfmodel.machine import Machine
+
+    node = machine.profile.node
+    kept = tuple(p for p in node.params if p.name != "flop_rate")
+    return Machine(replace(machine.profile, node=replace(node, params=kept)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--markdown", action="store_true")
@@ -97,14 +112,27 @@ def main() -> None:
     got = jobs()
     if got is None:
         return
-    from cloud_pairs import NAMES, score
     from hpcc_pairs import study
 
-    from perfmodel.apps.transfer import NODE_SPREAD
+    from perfmodel.apps.transfer import MEMORY_SPREAD, NODE_SPREAD
 
     loaded = study()
     assert loaded is not None   # the profiles were checked above
     machines, lat = loaded[0], loaded[1]
+    head = "### " if args.markdown else ""
+    table(f"{head}How far a code's speed departs from the HPL flop rates' ratio", got,
+          machines, lat, "NODE_SPREAD", NODE_SPREAD)
+    table(f"{head}How far it departs from the STREAM Triad bandwidths' ratio (the same pairs, "
+          "each node's flop rate taken away)", got,
+          {m: memory_only(v) for m, v in machines.items()}, lat, "MEMORY_SPREAD",
+          MEMORY_SPREAD)
+
+
+def table(title: str, got: list[tuple[str, str, str, Any, Any]], machines: dict[str, Any],
+          lat: dict[str, float], name: str, now: float) -> None:
+    """One basis's table: each pair's errors beside the baselines, its coverage at 0, at the
+    value in use and at the least value that holds :data:`LEVEL` of the points pooled."""
+    from cloud_pairs import NAMES, score
 
     def scored(s: float) -> dict[str, Any]:
         return {f"{code} {src} → {dst}": score(a, b, machines[src], machines[dst],
@@ -114,10 +142,8 @@ def main() -> None:
     at = {float(s): scored(float(s)) for s in GRID}
     pooled = {s: float(np.mean([c for v in at[s].values() for c in v[2]])) for s in at}
     chosen = next((s for s in at if pooled[s] >= LEVEL), float(GRID[-1]))
-    head = "### " if args.markdown else ""
-    print(f"{head}How far a code's speed departs from the flop rates' ratio (development "
-          f"pairs, {sum(v[0] for v in at[0.0].values())} points)\n")
-    show = sorted({0.0, NODE_SPREAD, chosen})
+    print(f"{title} (development pairs, {sum(v[0] for v in at[0.0].values())} points)\n")
+    show = sorted({0.0, now, chosen})
     print("| code | A → B | points | " + " | ".join(NAMES) + " | "
           + " | ".join(f"covers at s = {s:.2f} (width)" for s in show) + " |")
     print("|---" * (len(NAMES) + 3 + len(show)) + "|")
@@ -135,7 +161,7 @@ def main() -> None:
           + " | ".join(f"{np.median(every[k]):.1%}" for k in NAMES) + " | "
           + " | ".join(f"{pooled[s]:.0%} (×{widths[s]:.2f})" for s in show) + " |")
     print(f"\nthe least s at which the 95 % range holds {LEVEL:.0%} of the development points "
-          f"pooled: {chosen:.2f} (perfmodel.apps.transfer.NODE_SPREAD is {NODE_SPREAD:.2f})")
+          f"pooled: {chosen:.2f} (perfmodel.apps.transfer.{name} is {now:.2f})\n")
 
 
 if __name__ == "__main__":

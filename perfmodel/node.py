@@ -16,7 +16,10 @@ access with one that streams faster.  Both rates are per process;
 unless its source says otherwise.
 
 A profile's ``[node]`` table holds these values, each with its status and source, as a spec's
-``[node.params.NAME]`` tables give them::
+``[node.params.NAME]`` tables give them.  A node calibrated from STREAM alone (no HPL) has no
+``flop_rate``: its memory rates move a code's work to another node
+(:func:`perfmodel.machine.hardware.node_speed`), and a model that costs arithmetic on it is
+refused in one line (:func:`require_flop_rate`)::
 
     [node.params.flop_rate]
     value = "4.5Mflop/s"
@@ -65,10 +68,40 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
 @dataclass(frozen=True)
 class Node(ParamSet):
     """A node's values (flop_rate, memory_bandwidth, memory_domain, domain_bandwidth,
-    cache_line)."""
+    cache_line); ``flop_rate`` is absent from a node measured by STREAM alone."""
 
     params: tuple[Estimate, ...]
     notes: tuple[str, ...] = ()
+
+    @property
+    def has_flop_rate(self) -> bool:
+        return any(p.name == "flop_rate" for p in self.params)
+
+    @property
+    def measured_memory(self) -> float | None:
+        """A process's memory bandwidth where a measurement or spec gives it: its own
+        ``memory_bandwidth``, else a measured ``domain_bandwidth``'s share over its
+        ``memory_domain`` (a threaded STREAM's); None where both are defaults or assumed."""
+        got = {p.name: p for p in self.params}
+        for name, share in (("memory_bandwidth", 1.0),
+                            ("domain_bandwidth", got["memory_domain"].value)):
+            e = got[name]
+            if e.status != "assumed" and math.isfinite(e.value) and e.value > 0:
+                return float(e.value) / share
+        return None
+
+
+MEMORY_ONLY = tuple(name for name in PARAMS if name != "flop_rate")
+"""The parameters of a node measured by STREAM alone."""
+
+
+def require_flop_rate(node: Node, owner: str, path: str | None = None) -> None:
+    """Nothing where ``node`` has a flop rate; else one line naming ``owner`` (a profile)."""
+    if not node.has_flop_rate:
+        raise InputError(f"profile {owner!r} has a node without a flop rate (its node rests on "
+                         "STREAM alone): a model that costs arithmetic cannot run on it",
+                         file=path, fix="calibrate it again with an HPL output beside STREAM, "
+                                        "or give --spec with [node.params.flop_rate]")
 
 
 def check_param(name: str, value: float) -> str | None:
@@ -82,15 +115,17 @@ def parse_param(name: str, text: str) -> float:
 
 
 def specified(fixed: Mapping[str, float], sources: Mapping[str, str],
-              assumed: tuple[str, ...] = (), path: str = "", given: Status = "fixed") -> Node:
+              assumed: tuple[str, ...] = (), path: str = "", given: Status = "fixed",
+              memory_only: bool = False) -> Node:
     """A node from a spec's values (``given``: their status where not ``assumed``);
     parameters not given take their defaults, marked ``assumed`` with the reason.
-    ``flop_rate`` has no default."""
+    ``flop_rate`` has no default; ``memory_only``: a node of STREAM's rates, without one."""
     def missing(name: str) -> InputError:
         return InputError(f"the node's {name} must be given", file=path or None,
                           fix=f"add [node.params.{name}] with value and source")
 
-    return Node(specified_params(PARAMS, list(PARAMS), fixed, sources, assumed, missing, given))
+    names = MEMORY_ONLY if memory_only else list(PARAMS)
+    return Node(specified_params(PARAMS, names, fixed, sources, assumed, missing, given))
 
 
 def kernel_seconds(values: Mapping[str, float], flops: ArrayLike, nbytes: ArrayLike,

@@ -28,7 +28,8 @@ def _verified(t: Measurements, i: int) -> bool:
 def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
     """The node's rates from HPL, STREAM and HPCG tables, each marked ``derived`` with its
     rule and rows (HPCG's memory traffic gives the memory bandwidth where STREAM does not);
-    with no flop rate (no HPL) no node, and a note saying what would give one."""
+    with no flop rate (no HPL) a node of STREAM's memory rates alone, said; without HPL or
+    STREAM, none."""
     fixed: dict[str, float] = {}
     sources: dict[str, str] = {}
     assumed: list[str] = []   # the rest are derived
@@ -107,9 +108,15 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
         notes.append("node: STREAM Triad gives the memory bandwidth; HPCG's memory traffic "
                      "(sparse, every rank busy) is not used beside it")
     if "flop_rate" not in fixed:
-        if fixed:
-            gave = "STREAM" if triad else "HPCG"
-            notes.append(f"node: {gave} gives the memory rates, but a node needs a flop rate: "
-                         "add an HPL output, or --spec with [node.params.flop_rate]")
-        return None, notes
+        if not triad:
+            if fixed:
+                notes.append("node: HPCG gives a memory rate, but a node needs a flop rate or "
+                             "STREAM: add an HPL output, or --spec with [node.params.flop_rate]")
+            return None, notes
+        notes.append("node: STREAM gives the memory rates and no HPL a flop rate: the node "
+                     "moves a code's timed work to another by its memory bandwidth alone, and a "
+                     "model that costs arithmetic needs an HPL output or --spec with "
+                     "[node.params.flop_rate]")
+        return specified_node(fixed, sources, tuple(assumed), given="derived",
+                              memory_only=True), notes
     return specified_node(fixed, sources, tuple(assumed), given="derived"), notes

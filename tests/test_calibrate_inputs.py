@@ -122,14 +122,35 @@ def test_hpcg_gives_the_memory_bandwidth_where_stream_does_not(tmp_path: Path) -
 def test_hpcg_alone_gives_no_node_and_says_so(tmp_path: Path) -> None:
     doc = _calibrate(tmp_path, str(EDR / "omb" / "Osu_latency"), str(HPCG))
     assert doc["node"] is None
-    assert any(n.startswith("node: HPCG gives the memory rates, but a node needs a flop rate")
-               for n in doc["notes"])
+    assert any(n.startswith("node: HPCG gives a memory rate, but a node needs a flop rate or "
+                            "STREAM") for n in doc["notes"])
 
 
-def test_stream_alone_gives_no_node_and_says_what_would(tmp_path: Path) -> None:
+def test_stream_alone_gives_a_node_of_its_memory_rates_and_no_flop_rate(
+        tmp_path: Path) -> None:
+    """STREAM without HPL: the node holds STREAM's rates and no flop rate, said; the profile
+    reads back as written; a model that costs arithmetic on it is refused in one line (exit 2),
+    where before the node was dropped and the model refused for want of a node."""
     doc = _calibrate(tmp_path, str(EDR / "omb" / "Osu_latency"), str(STREAM))
-    assert doc["node"] is None
-    assert any("a node needs a flop rate: add an HPL output" in n for n in doc["notes"])
+    node = {p["name"]: p for p in doc["node"]}
+    assert "flop_rate" not in node
+    assert node["domain_bandwidth"]["status"] == "derived"
+    assert any("no HPL a flop rate" in n and "memory bandwidth alone" in n
+               for n in doc["notes"])
+    got = invoke_in(tmp_path, ["calibrate", str(EDR), str(STREAM), "--nodes-per-job", "2",
+                               "--name", "memory", "--quiet"])
+    assert got.exit_code == 0, got.output
+    path = tmp_path / "calibration" / "memory.toml"
+    from perfmodel.machine.profile import load
+
+    back = load(path).node
+    assert back is not None and not back.has_flop_rate
+    assert back.measured_memory == pytest.approx(node["domain_bandwidth"]["value"] / 2,
+                                                 rel=1e-12)   # two threads: each one's share
+    run = invoke_in(tmp_path, ["predict", "npb-cg", "-m", str(path), "--nodes", "1,4"])
+    assert run.exit_code == 2, run.output
+    assert "has a node without a flop rate" in run.output
+    assert "Traceback" not in run.output
 
 
 def test_a_profile_from_outputs_alone_predicts_with_no_spec(tmp_path: Path) -> None:

@@ -344,3 +344,38 @@ def test_a_with_its_latency_changed_moves_the_overhead_by_its_small_message() ->
     rows = {r["nodes"]: r for r in doc["rows"]}
     assert rows[1]["time"] == pytest.approx(rows[1]["on_a"]["time"], rel=1e-12)
     assert rows[16]["time"] > rows[16]["on_a"]["time"]
+
+
+def _stream_alone(m: Machine) -> Machine:
+    """``m`` with its node's flop rate taken away: a node of STREAM alone."""
+    from dataclasses import replace
+
+    node = m.profile.node
+    kept = tuple(p for p in node.params if p.name != "flop_rate")
+    return Machine(replace(m.profile, node=replace(node, params=kept)))
+
+
+def test_nodes_of_stream_alone_move_the_work_by_their_memory_bandwidths() -> None:
+    """The same move with each node known by its SingleSTREAM Triad alone (12.76 and 16.98
+    GB/s a process): one node's time is A's over the bandwidths' ratio, the work's range widens
+    by MEMORY_SPREAD, the notes say which rates moved it; with one side's flop rate left, the
+    bandwidths still move it (a ratio needs the same rate on both sides)."""
+    from perfmodel.apps.transfer import MEMORY_SPREAD
+
+    archer = Machine(load(ROOT / "calibration" / "hpcc-archer.toml"))
+    skylake = Machine(load(ROOT / "calibration" / "hpcc-csd3skylake.toml"))
+    ba = float(archer.profile.node.values["memory_bandwidth"])
+    bb = float(skylake.profile.node.values["memory_bandwidth"])
+    assert (ba, bb) == (pytest.approx(12.764113e9), pytest.approx(16.98475e9))
+    timed = read_runs(ROOT / "data" / "pairs" / "gromacs-1400k-archer.csv")
+    for a, b in ((_stream_alone(archer), _stream_alone(skylake)),
+                 (archer, _stream_alone(skylake))):
+        got = move(timed, a, b, 0.95, [1.0, 16.0])
+        assert got.node_ratio == pytest.approx(ba / bb, rel=1e-12)
+        assert got.time[0] == pytest.approx(got.time_a[0] * ba / bb, rel=1e-12)
+        assert got.node_spread == MEMORY_SPREAD > NODE_SPREAD
+        work = math.exp(1.959964 * math.hypot(got.scatter, ELSEWHERE, MEMORY_SPREAD))
+        assert got.time_hi[0] == pytest.approx(got.time[0] * work, rel=1e-5)
+        (said,) = [n for n in got.notes if n.startswith("how far this code's speed")]
+        assert "memory bandwidths' ratio" in said and f"{MEMORY_SPREAD:.1%}" in said
+        assert any("the memory bandwidth a process streams" in n for n in got.notes)

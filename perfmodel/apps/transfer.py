@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 
 from perfmodel.errors import InputError
 from perfmodel.machine import Machine
+from perfmodel.machine.hardware import speed_basis
 from perfmodel.params import DECISIVE_SHARE
 from perfmodel.units import format_counts, format_size
 
@@ -67,6 +68,13 @@ rates, as a relative standard deviation of the work's time: no flop rate says ho
 arithmetic a code is.  Taken from real pairs of codes not scored with it
 (:data:`NODE_SPREAD_SOURCE`, ``bench/node_spread.py``) and said beside every range it widens;
 only the work moves by it, and only where the flop rates move the work."""
+MEMORY_SPREAD = 0.24
+"""As :data:`NODE_SPREAD`, where the nodes' memory bandwidths (STREAM, no flop rate on one
+side) move the work: how far a code's speed departs from their ratio
+(:data:`MEMORY_SPREAD_SOURCE`, ``bench/node_spread.py``)."""
+MEMORY_SPREAD_SOURCE = ("derived from the same 104 points as NODE_SPREAD, each node's flop "
+                        "rate taken away so that STREAM's Triad moves the work: the least "
+                        "value at which the 95 % range held 95 % of them")
 NODE_SPREAD_SOURCE = ("derived from 104 points of three codes moved between five UK machines "
                       "by their HPL rates, the least value at which the 95 % range held 95 % "
                       "of them: GROMACS large, OpenSBLI's TGV at 512³ and 1024³")
@@ -193,7 +201,8 @@ def message_ratio(a: Machine, b: Machine, sizes: Any) -> FloatArray:
 
 
 def node_ratio(a: Machine, b: Machine) -> tuple[float, str]:
-    """How much longer B's node takes for the same work (A's flop rate over B's,
+    """How much longer B's node takes for the same work (A's flop rate over B's, or the
+    memory bandwidths' ratio where a node has no flop rate,
     :func:`~perfmodel.machine.hardware.node_speed`), and what it rests on; 1 where the
     nodes are taken to be the same (said)."""
     from perfmodel.machine.hardware import node_speed
@@ -281,8 +290,10 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
         0.0 if a.profile.name == b.profile.name else ELSEWHERE)
     said_other = ("given" if elsewhere is not None else
                   "none: B is A with its hardware changed" if other == 0 else ELSEWHERE_SOURCE)
+    basis = speed_basis(a.profile, b.profile) if on_b is None and k != 1.0 else None
     spread = node_spread if node_spread is not None else (
-        NODE_SPREAD if on_b is None and k != 1.0 else 0.0)
+        NODE_SPREAD if basis == "flops" else MEMORY_SPREAD if basis == "memory" else 0.0)
+    rates = "memory bandwidths'" if basis == "memory" else "flop rates'"
     widen = math.exp(z * math.hypot(scatter, other))   # the overhead's, and the work's with
     widen_work = math.exp(z * math.hypot(scatter, other, spread))   # how B's nodes do it
     notes = [*timed.notes, said_node,
@@ -302,11 +313,13 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     if elsewhere == 0:
         notes.append("what else differs between the two machines: nothing (given)")
     if on_b is None and k != 1.0:
-        notes.append(f"how far this code's speed on B's nodes departs from the flop rates' "
-                     f"ratio ({1 / k:.3g}×; a code is seldom as bound by its arithmetic as "
-                     "HPL's dense solve): "
-                     + (f"the range widens the work by {z:.2f} × {spread:.1%} ("
-                        + ("given" if node_spread is not None else NODE_SPREAD_SOURCE) + ")"
+        why = ("a code is seldom as bound by its memory as STREAM's Triad" if basis == "memory"
+               else "a code is seldom as bound by its arithmetic as HPL's dense solve")
+        source = ("given" if node_spread is not None else
+                  MEMORY_SPREAD_SOURCE if basis == "memory" else NODE_SPREAD_SOURCE)
+        notes.append(f"how far this code's speed on B's nodes departs from the {rates} "
+                     f"ratio ({1 / k:.3g}×; {why}): "
+                     + (f"the range widens the work by {z:.2f} × {spread:.1%} ({source})"
                         if spread else "not in the range")
                      + "; give B's own run (--on-fit) to set it")
     if n0 > 1:

@@ -189,7 +189,12 @@ class Machine:
     def node_values(self) -> dict[str, Any]:
         """The node's values with this machine's overrides in them: the ``flop_rate`` given,
         and the rates scaled by ``speed`` and ``memory_speed``."""
-        values: dict[str, Any] = dict(require_node(self.profile).values)
+        node = require_node(self.profile)
+        if self.flop_rate is None:
+            from perfmodel.node import require_flop_rate
+
+            require_flop_rate(node, self.profile.name)
+        values: dict[str, Any] = dict(node.values)
         if self.flop_rate is not None:
             values["flop_rate"] = np.asarray(self.flop_rate, dtype=np.float64)
         if self.speed is not None:

@@ -28,6 +28,7 @@ from perfmodel.units import (
     MAX_RATE,
     MIN_RATE,
     format_flop_rate,
+    format_rate,
     line_rate_problem,
 )
 
@@ -104,8 +105,10 @@ def changed(profile: Profile, *, channels: ArrayLike | None = None,
 
 def node_speed(fitted: Profile, other: Profile) -> tuple[float | None, str]:
     """How much faster ``other``'s node does the work timed on ``fitted``'s: the ratio of
-    their flop rates (None where they are taken to be the same node), and the sentence that
-    says which ("" where the rates are equal)."""
+    their flop rates, or where either has none (a node of STREAM alone) of the memory bandwidth
+    a process streams (:attr:`~perfmodel.node.Node.measured_memory`); None where they are
+    taken to be the same node; and the sentence that says which ("" where the rates are
+    equal).  :func:`speed_basis` says which rate it was."""
     a, b = fitted.node, other.node
     if a is None or b is None:
         if a is None and b is None:
@@ -115,6 +118,19 @@ def node_speed(fitted: Profile, other: Profile) -> tuple[float | None, str]:
                       f"STREAM), so {fitted.name}'s stands in" if b is None else
                       f"the nodes are taken to be the same: {fitted.name} has no node (HPL "
                       "or STREAM), so the work timed there is not moved")
+    if not (a.has_flop_rate and b.has_flop_rate):
+        ma, mb = a.measured_memory, b.measured_memory
+        lacking = " and ".join(p.name for p, n in ((fitted, a), (other, b))
+                               if not n.has_flop_rate)
+        if ma is None or mb is None:
+            return None, (f"the nodes are taken to be the same: {lacking} has no flop rate "
+                          "(no HPL), and the two nodes' memory bandwidths are not both measured")
+        if math.isclose(ma, mb, rel_tol=1e-9):
+            return None, ""
+        return mb / ma, (f"{other.name}'s node does the work {mb / ma:.3g}× as fast as "
+                         f"{fitted.name}'s: the memory bandwidth a process streams, "
+                         f"{format_rate(mb)} against {format_rate(ma)} (STREAM; {lacking} has "
+                         "no flop rate, so the code is taken to be bound by its memory)")
     fa, fb = float(a.values["flop_rate"]), float(b.values["flop_rate"])
     if math.isclose(fa, fb, rel_tol=1e-9):
         return None, ""
@@ -126,6 +142,18 @@ def node_speed(fitted: Profile, other: Profile) -> tuple[float | None, str]:
                      f"{fitted.name}'s: flop rates {format_flop_rate(fb)} against "
                      f"{format_flop_rate(fa)} a process (each profile's node{rests}); terms "
                      "that cost their work on the node use its rates")
+
+
+def speed_basis(fitted: Profile, other: Profile) -> str | None:
+    """Which rates :func:`node_speed` moves the work by: ``"flops"``, ``"memory"``, or None
+    where the nodes are taken to be the same."""
+    a, b = fitted.node, other.node
+    if a is None or b is None:
+        return None
+    if a.has_flop_rate and b.has_flop_rate:
+        return "flops"
+    return "memory" if a.measured_memory is not None and b.measured_memory is not None \
+        else None
 
 
 def on_other(fitted: Profile, other: Profile) -> tuple[Profile, float | None, str]:

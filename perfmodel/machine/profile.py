@@ -36,8 +36,8 @@ from perfmodel.network.fabric import (
 )
 from perfmodel.network.fit import FitResult, NetworkModel, Selection
 from perfmodel.network.measured import Measured
+from perfmodel.node import MEMORY_ONLY, Node
 from perfmodel.node import PARAMS as NODE_PARAMS
-from perfmodel.node import Node
 from perfmodel.node import check_param as check_node
 from perfmodel.params import Estimate
 
@@ -267,11 +267,13 @@ def _node(r: DocReader, doc: Any) -> Node:
         if name not in raw and param.default is not None:
             raw[name] = {"value": param.default, "unit": param.unit, "status": "assumed",
                          "source": param.why}
-    if sorted(raw) != sorted(NODE_PARAMS):
+    names = list(NODE_PARAMS) if "flop_rate" in raw else list(MEMORY_ONLY)
+    if sorted(raw) != sorted(names):
         raise r.fail("params", f"has {', '.join(raw)}; a node needs "
-                     f"{', '.join(NODE_PARAMS)}", "regenerate the profile with calibrate")
+                     f"{', '.join(NODE_PARAMS)} (flop_rate may be left out where STREAM alone "
+                     "measured it)", "regenerate the profile with calibrate")
     params = [read_estimate(r.at(f"{r.prefix}params.{name}."), name, raw[name], check_node,
-                        NODE_PARAMS[name].unit) for name in NODE_PARAMS]
+                            NODE_PARAMS[name].unit) for name in names]
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise r.fail("notes", "is not a list of text", "give a list of quoted strings")
