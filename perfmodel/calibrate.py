@@ -465,8 +465,9 @@ def _mark_assumed(profile: Profile, spec: NetworkSpec | None) -> Profile:
     """The spec's held parameters that it marks as assumptions, so marked in the profile;
     and the spec's node, if it describes one."""
     if spec is not None and spec.node is not None:
-        profile = replace(profile, node=specified_node(spec.node.fixed, spec.node.sources,
-                                                       spec.node.assumed, spec.path))
+        profile = replace(profile, node=specified_node(
+            spec.node.fixed, spec.node.sources, spec.node.assumed, spec.path,
+            memory_only="flop_rate" not in spec.node.fixed))
     if spec is None or not spec.assumed:
         return profile
     net = profile.network

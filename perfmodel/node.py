@@ -78,16 +78,18 @@ class Node(ParamSet):
         return any(p.name == "flop_rate" for p in self.params)
 
     @property
-    def measured_memory(self) -> float | None:
-        """A process's memory bandwidth where a measurement or spec gives it: its own
-        ``memory_bandwidth``, else a measured ``domain_bandwidth``'s share over its
-        ``memory_domain`` (a threaded STREAM's); None where both are defaults or assumed."""
+    def memory_rate(self) -> tuple[float, str] | None:
+        """A process's memory bandwidth where a measurement or spec gives it, and what it is:
+        its own ``memory_bandwidth`` ("alone"), else a measured ``domain_bandwidth``'s share
+        over its ``memory_domain`` ("a share of N", a threaded STREAM's, every thread busy);
+        None where both are defaults or assumed."""
         got = {p.name: p for p in self.params}
-        for name, share in (("memory_bandwidth", 1.0),
-                            ("domain_bandwidth", got["memory_domain"].value)):
-            e = got[name]
-            if e.status != "assumed" and math.isfinite(e.value) and e.value > 0:
-                return float(e.value) / share
+        alone, domain = got["memory_bandwidth"], got["domain_bandwidth"]
+        if alone.status != "assumed" and math.isfinite(alone.value) and alone.value > 0:
+            return float(alone.value), "alone"
+        k = got["memory_domain"].value
+        if domain.status != "assumed" and math.isfinite(domain.value) and domain.value > 0:
+            return float(domain.value) / k, f"a share of {k:g}"
         return None
 
 

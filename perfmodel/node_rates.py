@@ -12,6 +12,9 @@ from perfmodel.measurements import Measurements
 from perfmodel.node import Node
 from perfmodel.node import specified as specified_node
 
+CACHE_SAFE = 64 * 2**20
+"""Bytes a STREAM Triad pass must move for its rate not to be said to be maybe the caches':
+three arrays well past the last-level cache of most nodes (up to 32 MiB a socket)."""
 CORE_PEAK = 1.28e11
 """The most double-precision flop/s one core does today, for the plausibility of HPL's rate a
 process: 4 GHz × 32 flops a cycle (two 512-bit FMA units).  Above it a process was threaded or
@@ -66,8 +69,21 @@ def node_from(tables: Sequence[Measurements]) -> tuple[Node | None, list[str]]:
                          "--spec with [node.params.flop_rate]")
     triad = [t for t in tables if t.pattern == "memory" and t.benchmark.lower() == "triad"]
     if triad:
-        best = max(triad, key=lambda t: float(np.max(t.size / t.time)))
+        # the largest arrays first (small ones are timed in the caches), then the best rate
+        best = max(triad, key=lambda t: (float(np.max(t.size)), float(np.max(t.size / t.time))))
         rate = float(np.max(best.size / best.time))
+        arrays = float(np.max(best.size))
+        smaller = [t for t in triad if float(np.max(t.size)) < arrays]
+        if smaller:
+            notes.append(f"node: {len(smaller)} STREAM Triad run(s) of smaller arrays left out "
+                         f"(up to {max(float(np.max(t.size)) for t in smaller) / 2**20:.3g} MiB a "
+                         "pass; arrays that "
+                         "fit in the caches time the caches, not the memory)")
+        if arrays < CACHE_SAFE:
+            notes.append(f"node: STREAM's Triad moved {arrays / 2**20:.3g} MiB a pass: arrays "
+                         "this small may sit partly in a node's caches, so its rate may be "
+                         "above the memory's (STREAM asks for each array at least four times "
+                         "the caches)")
         threads = int(best.attrs.get("threads", "1") or 1)
         where = f"{best.source}, line {best.line[0]}"
         notes += [f"node: {best.source}: {n}" for n in best.notes

@@ -145,8 +145,9 @@ def test_stream_alone_gives_a_node_of_its_memory_rates_and_no_flop_rate(
 
     back = load(path).node
     assert back is not None and not back.has_flop_rate
-    assert back.measured_memory == pytest.approx(node["domain_bandwidth"]["value"] / 2,
-                                                 rel=1e-12)   # two threads: each one's share
+    rate, how = back.memory_rate
+    assert rate == pytest.approx(node["domain_bandwidth"]["value"] / 2, rel=1e-12)
+    assert how == "a share of 2"   # two threads: each one's share, every thread busy
     run = invoke_in(tmp_path, ["predict", "npb-cg", "-m", str(path), "--nodes", "1,4"])
     assert run.exit_code == 2, run.output
     assert "has a node without a flop rate" in run.output
@@ -497,3 +498,60 @@ def test_a_two_size_table_named_across_beside_shared_memory_is_refused_not_poole
     (note,) = [n for n in doc["notes"] if n.startswith("the ping-pong tables disagree")]
     assert f"fitted to {folder / 'hpcc_inter.txt'} alone, the one its name says ran across" \
         in note
+
+
+def _without(tmp_path: Path, lines: tuple[str, ...], name: str) -> Path:
+    """hpcc-archer.toml with its node's ``lines`` (parameter names) taken out, renamed."""
+    text = (ROOT / "calibration" / "hpcc-archer.toml").read_text()
+    kept = [ln for ln in text.splitlines(keepends=True)
+            if not any(ln.startswith(f"{n} = ") for n in lines)]
+    path = tmp_path / f"{name}.toml"
+    path.write_text("".join(kept).replace('name = "hpcc-archer"', f'name = "{name}"'))
+    return path
+
+
+def test_a_node_of_stream_alone_runs_memory_kernels_and_refuses_arithmetic(
+        tmp_path: Path) -> None:
+    """On a node without a flop rate: NPB IS (no arithmetic, only memory traffic) runs; CG
+    (arithmetic) is refused in one line; a machine with no node at all does not borrow it, so
+    its own refusal names it; a profile with neither a flop rate nor a measured memory rate is
+    refused at its file's line."""
+    mem = _without(tmp_path, ("flop_rate",), "archer-mem")
+    ran = invoke_in(tmp_path, ["predict", "npb-is", "-m", str(mem), "--nodes", "1,4"])
+    assert ran.exit_code == 0, ran.output
+    cg = invoke_in(tmp_path, ["predict", "npb-cg", "-m", str(mem), "--nodes", "1,4"])
+    assert cg.exit_code == 2 and "'archer-mem' has a node without a flop rate" in cg.output
+    swept = invoke_in(tmp_path, ["whatif", "npb-cg", "-m", str(mem), "--vary",
+                                 f"machine={ROOT / 'calibration' / 'alaska-roce.toml'}",
+                                 "--vary", "nodes=1,4"])
+    assert swept.exit_code == 2 and "'alaska-roce' has no [node]" in swept.output
+    bare = _without(tmp_path, ("flop_rate", "memory_bandwidth", "memory_domain",
+                               "domain_bandwidth", "cache_line"), "bare")
+    got = invoke_in(tmp_path, ["predict", "--fit", str(ROOT / "data" / "pairs" /
+                                                     "gromacs-1400k-archer.csv"),
+                               "-m", str(bare), "--on",
+                               str(ROOT / "calibration" / "hpcc-csd3skylake.toml")])
+    assert got.exit_code == 2, got.output
+    assert "bare.toml:" in got.output and "no flop_rate and no measured memory" in got.output
+    assert "Traceback" not in got.output
+
+
+def test_a_spec_may_give_a_node_of_memory_rates_alone(tmp_path: Path) -> None:
+    """A spec's [node] with memory_bandwidth and no flop_rate gives a node without a flop
+    rate; with neither, the spec is refused at its [node] line."""
+    base = (ROOT / "data" / "seeds" / "beowulf-1995-ethernet.spec.toml").read_text()
+    head = base.split("\n[node")[0]
+    spec = tmp_path / "mem.spec.toml"
+    spec.write_text(head + '\n[node.params.memory_bandwidth]\nvalue = "1.2GB/s"\n'
+                    'source = "a STREAM Triad run"\n')
+    got = invoke_in(tmp_path, ["calibrate", str(ROOT / "data" / "seeds" /
+                                                "beowulf-1995-ethernet.csv"),
+                               "--spec", str(spec), "--no-write", "--json"])
+    assert got.exit_code == 0, got.output
+    node = {p["name"]: p for p in json.loads(got.output)["node"]}
+    assert "flop_rate" not in node and node["memory_bandwidth"]["value"] == 1.2e9
+    spec.write_text(head + '\n[node.params.cache_line]\nvalue = "64B"\nsource = "x"\n')
+    bad = invoke_in(tmp_path, ["calibrate", str(ROOT / "data" / "seeds" /
+                                                "beowulf-1995-ethernet.csv"),
+                               "--spec", str(spec), "--no-write"])
+    assert bad.exit_code == 2 and "node has no flop_rate" in bad.output

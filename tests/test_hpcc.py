@@ -213,3 +213,70 @@ def test_an_output_cut_inside_b_eff_says_so_at_its_last_line() -> None:
     (triad,) = parse("cut.txt", "".join(lines[:300]))
     assert triad.benchmark == "Triad"
     assert any("ends before b_eff's results" in n for n in triad.notes)
+
+
+@pytest.mark.parametrize(("old", "new", "line", "what"), [
+    ("Single STREAM Triad GB/s 12.764113", "Single STREAM Triad GB/s 12.7x4113", 228,
+     "is not a bandwidth one process streams"),
+    ("Single STREAM Triad GB/s 12.764113", "Single STREAM Triad GB/s 1e300", 228,
+     "is not a bandwidth one process streams"),
+    ("Single STREAM Triad GB/s 12.764113", "Single STREAM Triad GB/s 1e6", 228,
+     "is not a bandwidth one process streams"),
+    ("Single STREAM Triad GB/s 12.764113", "Single STREAM Triad GB/s 99.0", 228,
+     "the summary's SingleSTREAM_Triad (line 537) 12.7641"),
+    ("STREAM_VectorSize=2065066", "STREAM_VectorSize=0", 528, "is not a whole number of"),
+    ("STREAM_VectorSize=2065066", "STREAM_VectorSize=2.5", 528, "is not a whole number of"),
+    ("STREAM_Threads=1\n", "STREAM_Threads=1e12\n", 529, "threads is not a whole number"),
+])
+def test_damaged_stream_figures_are_refused_at_their_line(old: str, new: str, line: int,
+                                                          what: str) -> None:
+    text = ARCHER.read_text()
+    assert text.splitlines()[line - 1].startswith(old.strip().split("=")[0].split(" GB/s")[0])
+    with pytest.raises(InputError) as got:
+        parse("damaged.txt", text.replace(old, new))
+    assert got.value.line == line and what in got.value.what
+
+
+@pytest.mark.parametrize(("old", "new", "said"), [
+    ("Single STREAM Triad GB/s 12.764113", "Single STREAM Triad GB/s 0.000000",
+     "its rate is 0 (line 228"),
+    ("Node(s) with error 0\nNode selected 1", "Node(s) with error 1\nNode selected 1",
+     "1 node(s) failed STREAM's validation (line 223)"),
+])
+def test_a_stream_triad_not_measured_is_left_out_and_said(old: str, new: str,
+                                                          said: str) -> None:
+    text = ARCHER.read_text()
+    assert old in text
+    if "0.000000" in new:   # the summary agrees with the line, as HPCC prints it
+        text = text.replace("SingleSTREAM_Triad=12.7641", "SingleSTREAM_Triad=0")
+    tables = parse("left.txt", text.replace(old, new))
+    assert [t.pattern for t in tables] == ["application", "pingpong"]
+    assert any(f"SingleSTREAM's Triad of the run at line 2 not read: {said}" in n
+               for n in tables[1].notes)
+
+
+def test_a_run_without_its_arrays_size_is_left_out_and_said() -> None:
+    text = ARCHER.read_text().replace("STREAM_VectorSize=2065066\n", "")
+    text = text.replace("Array size = 2065066, Offset = 0", "Array of some size")
+    tables = parse("nosize.txt", text)
+    assert "memory" not in [t.pattern for t in tables]
+    assert any("does not print its arrays' size (line 228)" in n for n in tables[1].notes)
+
+
+def test_the_node_takes_the_triad_of_the_largest_arrays_not_the_fastest(
+        tmp_path: Path) -> None:
+    """Two outputs: ARCHER's 2,065,066 doubles an array at 12.76 GB/s, and the same run with
+    arrays of 83,333 (2 MB a pass, the caches) at 30.39 GB/s: the node's memory bandwidth is
+    the large arrays' rate, and the notes say the small run was left out and that 47 MiB a
+    pass may still sit partly in the caches."""
+    small = ARCHER.read_text().replace("STREAM_VectorSize=2065066", "STREAM_VectorSize=83333")
+    small = small.replace("Single STREAM Triad GB/s 12.764113", "Single STREAM Triad GB/s 30.39")
+    small = small.replace("SingleSTREAM_Triad=12.7641", "SingleSTREAM_Triad=30.39")
+    path = _copy(tmp_path, "small_hpccoutf.txt", small)
+    got = invoke_in(tmp_path, ["calibrate", str(ARCHER), str(path), "--no-write", "--json"])
+    assert got.exit_code == 0, got.output
+    doc = json.loads(got.output)
+    node = {p["name"]: p for p in doc["node"]}
+    assert node["memory_bandwidth"]["value"] == pytest.approx(12.764113e9, rel=1e-9)
+    assert any("1 STREAM Triad run(s) of smaller arrays left out" in n for n in doc["notes"])
+    assert any("moved 47.3 MiB a pass" in n for n in doc["notes"])

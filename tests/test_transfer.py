@@ -379,3 +379,63 @@ def test_nodes_of_stream_alone_move_the_work_by_their_memory_bandwidths() -> Non
         (said,) = [n for n in got.notes if n.startswith("how far this code's speed")]
         assert "memory bandwidths' ratio" in said and f"{MEMORY_SPREAD:.1%}" in said
         assert any("the memory bandwidth a process streams" in n for n in got.notes)
+
+
+def test_the_json_says_the_node_spread_its_basis_and_its_source() -> None:
+    """predict --json: ``node_spread`` is its value, which rates moved the work and where the
+    value comes from; B as A with its latency changed (alaska's EDR) moves no work and spreads
+    none."""
+    from perfmodel.apps.transfer import NODE_SPREAD_SOURCE
+
+    fit = ["predict", "--fit", str(ROOT / "data" / "pairs" / "gromacs-1400k-archer.csv"),
+           "--machine", str(ROOT / "calibration" / "hpcc-archer.toml"), "--json"]
+    moved = CliRunner().invoke(app, [*fit, "--on",
+                                     str(ROOT / "calibration" / "hpcc-csd3skylake.toml")])
+    assert moved.exit_code == 0, moved.output
+    assert json.loads(moved.stdout)["node_spread"] == {
+        "value": NODE_SPREAD, "basis": "flops", "source": NODE_SPREAD_SOURCE}
+    same = CliRunner().invoke(app, [
+        "predict", "--fit", str(APPS / "ib-gcc9-openmpi4-ucx" / "cp2k"), "--where",
+        "figure=cp2k_time", "--machine", str(EDR), "--latency", "5us", "--json"])
+    assert same.exit_code == 0, same.output
+    assert json.loads(same.stdout)["node_spread"] == {"value": 0.0, "basis": None,
+                                                      "source": ""}
+
+
+def test_memory_rates_of_unlike_runs_are_said_and_unmeasured_ones_move_nothing(
+        tmp_path) -> None:
+    """One process alone (HPCC's SingleSTREAM) against a threaded STREAM's share: the ratio is
+    taken and the note says the runs are unlike; a node whose memory rate is a default moves
+    no work (the nodes are taken to be the same, said); two nodes of STREAM alone with the same
+    rate say the memory bandwidths, not flop rates, are the same."""
+    from dataclasses import replace
+
+    from perfmodel.machine.hardware import node_speed
+    from perfmodel.node import specified
+
+    archer = load(ROOT / "calibration" / "hpcc-archer.toml")
+    alone = replace(archer, name="alone", node=specified(
+        {"memory_bandwidth": 12e9}, {"memory_bandwidth": "x"}, memory_only=True))
+    threaded = replace(archer, name="threaded", node=specified(
+        {"domain_bandwidth": 40e9, "memory_domain": 4.0, "memory_bandwidth": 10e9},
+        {}, ("memory_bandwidth", "memory_domain"), memory_only=True))
+    speed, said = node_speed(alone, threaded)
+    assert speed == pytest.approx(10e9 / 12e9, rel=1e-12)
+    assert "unlike runs" in said and "a share of 4 threads streaming at once" in said
+    unmeasured = replace(archer, name="unmeasured", node=specified(
+        {"flop_rate": 2e10}, {"flop_rate": "x"}))
+    speed, said = node_speed(alone, unmeasured)
+    assert speed is None and "alone has no flop rate" in said and "not both measured" in said
+    got = move(runs([1.0, 2.0], [24.0, 48.0], [10.0, 6.0]), Machine(alone),
+               Machine(replace(alone, name="alone-too")), 0.95)
+    assert got.node_ratio == 1.0 and got.node_spread == 0.0
+    assert any("the nodes' memory bandwidths are the same" in n for n in got.notes)
+    speed, said = node_speed(replace(alone, node=None), alone)
+    assert speed is None and "have" not in said
+    both = replace(threaded, name="other")
+    _, said = node_speed(alone, replace(both, node=alone.node, name="b"))
+    assert said == ""
+    two, said = node_speed(alone, replace(threaded, node=replace(
+        alone.node, params=tuple(p if p.name != "memory_bandwidth" else replace(p, value=24e9)
+                                 for p in alone.node.params)), name="b"))
+    assert two == pytest.approx(2.0) and "alone and b have no flop rate" in said

@@ -166,9 +166,13 @@ class Moved:
     that widened the range (:data:`ELSEWHERE`, given, or 0 where B is A changed)."""
     elsewhere_source: str = ""
     node_spread: float = 0.0
-    """How far the code's speed on B's nodes may depart from the flop rates' ratio, as a
-    relative standard deviation of the work (:data:`NODE_SPREAD`, given, or 0 where the work
-    does not move by flop rates)."""
+    """How far the code's speed on B's nodes may depart from the ratio of the rates that moved
+    the work, as a relative standard deviation of the work (:data:`NODE_SPREAD` for flop
+    rates, :data:`MEMORY_SPREAD` for memory bandwidths, given, or 0 where no rate moved it)."""
+    node_basis: str | None = None
+    """Which rates moved the work: ``"flops"``, ``"memory"``, or None (not moved, or by B's
+    own runs)."""
+    node_spread_source: str = ""
     processes_b: FloatArray | None = None
     """B's processes at each count where B's own runs place another number a node (else
     B runs A's placement)."""
@@ -190,7 +194,8 @@ class Moved:
                 "ratio_span": list(self.ratio_span), "node_ratio": self.node_ratio,
                 "scatter": self.scatter,
                 "elsewhere": {"value": self.elsewhere, "source": self.elsewhere_source},
-                "node_spread": self.node_spread,
+                "node_spread": {"value": self.node_spread, "basis": self.node_basis,
+                                "source": self.node_spread_source},
                 "notes": list(self.notes)}
 
 
@@ -208,8 +213,10 @@ def node_ratio(a: Machine, b: Machine) -> tuple[float, str]:
     from perfmodel.machine.hardware import node_speed
 
     speed, said = node_speed(a.profile, b.profile)
+    rates = "memory bandwidths" if speed_basis(a.profile, b.profile) == "memory" else \
+        "flop rates"
     return (1.0 / speed if speed is not None else 1.0), \
-        (said or "the nodes' flop rates are the same: the work is not moved")
+        (said or f"the nodes' {rates} are the same: the work is not moved")
 
 
 def on_b_ratio(timed: Runs, on_b: Runs, r: float, weak: bool = False) -> tuple[float, str]:
@@ -294,6 +301,9 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     spread = node_spread if node_spread is not None else (
         NODE_SPREAD if basis == "flops" else MEMORY_SPREAD if basis == "memory" else 0.0)
     rates = "memory bandwidths'" if basis == "memory" else "flop rates'"
+    source = ("given" if node_spread is not None else
+              MEMORY_SPREAD_SOURCE if basis == "memory" else
+              NODE_SPREAD_SOURCE if basis == "flops" else "")
     widen = math.exp(z * math.hypot(scatter, other))   # the overhead's, and the work's with
     widen_work = math.exp(z * math.hypot(scatter, other, spread))   # how B's nodes do it
     notes = [*timed.notes, said_node,
@@ -315,8 +325,6 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     if on_b is None and k != 1.0:
         why = ("a code is seldom as bound by its memory as STREAM's Triad" if basis == "memory"
                else "a code is seldom as bound by its arithmetic as HPL's dense solve")
-        source = ("given" if node_spread is not None else
-                  MEMORY_SPREAD_SOURCE if basis == "memory" else NODE_SPREAD_SOURCE)
         notes.append(f"how far this code's speed on B's nodes departs from the {rates} "
                      f"ratio ({1 / k:.3g}×; {why}): "
                      + (f"the range widens the work by {z:.2f} × {spread:.1%} ({source})"
@@ -344,7 +352,8 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     high = work_b * widen_work + (high - work_b) * widen
     return Moved(n, p, t, work, overhead, time, low, high, work_b,
                  overhead * r, r, (lo_r, hi_r), k, level, scatter, tuple(notes),
-                 measured, np.c_[lo_n, hi_n], other, said_other, spread, placed)
+                 measured, np.c_[lo_n, hi_n], other, said_other, spread, basis,
+                 source if spread else "", placed)
 
 
 def scale_span(a: Machine, b: Machine, nodes: FloatArray, overhead: FloatArray,

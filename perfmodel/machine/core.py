@@ -14,6 +14,7 @@ Its computation is :meth:`Machine.kernel`, the roofline of the profile's ``[node
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -183,21 +184,26 @@ class Machine:
         """Seconds for ``flops`` operations over ``nbytes`` streamed bytes and ``accesses``
         random accesses on one of ``processes`` processes (the node's roofline, memory shared
         as the node says)."""
-        return kernel_seconds(self.node_values, flops, nbytes, processes, accesses)
+        values = self.node_values
+        if "flop_rate" not in values:   # a node of STREAM alone: memory-only kernels run
+            f = np.asarray(flops, dtype=np.float64)
+            if np.any(f > 0):
+                from perfmodel.node import require_flop_rate
+
+                require_flop_rate(require_node(self.profile), self.profile.name)
+            values = {**values, "flop_rate": math.inf}
+        return kernel_seconds(values, flops, nbytes, processes, accesses)
 
     @property
     def node_values(self) -> dict[str, Any]:
         """The node's values with this machine's overrides in them: the ``flop_rate`` given,
-        and the rates scaled by ``speed`` and ``memory_speed``."""
+        and the rates scaled by ``speed`` and ``memory_speed``; a node of STREAM alone has no
+        ``flop_rate`` here (:meth:`kernel` refuses arithmetic on it)."""
         node = require_node(self.profile)
-        if self.flop_rate is None:
-            from perfmodel.node import require_flop_rate
-
-            require_flop_rate(node, self.profile.name)
         values: dict[str, Any] = dict(node.values)
         if self.flop_rate is not None:
             values["flop_rate"] = np.asarray(self.flop_rate, dtype=np.float64)
-        if self.speed is not None:
+        if self.speed is not None and "flop_rate" in values:
             values["flop_rate"] = values["flop_rate"] * np.asarray(self.speed, dtype=np.float64)
         if self.memory_speed is not None:
             k = np.asarray(self.memory_speed, dtype=np.float64)

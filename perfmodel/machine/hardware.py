@@ -106,7 +106,7 @@ def changed(profile: Profile, *, channels: ArrayLike | None = None,
 def node_speed(fitted: Profile, other: Profile) -> tuple[float | None, str]:
     """How much faster ``other``'s node does the work timed on ``fitted``'s: the ratio of
     their flop rates, or where either has none (a node of STREAM alone) of the memory bandwidth
-    a process streams (:attr:`~perfmodel.node.Node.measured_memory`); None where they are
+    a process streams (:attr:`~perfmodel.node.Node.memory_rate`); None where they are
     taken to be the same node; and the sentence that says which ("" where the rates are
     equal).  :func:`speed_basis` says which rate it was."""
     a, b = fitted.node, other.node
@@ -119,18 +119,27 @@ def node_speed(fitted: Profile, other: Profile) -> tuple[float | None, str]:
                       f"the nodes are taken to be the same: {fitted.name} has no node (HPL "
                       "or STREAM), so the work timed there is not moved")
     if not (a.has_flop_rate and b.has_flop_rate):
-        ma, mb = a.measured_memory, b.measured_memory
-        lacking = " and ".join(p.name for p, n in ((fitted, a), (other, b))
-                               if not n.has_flop_rate)
-        if ma is None or mb is None:
-            return None, (f"the nodes are taken to be the same: {lacking} has no flop rate "
-                          "(no HPL), and the two nodes' memory bandwidths are not both measured")
+        ra, rb = a.memory_rate, b.memory_rate
+        short = [p.name for p, n in ((fitted, a), (other, b)) if not n.has_flop_rate]
+        lacking = " and ".join(short) + (" have" if len(short) > 1 else " has")
+        if ra is None or rb is None:
+            return None, (f"the nodes are taken to be the same: {lacking} no flop rate (no "
+                          "HPL), and the two nodes' memory bandwidths are not both measured")
+        (ma, how_a), (mb, how_b) = ra, rb
         if math.isclose(ma, mb, rel_tol=1e-9):
             return None, ""
+        def run(how: str) -> str:
+            return "one process streaming alone" if how == "alone" else \
+                f"{how} threads streaming at once"
+
+        unlike = ("" if how_a == how_b else
+                  f"; {fitted.name}'s rate is {run(how_a)}, {other.name}'s {run(how_b)}: "
+                  "unlike runs, and one process alone streams more than its share with every "
+                  "core busy")
         return mb / ma, (f"{other.name}'s node does the work {mb / ma:.3g}× as fast as "
                          f"{fitted.name}'s: the memory bandwidth a process streams, "
-                         f"{format_rate(mb)} against {format_rate(ma)} (STREAM; {lacking} has "
-                         "no flop rate, so the code is taken to be bound by its memory)")
+                         f"{format_rate(mb)} against {format_rate(ma)} (STREAM; {lacking} "
+                         f"no flop rate, so the code is taken to be bound by its memory{unlike})")
     fa, fb = float(a.values["flop_rate"]), float(b.values["flop_rate"])
     if math.isclose(fa, fb, rel_tol=1e-9):
         return None, ""
@@ -152,8 +161,7 @@ def speed_basis(fitted: Profile, other: Profile) -> str | None:
         return None
     if a.has_flop_rate and b.has_flop_rate:
         return "flops"
-    return "memory" if a.measured_memory is not None and b.measured_memory is not None \
-        else None
+    return "memory" if a.memory_rate is not None and b.memory_rate is not None else None
 
 
 def on_other(fitted: Profile, other: Profile) -> tuple[Profile, float | None, str]:
@@ -161,8 +169,8 @@ def on_other(fitted: Profile, other: Profile) -> tuple[Profile, float | None, st
     ``fitted``'s node where it has none; how much faster its node does the work
     (:func:`node_speed`); and the sentence that says which."""
     speed, said = node_speed(fitted, other)
-    if other.node is None and fitted.node is not None:
-        other = replace(other, node=fitted.node)
+    if other.node is None and fitted.node is not None and fitted.node.has_flop_rate:
+        other = replace(other, node=fitted.node)   # (a node of STREAM alone costs nothing)
     return other, speed, said
 
 

@@ -277,7 +277,13 @@ def _node(r: DocReader, doc: Any) -> Node:
     notes = doc.get("notes", [])
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise r.fail("notes", "is not a list of text", "give a list of quoted strings")
-    return Node(tuple(params), tuple(notes))
+    node = Node(tuple(params), tuple(notes))
+    if not node.has_flop_rate and node.memory_rate is None:
+        raise r.fail("params", "has no flop_rate and no measured memory bandwidth (a node "
+                     "without a flop rate is one of STREAM's rates)",
+                     "give [node.params.flop_rate], or memory_bandwidth with its source, or "
+                     "regenerate the profile with calibrate")
+    return node
 
 
 def _fabric(r: DocReader, doc: Any) -> Fabric:

@@ -166,8 +166,12 @@ def _node(doc: object, text: str, path: str) -> NodeSpec:
                                        parse_param, {n: f'"{p.example}"' for n, p in
                                                      PARAMS.items()},
                                        statuses=("fixed", "assumed"))
-    if "flop_rate" not in fixed:
-        raise InputError("node has no flop_rate", file=path, line=key_line(text, "node") or
+    memory = [n for n in ("memory_bandwidth", "domain_bandwidth")
+              if n in fixed and n not in assumed]
+    if "flop_rate" not in fixed and not memory:
+        raise InputError("node has no flop_rate (nor a memory bandwidth given, for a node of "
+                         "memory rates alone)", file=path,
+                         line=key_line(text, "node") or
                          key_line(text, f"node.params.{next(iter(raw), '')}"),
                          fix='add [node.params.flop_rate] with value = "4.5Mflop/s" and source')
     return NodeSpec(fixed, sources, tuple(assumed))

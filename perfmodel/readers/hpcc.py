@@ -32,12 +32,18 @@ streams alone, so each run's **SingleSTREAM Triad** is read (``Single STREAM Tri
 the summary's ``SingleSTREAM_Triad``; GB = 10^9 B) as a one-row Triad table of ``3 × 8 ×
 STREAM_VectorSize`` bytes (the array size ``Array size =`` prints where the summary does not),
 with its ``STREAM_Threads``.  StarSTREAM's Triad a process is said beside it where it is below
-:data:`SHARED` of it (processes sharing a memory system).  PTRANS, RandomAccess, FFT, DGEMM
-and the rings are not read, said.
+:data:`SHARED` of it (processes sharing a memory system).  A Triad of 0 (below the timer), one
+whose SingleSTREAM section counts nodes with errors, or a run without its arrays' size is left
+out, said; a rate outside :data:`STREAM_RATES`, a line and summary that disagree, or an array
+size or thread count that is not a whole number is refused at its line.  HPCC sizes the arrays
+from the memory a process has, so runs of many processes a node time small arrays in the
+caches: :func:`perfmodel.node_rates.node_from` takes the largest arrays' run.  PTRANS,
+RandomAccess, FFT, DGEMM and the rings are not read, said.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 
@@ -63,6 +69,12 @@ _SUMMARY = re.compile(r"^(?P<key>MaxPingPongLatency_usec|MinPingPongBandwidth_GB
                       r"STREAM_Threads)=(?P<value>\S+)$")
 _SINGLE_TRIAD = re.compile(r"^Single STREAM Triad GB/s\s+(?P<v>\S+)$")
 _ARRAY = re.compile(r"^Array size = (?P<n>[0-9]{1,15}), Offset")
+_NODE_ERRORS = re.compile(r"^Node\(s\) with error (?P<n>\S+)$")
+STREAM_RATES = (1e6, 1e14)
+"""B/s a process may stream, for the plausibility of a printed rate (1 MB/s to 100 TB/s)."""
+AGREE = 1e-3
+"""How far the detailed Triad line and the summary's SingleSTREAM_Triad may differ (the
+summary prints six figures)."""
 LATENCY_SIZE, BANDWIDTH_SIZE = 8.0, 2_000_000.0
 """The sizes HPCC's b_eff measures at (``hpcc/src/bench_lat_bw_1.5.1.c``), where the run does
 not print them."""
@@ -96,6 +108,10 @@ class _Run:
     detail: bool = False
     triad: tuple[int, str] | None = None
     array: tuple[int, str] | None = None
+    single: bool = False
+    """Inside the SingleSTREAM section."""
+    failed: tuple[int, str] | None = None
+    """SingleSTREAM's ``Node(s) with error N`` line, where N is not 0."""
 
 
 def read(source: str, text: str) -> tuple[Measurements, ...]:
@@ -105,6 +121,7 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
         if _HPL_ROW.search(text) else []
     pingpongs: list[Measurements] = []
     streams: list[Measurements] = []
+    left: list[str] = []
     unread: dict[str, list[int]] = {}
     for run in runs:
         got = _pingpong(source, run)
@@ -112,18 +129,23 @@ def read(source: str, text: str) -> tuple[Measurements, ...]:
             unread.setdefault(got, []).append(run.banner)
         else:
             pingpongs.append(got)
-        if (triad := _stream(source, run)) is not None:
+        triad = _stream(source, run)
+        if isinstance(triad, str):
+            left.append(f"SingleSTREAM's Triad of the run at line {run.banner} not read: "
+                        f"{triad}")
+        elif triad is not None:
             streams.append(triad)
     if not hpl_tables and not pingpongs and not streams:
         last = text.count("\n") + 1
+        why = [*unread, *left]
         raise InputError("HPC Challenge output with no HPL result, ping-pong of two processes "
-                         "or STREAM Triad" + (f" ({'; '.join(unread)})" if unread else
+                         "or STREAM Triad" + (f" ({'; '.join(why)})" if why else
                                               " (cut before them?)"),
                          file=source, line=last,
                          fix="give the whole hpccoutf.txt of a finished run (b_eff's ping-pong "
                              "is read from a run of two processes, one a node)")
     said = [NOT_READ] + [f"b_eff's ping-pong of the run at line{'s' if len(at) > 1 else ''} "
-                         f"{spans(at)} not read: {why}" for why, at in unread.items()]
+                         f"{spans(at)} not read: {why}" for why, at in unread.items()] + left
     tables = [*hpl_tables, *pingpongs, *streams]
     first = len(hpl_tables) if pingpongs else 0   # the ping-pong says so where there is one
     tables[first] = replace(tables[first], notes=(*tables[first].notes, *said))
@@ -153,6 +175,12 @@ def _runs(text: str) -> list[_Run]:
             run.processes = (lineno, m["n"])
         elif m := _SUMMARY.match(ln):
             run.summary[m["key"]] = (lineno, m["value"])
+        elif ln == "Begin of SingleSTREAM section.":
+            run.single = True
+        elif ln == "End of SingleSTREAM section.":
+            run.single = False
+        elif run.single and (m := _NODE_ERRORS.match(ln)) and m["n"] != "0":
+            run.failed = (lineno, m["n"])
         elif m := _SINGLE_TRIAD.match(ln):
             run.triad = (lineno, m["v"])
         elif run.array is None and (m := _ARRAY.match(ln)):
@@ -208,25 +236,43 @@ def _pingpong(source: str, run: _Run) -> Measurements | str:
     return table.required("b_eff's ping-pong without a row", _FIX, run.banner)
 
 
-def _stream(source: str, run: _Run) -> Measurements | None:
-    """One run's SingleSTREAM Triad as a one-row memory table; None where the run printed none
-    (cut before STREAM, or an array size it does not say)."""
-    triad = run.triad or run.summary.get("SingleSTREAM_Triad")
-    size = run.summary.get("STREAM_VectorSize") or run.array
-    if triad is None or size is None:
+def _stream(source: str, run: _Run) -> Measurements | str | None:
+    """One run's SingleSTREAM Triad as a one-row memory table; why it is left out (a rate of
+    0, no array size, a failed validation); or None where the run printed no STREAM."""
+    detail, summary = run.triad, run.summary.get("SingleSTREAM_Triad")
+    triad = detail or summary
+    if triad is None:
         return None
     line, token = triad
     rate = number(token)
-    if rate is None or rate < 0:
-        raise InputError(f"STREAM: {token!r} is not a bandwidth", file=source, line=line,
-                         fix=_FIX)
+    if rate is None or not (math.isfinite(rate) and rate >= 0) or \
+            (rate > 0 and not STREAM_RATES[0] <= rate * 1e9 <= STREAM_RATES[1]):
+        raise InputError(f"STREAM: {token!r} GB/s is not a bandwidth one process streams "
+                         f"(1 MB/s to 100 TB/s)", file=source, line=line, fix=_FIX)
+    if detail is not None and summary is not None:
+        other = number(summary[1])
+        if other is None or abs(other - rate) > AGREE * max(rate, other):
+            raise InputError(f"STREAM: the Triad line says {token} GB/s and the summary's "
+                             f"SingleSTREAM_Triad (line {summary[0]}) {summary[1]}",
+                             file=source, line=line, fix=_FIX)
     if rate == 0:   # HPCC prints 0 where the kernel was below its timer: nothing measured
-        return None
+        return f"its rate is 0 (line {line}: below the timer; larger arrays time it)"
+    if run.failed is not None:
+        return (f"{run.failed[1]} node(s) failed STREAM's validation (line {run.failed[0]})")
+    size = run.summary.get("STREAM_VectorSize") or run.array
+    if size is None:
+        return f"the run does not print its arrays' size (line {line})"
     elements = _value(size, source, what="STREAM")
-    threads = run.summary.get("STREAM_Threads")
+    if not (elements >= 1 and elements == int(elements) and elements <= 1e13):
+        raise InputError(f"STREAM: an array size of {size[1]} is not a whole number of "
+                         "elements from 1 to 10^13", file=source, line=size[0], fix=_FIX)
     attrs = {"element bytes": "8", "array size": f"{elements:.0f}"}
-    if threads is not None:
-        attrs["threads"] = f"{_value(threads, source, what='STREAM'):.0f}"
+    if (threads := run.summary.get("STREAM_Threads")) is not None:
+        n = _value(threads, source, what="STREAM")
+        if not (1 <= n <= 1e5 and n == int(n)):
+            raise InputError(f"STREAM: {threads[1]} threads is not a whole number from 1 to "
+                             "100000", file=source, line=threads[0], fix=_FIX)
+        attrs["threads"] = f"{n:.0f}"
     moved = TRIAD_ARRAYS * 8 * elements
     table = Table(source, NAME, "Triad", "memory", "time",
                   "one pass of SingleSTREAM's Triad on one process, the others idle: bytes = "
@@ -239,7 +285,7 @@ def _stream(source: str, run: _Run) -> Measurements | None:
                            f"process (line {star[0]}) against {rate:.4g} GB/s alone: processes "
                            "of one node share its memory system, and a node's full rate is "
                            "not one process's times its processes")
-    return table.build()
+    return table.required("SingleSTREAM's Triad without a row", _FIX, line)
 
 
 def _value(at: tuple[int, str], source: str, sentinel: bool = False,
