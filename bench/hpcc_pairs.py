@@ -29,9 +29,11 @@ on the same points:
 
 Written and committed before its first run (2026-11-28), and scored once: the method is
 perfmodel's as it stood after the cloud pairs (nothing was chosen on these machines). Its range
-then held 70 % of the points without B's run; the work's spread that ``node_spread.py`` chose on
-other codes of the same machines (:data:`perfmodel.apps.transfer.NODE_SPREAD`) came after, and
-what this prints with it (72 %) is a second look, not blind.
+then held 70 % of the points without B's run. Since then what else differs
+(:data:`perfmodel.apps.transfer.ELSEWHERE`, ``elsewhere.py``) has been taken from every real
+pair at hand, these among them, and ``node_spread.py`` checks on other codes of the same
+machines that nothing more is needed: what this prints now is not blind (left out of
+``elsewhere.py``'s sources, these points are held at 84 %).
 
     .venv/bin/python bench/hpcc_pairs.py [--markdown]
 """

@@ -292,42 +292,45 @@ def test_b_runs_of_its_own_placement_show_b_processes_in_the_table() -> None:
     assert [r["on_b"]["processes"] for r in doc["rows"]][:1] == [1792]
 
 
-def test_nodes_of_other_flop_rates_move_the_work_and_widen_it_by_the_node_spread() -> None:
+def test_nodes_of_other_flop_rates_move_the_work_and_a_node_spread_widens_only_it() -> None:
     """GROMACS 1400k timed on ARCHER, put on Peta4-Skylake, each node from its HPC Challenge
     output's HPL run (22.1 and 52.4 Gflop/s a process): one node's time is A's over the rates'
-    ratio; the range widens the work (one node's time is all work) by NODE_SPREAD with the
-    scatter and what else differs, in quadrature, and says so; with the spread at 0 the range
-    is what it was without it; B's own run, or the same node, leaves it out."""
+    ratio; by default the range widens by the scatter and what else differs (NODE_SPREAD is 0:
+    the development pairs need no more) and the note says where the departure from the rates'
+    ratio is held; a node spread given (10 %) widens the work alone, in quadrature with them;
+    B's own run, or the same node, moves nothing and says nothing of it."""
     archer = Machine(load(ROOT / "calibration" / "hpcc-archer.toml"))
     skylake = Machine(load(ROOT / "calibration" / "hpcc-csd3skylake.toml"))
     timed = read_runs(ROOT / "data" / "pairs" / "gromacs-1400k-archer.csv")
-    got = move(timed, archer, skylake, 0.95, [1.0, 16.0])
+    bare = move(timed, archer, skylake, 0.95, [1.0, 16.0])
     fa = float(archer.profile.node.values["flop_rate"])
     fb = float(skylake.profile.node.values["flop_rate"])
-    assert got.node_ratio == pytest.approx(fa / fb, rel=1e-12)
-    assert got.time[0] == pytest.approx(got.time_a[0] * fa / fb, rel=1e-12)
-    assert got.node_spread == NODE_SPREAD > 0
+    assert bare.node_ratio == pytest.approx(fa / fb, rel=1e-12)
+    assert bare.time[0] == pytest.approx(bare.time_a[0] * fa / fb, rel=1e-12)
+    assert bare.node_spread == NODE_SPREAD == 0 and bare.node_basis == "flops"
     z = 1.959964
-    work = math.exp(z * math.hypot(got.scatter, ELSEWHERE, NODE_SPREAD))
+    other = math.exp(z * math.hypot(bare.scatter, ELSEWHERE))
+    assert bare.time_hi[0] == pytest.approx(bare.time[0] * other, rel=1e-5)
+    (said,) = [n for n in bare.notes if n.startswith("how far this code's speed on B's nodes")]
+    assert f"({fb / fa:.3g}×;" in said
+    assert f"held in what else differs ({100 * ELSEWHERE:.3g} %" in said
+    got = move(timed, archer, skylake, 0.95, [1.0, 16.0], node_spread=0.1)
+    work = math.exp(z * math.hypot(got.scatter, ELSEWHERE, 0.1))
     assert got.time_hi[0] == pytest.approx(got.time[0] * work, rel=1e-5)
     assert got.time_lo[0] == pytest.approx(got.time[0] / work, rel=1e-5)
-    (said,) = [n for n in got.notes if n.startswith("how far this code's speed on B's nodes")]
-    assert f"({fb / fa:.3g}×;" in said and f"{NODE_SPREAD:.1%}" in said
-    bare = move(timed, archer, skylake, 0.95, [1.0, 16.0], node_spread=0.0)
-    other = math.exp(z * math.hypot(got.scatter, ELSEWHERE))
-    assert bare.time_hi[0] == pytest.approx(bare.time[0] * other, rel=1e-5)
     assert np.all(bare.time_hi < got.time_hi) and np.all(bare.time_lo > got.time_lo)
     # the overhead's share is widened as before: the spread adds only the work's
     overhead = (got.time_hi - got.work_b * work) - (bare.time_hi - bare.work_b * other)
     assert overhead == pytest.approx(np.zeros(2), abs=1e-9 * float(got.time_hi.max()))
-    (said,) = [n for n in bare.notes if n.startswith("how far this code's speed")]
-    assert "not in the range" in said
+    (said,) = [n for n in got.notes if n.startswith("how far this code's speed")]
+    assert "widens the work by 1.96 × 10.0% (given)" in said
     same = move(timed, archer, archer, 0.95, [1.0])
     assert same.node_spread == 0 and not any(n.startswith("how far") for n in same.notes)
     mine = read_runs(ROOT / "data" / "pairs" / "gromacs-1400k-csd3skylake.csv")
     given = move(timed, archer, skylake, 0.95, [16.0],
                  on_b=runs([1.0], [32.0], [float(mine.time[0])]))
-    assert given.node_spread == 0 and not any(n.startswith("how far") for n in given.notes)
+    assert given.node_spread == 0 and given.node_basis is None
+    assert not any(n.startswith("how far") for n in given.notes)
 
 
 def test_a_with_its_latency_changed_moves_the_overhead_by_its_small_message() -> None:
@@ -357,10 +360,11 @@ def _stream_alone(m: Machine) -> Machine:
 
 def test_nodes_of_stream_alone_move_the_work_by_their_memory_bandwidths() -> None:
     """The same move with each node known by its SingleSTREAM Triad alone (12.76 and 16.98
-    GB/s a process): one node's time is A's over the bandwidths' ratio, the work's range widens
-    by MEMORY_SPREAD, the notes say which rates moved it; with one side's flop rate left, the
-    bandwidths still move it (a ratio needs the same rate on both sides)."""
-    from perfmodel.apps.transfer import MEMORY_SPREAD
+    GB/s a process): one node's time is A's over the bandwidths' ratio, the work's range is
+    MEMORY_SPREAD's (0: what else differs holds it), the notes say which rates moved it; with
+    one side's flop rate left, the bandwidths still move it (a ratio needs the same rate on
+    both sides)."""
+    from perfmodel.apps.transfer import MEMORY_SPREAD, MEMORY_SPREAD_SOURCE
 
     archer = Machine(load(ROOT / "calibration" / "hpcc-archer.toml"))
     skylake = Machine(load(ROOT / "calibration" / "hpcc-csd3skylake.toml"))
@@ -373,11 +377,12 @@ def test_nodes_of_stream_alone_move_the_work_by_their_memory_bandwidths() -> Non
         got = move(timed, a, b, 0.95, [1.0, 16.0])
         assert got.node_ratio == pytest.approx(ba / bb, rel=1e-12)
         assert got.time[0] == pytest.approx(got.time_a[0] * ba / bb, rel=1e-12)
-        assert got.node_spread == MEMORY_SPREAD > NODE_SPREAD
+        assert (got.node_spread, got.node_basis) == (MEMORY_SPREAD, "memory")
+        assert got.node_spread_source == MEMORY_SPREAD_SOURCE
         work = math.exp(1.959964 * math.hypot(got.scatter, ELSEWHERE, MEMORY_SPREAD))
         assert got.time_hi[0] == pytest.approx(got.time[0] * work, rel=1e-5)
         (said,) = [n for n in got.notes if n.startswith("how far this code's speed")]
-        assert "memory bandwidths' ratio" in said and f"{MEMORY_SPREAD:.1%}" in said
+        assert "memory bandwidths' ratio" in said and "STREAM's Triad" in said
         assert any("the memory bandwidth a process streams" in n for n in got.notes)
 
 
