@@ -89,8 +89,13 @@ points inside perfmodel's 95 % range.
   KevinDepedri/MPI-Parallel-Closest-Pair-of-Points, whose time is rank 0's processor time;
   both on the University of Trento's cluster), gathered after the fifteenth had been scored,
   the method unchanged; committed before its first run, scored once.
+- **seventeenth** (``data/corpus-seventeenth``: the USI HPC Lab's mini-stencil, power method and
+  PETSc Poisson solve on USI's ICS cluster, USI-Projects-Collection/HPC_projects and
+  altassara/ProjectsHPC; Quantum ESPRESSO on Piz Daint's CPUs and GPUs, ye-luo/benchmarks),
+  gathered after the sixteenth had been scored, the method unchanged; committed before its
+  first run, scored once.
 
-    .venv/bin/python bench/scaling_corpus.py [--part tune|...|sixteenth|all]
+    .venv/bin/python bench/scaling_corpus.py [--part tune|...|seventeenth|all]
         [--no-extrap] [--series] [--markdown] [--calibrate]
 """
 
@@ -145,6 +150,10 @@ the method unchanged): scored once."""
 TWELFTH = ("UIUC-PPL-charm4py-mpi4py-compare", "AaronTHolt-MPI")
 """The twelfth held-out part (``data/corpus-twelfth``, gathered once the off-node factor had
 been taken on both ends from every part before it): scored once."""
+SEVENTEENTH = ("USI-Projects-Collection-HPC_projects", "altassara-ProjectsHPC",
+               "ye-luo-benchmarks")
+"""data/corpus-seventeenth: gathered after the sixteenth had been scored, the method
+unchanged."""
 SIXTEENTH = ("Stefano-Faccio-HPC-Project-Parallel-Connected-Components",
              "KevinDepedri-MPI-Parallel-Closest-Pair-of-Points")
 """data/corpus-sixteenth: gathered after the fifteenth had been scored, the method unchanged."""
@@ -159,17 +168,18 @@ THIRTEENTH = ("OussamaNajar-hpc-parallel-systems", "EAirPeter-HPCAssignments",
 Amdahl's law's): scored once."""
 PARTS = ("tune", "held-out", "fresh", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
          "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
-         "sixteenth")
-UNSEEN: tuple[str, ...] = ("fourteenth", "fifteenth", "sixteenth")
+         "sixteenth", "seventeenth")
+UNSEEN: tuple[str, ...] = ("fourteenth", "fifteenth", "sixteenth", "seventeenth")
 """The parts gathered after the method last changed: blind to the method as it stands.  The
 weak scaling's off-node time was chosen after the thirteenth had been scored (it left the
-thirteenth's figures as they were); the fourteenth, fifteenth and sixteenth came after.
+thirteenth's figures as they were); the fourteenth to seventeenth came after.
 Before that, the fifth to eighth were, then the ninth, then the tenth and eleventh, then the
 twelfth, then the thirteenth; a part gathered from now on joins it."""
 LATER = {"fresh": FRESH, "third": THIRD, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
          "eleventh": ELEVENTH, "twelfth": TWELFTH, "thirteenth": THIRTEENTH,
-         "fourteenth": FOURTEENTH, "fifteenth": FIFTEENTH, "sixteenth": SIXTEENTH}
+         "fourteenth": FOURTEENTH, "fifteenth": FIFTEENTH, "sixteenth": SIXTEENTH,
+         "seventeenth": SEVENTEENTH}
 """The parts gathered after held-out, by their sources."""
 TUNE = ("hpc-uk/archer-benchmarks", "excalibur-alaska perflogs", "seed papers",
         "this machine")
@@ -214,7 +224,7 @@ def specs() -> list[Spec]:
                   "corpus-sixth", "corpus-seventh", "corpus-eighth", "corpus-ninth",
                   "corpus-tenth", "corpus-eleventh", "corpus-twelfth",
                   "corpus-thirteenth", "corpus-fourteenth",
-                  "corpus-fifteenth", "corpus-sixteenth"):
+                  "corpus-fifteenth", "corpus-sixteenth", "corpus-seventeenth"):
         folder = ROOT / "data" / later
         for d in sorted(folder.iterdir()) if folder.is_dir() else []:
             if d.is_dir():
