@@ -376,8 +376,8 @@ def blind_pairs(codes: list[str], same_layout: bool) -> Iterator[tuple[str, str,
                     yield src, dst, code, ra, rb
 
 
-def score_weak(ra: object, rb: object, a_machine: object, b_machine: object, r: float
-               ) -> Scores:
+def score_weak(ra: object, rb: object, a_machine: object, b_machine: object, r: float,
+               elsewhere: float | None = None) -> Scores:
     """As :func:`score` for a weak-scaling code (``predict --on --scaling weak``): each node's
     work is A's smallest run's at every count, and the rule's f is the share of A's time beyond
     it, 1 − T_A(n0) / T_A(n)."""
@@ -385,7 +385,8 @@ def score_weak(ra: object, rb: object, a_machine: object, b_machine: object, r: 
 
     a, b = least(ra), least(rb)
     counts = sorted(n for n in set(a) & set(b) if n > min(a))
-    moved = move(ra, a_machine, b_machine, 0.95, counts, weak=True)   # type: ignore[arg-type]
+    moved = move(ra, a_machine, b_machine, 0.95, counts, weak=True,   # type: ignore[arg-type]
+                 elsewhere=elsewhere)
     n0 = min(a)
     guesses = {}
     for n in counts:

@@ -48,8 +48,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 LEVEL = 0.95
 GRID = np.round(np.arange(0.0, 0.601, 0.01), 2)
 
-Job = tuple[bool, Any, Any, Any, Any]
-"""A directed pair: weak scaling or not, A's runs, B's runs, A's and B's machines."""
+Job = tuple[bool, Any, Any, Any, Any, float]
+"""A directed pair: weak scaling or not, A's runs, B's runs, A's and B's machines, and the
+8-byte latency ratio (the rule of thumb's, which :func:`cloud_pairs.score` scores beside)."""
 
 
 def sources() -> dict[str, list[Job]]:
@@ -61,55 +62,49 @@ def sources() -> dict[str, list[Job]]:
     out: dict[str, list[Job]] = {}
     alaska = om.study()
     if alaska is not None:
-        timed, mach, _ = alaska
+        timed, mach, lat = alaska
         out["excalibur-alaska, IB ↔ RoCE"] = [
-            (False, timed[s][c], timed[d][c], mach[s], mach[d])
+            (False, timed[s][c], timed[d][c], mach[s], mach[d], lat[d] / lat[s])
             for s, d in (("IB", "RoCE"), ("RoCE", "IB"))
             for c in sorted(set(timed[s]) & set(timed[d]))]
     cloud = cp.instance_study()
     if cloud is not None:
-        mach, _, runs = cloud
+        mach, lat, runs = cloud
         out["performance-study, LAMMPS and Kripke"] = [
-            (False, runs[(c, s)], runs[(c, d)], mach[s], mach[d])
+            (False, runs[(c, s)], runs[(c, d)], mach[s], mach[d], lat[d] / lat[s])
             for pair in cp.INSTANCES.values() for s, d in (pair, pair[::-1]) for c in cp.CODES]
         weak = cp.strong_codes(list(mach), "weak")
         laghos = [c for c in cp.strong_codes(list(mach)) if c == "laghos"]
         out["performance-study, AMG2023, Quicksilver (weak) and Laghos"] = [
-            (c in weak, ra, rb, mach[s], mach[d])
+            (c in weak, ra, rb, mach[s], mach[d], lat[d] / lat[s])
             for s, d, c, ra, rb in cp.blind_pairs([*weak, *laghos], same_layout=True)]
     flux = cp.flux_study()
     if flux is not None:
-        mach, _, runs = flux
+        mach, lat, runs = flux
         out["flux-usernetes, five environments"] = [
-            (False, runs[s], runs[d], mach[s], mach[d])
+            (False, runs[s], runs[d], mach[s], mach[d], lat[d] / lat[s])
             for s in cp.FLUX_ENVS for d in cp.FLUX_ENVS if s != d]
     uk = hp.study()
     if uk is not None:
-        mach, _, timed = uk
+        mach, lat, timed = uk
         out["archer-benchmarks, five UK machines"] = [
-            (False, timed[(c, s)], timed[(c, d)], mach[s], mach[d])
+            (False, timed[(c, s)], timed[(c, d)], mach[s], mach[d], lat[d] / lat[s])
             for c, ms in hp.CODES.items() for s, d in itertools.permutations(ms, 2)]
     return out
 
 
 def scored(jobs: list[Job], e: float) -> tuple[list[bool], list[float]]:
     """Whether B's time lay inside the range widened by ``e``, at every count both ran beyond
-    A's smallest, and the ranges' widths."""
-    from cloud_pairs import least
-
-    from perfmodel.apps.transfer import move
+    A's smallest (:func:`cloud_pairs.score`, or :func:`cloud_pairs.score_weak`), and the
+    ranges' widths."""
+    from cloud_pairs import score, score_weak
 
     inside: list[bool] = []
     widths: list[float] = []
-    for weak, ra, rb, a, b in jobs:
-        got, want = least(ra), least(rb)
-        counts = sorted(n for n in set(got) & set(want) if n > min(got))
-        if not counts:
-            continue
-        moved = move(ra, a, b, LEVEL, counts, weak=weak, elsewhere=e)
-        inside += [bool(lo <= want[int(n)] <= hi)
-                   for n, lo, hi in zip(moved.nodes, moved.time_lo, moved.time_hi, strict=True)]
-        widths += list(moved.time_hi / moved.time_lo)
+    for weak, ra, rb, a, b, r in jobs:
+        _, _, cover, width = (score_weak if weak else score)(ra, rb, a, b, r, elsewhere=e)
+        inside += cover
+        widths += width
     return inside, widths
 
 

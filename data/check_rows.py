@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from pathlib import Path
 
 
@@ -24,6 +25,15 @@ def git(root: Path, repo: str, *args: str) -> str:
 def last(root: Path, repo: str, snap: str, path: str) -> str:
     """The last commit at or before ``snap`` that touched ``path``: the commit a row names."""
     return git(root, repo, "log", "-1", "--format=%H", snap, "--", path).strip()
+
+
+def bound(argv: list[str], here: Path) -> tuple[Path, Callable[..., str], Callable[..., str],
+                                                 Callable[..., None]]:
+    """What an extract script works with: the mirrors' root (its first argument, else
+    ``/work/.mirror``), and :func:`git`, :func:`last` and :func:`write_series` bound to it and
+    to the script's folder ``here``."""
+    root = Path(argv[1] if len(argv) > 1 else "/work/.mirror")
+    return (root, partial(git, root), partial(last, root), partial(write_series, here))
 
 
 def per_node(processes: int, nodes: int) -> str:

@@ -5,18 +5,13 @@ brought in; nothing is typed by hand.  Usage: python3 extract.py /work/.mirror
 """
 import re
 import sys
-from functools import partial
 from pathlib import Path
 
-ROOT = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/.mirror")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 import check_rows  # noqa: E402  (data/check_rows.py: the helpers every extract shares)
 
-
-git = partial(check_rows.git, ROOT)
-last = partial(check_rows.last, ROOT)
-write = partial(check_rows.write_series, HERE)
+ROOT, git, last, write = check_rows.bound(sys.argv, HERE)
 
 
 def elapsed_seconds(s):

@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 
 from perfmodel.errors import InputError
 from perfmodel.machine import Machine
-from perfmodel.machine.hardware import speed_basis
+from perfmodel.machine.hardware import node_speed, speed_basis
 from perfmodel.params import DECISIVE_SHARE
 from perfmodel.units import format_counts, format_size
 
@@ -207,18 +207,18 @@ def message_ratio(a: Machine, b: Machine, sizes: Any) -> FloatArray:
     return np.asarray(b.message(m) / a.message(m), dtype=np.float64)
 
 
-def node_ratio(a: Machine, b: Machine) -> tuple[float, str]:
+def node_ratio(a: Machine, b: Machine) -> tuple[float, str, str | None]:
     """How much longer B's node takes for the same work (A's flop rate over B's, or the
     memory bandwidths' ratio where a node has no flop rate,
-    :func:`~perfmodel.machine.hardware.node_speed`), and what it rests on; 1 where the
-    nodes are taken to be the same (said)."""
-    from perfmodel.machine.hardware import node_speed
-
+    :func:`~perfmodel.machine.hardware.node_speed`), what it rests on, and which rates moved
+    it (:func:`~perfmodel.machine.hardware.speed_basis`; None where it did not move); 1
+    where the nodes are taken to be the same (said)."""
     speed, said = node_speed(a.profile, b.profile)
-    rates = "memory bandwidths" if speed_basis(a.profile, b.profile) == "memory" else \
-        "flop rates"
-    return (1.0 / speed if speed is not None else 1.0), \
-        (said or f"the nodes' {rates} are the same: the work is not moved")
+    basis = speed_basis(a.profile, b.profile)
+    rates = "memory bandwidths" if basis == "memory" else "flop rates"
+    if speed is None:
+        return 1.0, said or f"the nodes' {rates} are the same: the work is not moved", None
+    return 1.0 / speed, said, basis
 
 
 def on_b_ratio(timed: Runs, on_b: Runs, r: float, weak: bool = False) -> tuple[float, str]:
@@ -291,7 +291,8 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
     lo_r, hi_r = min(1.0, float(span.min())), max(1.0, float(span.max()))
     lo_n, hi_n, said_scale = scale_span(a, b, n, np.maximum(t_hi - work, 0.0), timed.per_node,
                                         size_hi, lo_r, hi_r)
-    k, said_node = node_ratio(a, b) if on_b is None else on_b_ratio(timed, on_b, r, weak)
+    k, said_node, basis = node_ratio(a, b) if on_b is None else \
+        (*on_b_ratio(timed, on_b, r, weak), None)
     work_b = work * k
     z = NormalDist().inv_cdf(0.5 + level / 2)
     scatter = timed.scatter if on_b is None else math.hypot(timed.scatter, on_b.scatter)
@@ -299,7 +300,6 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
         0.0 if a.profile.name == b.profile.name else ELSEWHERE)
     said_other = ("given" if elsewhere is not None else
                   "none: B is A with its hardware changed" if other == 0 else ELSEWHERE_SOURCE)
-    basis = speed_basis(a.profile, b.profile) if on_b is None and k != 1.0 else None
     spread = node_spread if node_spread is not None else (
         NODE_SPREAD if basis == "flops" else MEMORY_SPREAD if basis == "memory" else 0.0)
     rates = "memory bandwidths'" if basis == "memory" else "flop rates'"
@@ -324,7 +324,7 @@ def move(timed: Runs, a: Machine, b: Machine, level: float = 0.95,
                 if other else "")]
     if elsewhere == 0:
         notes.append("what else differs between the two machines: nothing (given)")
-    if on_b is None and k != 1.0:
+    if basis is not None:
         why = ("a code is seldom as bound by its memory as STREAM's Triad" if basis == "memory"
                else "a code is seldom as bound by its arithmetic as HPL's dense solve")
         notes.append(f"how far this code's speed on B's nodes departs from the {rates} "
